@@ -1,0 +1,4 @@
+import ArgumentParser
+struct Diff: ParsableCommand {
+    func run() throws {}
+}

@@ -1,0 +1,4 @@
+import ArgumentParser
+struct Lint: ParsableCommand {
+    func run() throws {}
+}

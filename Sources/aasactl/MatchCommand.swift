@@ -1,0 +1,4 @@
+import ArgumentParser
+struct Match: ParsableCommand {
+    func run() throws {}
+}

@@ -1,0 +1,4 @@
+import ArgumentParser
+struct Render: ParsableCommand {
+    func run() throws {}
+}
