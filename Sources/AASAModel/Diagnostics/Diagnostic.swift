@@ -81,6 +81,7 @@ public enum DiagnosticCode: String, Sendable, Hashable, CaseIterable {
     case redundantStars = "W036"
     case patternWhitespace = "W037"
     case lowercaseTeamID = "W038"
+    case variableInLegacyPath = "W039"
     case shadowedRule = "W040"
     case overlappingRule = "W041"
     case catchAllRule = "W042"

@@ -1,0 +1,160 @@
+/// A rule that never decides anything for some app, because an earlier rule of that app matches
+/// every URL it matches.
+public struct ShadowedRule: Sendable, Hashable {
+    public var rule: RuleLocation
+    public var shadowedBy: RuleLocation
+    /// The apps for which the earlier rule always decides first.
+    public var appIDs: [String]
+    public var ruleExcludes: Bool
+    public var shadowExcludes: Bool
+}
+
+/// Two rules of different apps that both open one URL: the app that comes first in `details`
+/// opens it, and the other never does for that URL.
+public struct RuleOverlap: Sendable, Hashable {
+    public var first: RuleLocation
+    public var firstAppIDs: [String]
+    public var second: RuleLocation
+    public var secondAppIDs: [String]
+    /// A URL both rules decide `match` for (checked with the real matcher).
+    public var exampleURL: String
+    /// The app that opens `exampleURL`.
+    public var opener: String?
+    /// Every URL the second rule matches, the first matches too: for the first rule's apps' users
+    /// the second rule never opens anything.
+    public var secondAlwaysLoses: Bool
+}
+
+public struct RuleAnalysis: Sendable {
+    public var shadowed: [ShadowedRule] = []
+    public var overlaps: [RuleOverlap] = []
+    /// Rules that match every URL while later rules of the same app follow.
+    public var catchAll: [(rule: RuleLocation, appIDs: [String])] = []
+
+    public var diagnostics: [Diagnostic] {
+        var out: [Diagnostic] = []
+        for c in catchAll {
+            out.append(.warning(.catchAllRule, at: c.rule.pointer,
+                "this rule matches every URL, so no later rule of \(c.appIDs.joined(separator: ", ")) is ever consulted"))
+        }
+        for s in shadowed {
+            let apps = s.appIDs.joined(separator: ", ")
+            let message: String
+            switch (s.shadowExcludes, s.ruleExcludes) {
+            case (true, false): message = "never opens anything for \(apps): the earlier exclude rule at \(s.shadowedBy) covers every URL it matches"
+            case (false, true): message = "this exclusion never applies for \(apps): the earlier rule at \(s.shadowedBy) already opens every URL it matches"
+            default: message = "never decides anything for \(apps): the earlier rule at \(s.shadowedBy) matches every URL it matches"
+            }
+            out.append(.warning(.shadowedRule, at: s.rule.pointer, message))
+        }
+        for o in overlaps {
+            var message = "rules of different apps match the same URLs: this rule (\(o.secondAppIDs.joined(separator: ", "))) and \(o.first) (\(o.firstAppIDs.joined(separator: ", "))) both match \(o.exampleURL), which \(o.opener ?? "no app") opens"
+            if o.secondAlwaysLoses { message += "; every URL this rule matches is opened by \(o.firstAppIDs.joined(separator: ", ")) when it is installed" }
+            out.append(.warning(.overlappingRule, at: o.second.pointer, message))
+        }
+        return out
+    }
+}
+
+/// Finds shadowed and overlapping rules by treating patterns as regular languages: inclusion for
+/// shadowing (a proof, or nothing is reported), intersection with a witness URL for overlaps (the
+/// witness is run through the real matcher before it is reported).
+public enum RuleAnalyzer {
+    public static func analyze(_ document: AASADocument, matcher: AASAMatcher? = nil, host: String = "example.com") -> RuleAnalysis {
+        let matcher = matcher ?? AASAMatcher(document)
+        let variables = VariableTable(document.applinks?.substitutionVariables)
+        let languages = matcher.rules.map { RuleLanguage($0, variables: variables, legacy: $0.location.kind == .path) }
+        var analysis = RuleAnalysis()
+
+        // Shadowing: per app, in that app's evaluation order.
+        var subsetCache: [Int: Bool] = [:]
+        func included(_ j: Int, in i: Int) -> Bool {
+            let key = i &* 1_000_003 &+ j
+            if let known = subsetCache[key] { return known }
+            let result = mayInclude(matcher.rules[i], matcher.rules[j]) && languages[j].isSubset(of: languages[i])
+            subsetCache[key] = result
+            return result
+        }
+        var shadowIndex: [Pair: Int] = [:]
+        var catchAllIndex: [Int: Int] = [:]
+        for (app, appID) in matcher.appIDs.enumerated() {
+            let order = matcher.rules.indices.filter { matcher.ruleApps[$0].contains(app) && !matcher.rules[$0].matchesNothing }
+            for (position, j) in order.enumerated() {
+                if languages[j].isUniversal && position < order.count - 1 {
+                    if let k = catchAllIndex[j] { analysis.catchAll[k].appIDs.append(appID) }
+                    else {
+                        catchAllIndex[j] = analysis.catchAll.count
+                        analysis.catchAll.append((matcher.rules[j].location, [appID]))
+                    }
+                }
+                guard let i = order[..<position].first(where: { included(j, in: $0) }) else { continue }
+                let pair = Pair(i: i, j: j)
+                if let k = shadowIndex[pair] { analysis.shadowed[k].appIDs.append(appID); continue }
+                shadowIndex[pair] = analysis.shadowed.count
+                analysis.shadowed.append(ShadowedRule(
+                    rule: matcher.rules[j].location, shadowedBy: matcher.rules[i].location, appIDs: [appID],
+                    ruleExcludes: matcher.rules[j].exclude, shadowExcludes: matcher.rules[i].exclude))
+            }
+        }
+
+        // Overlaps: opening rules of different entries whose apps differ.
+        let opening = matcher.rules.indices.filter { !matcher.rules[$0].exclude && !matcher.rules[$0].matchesNothing }
+        for (a, i) in opening.enumerated() {
+            for j in opening[(a + 1)...] {
+                let ri = matcher.rules[i], rj = matcher.rules[j]
+                let appsI = matcher.ruleApps[i], appsJ = matcher.ruleApps[j]
+                guard ri.location.detailsIndex != rj.location.detailsIndex, Set(appsI) != Set(appsJ),
+                      !appsI.isEmpty, !appsJ.isEmpty, mayOverlap(ri, rj),
+                      let example = languages[i].commonExample(with: languages[j]) else { continue }
+                let url = exampleURL(host: host, example, percentEncoded: ri.percentEncoded)
+                let subject = URLSubject(SplitURL(url))
+                guard ri.matches(subject), rj.matches(subject) else { continue }
+                let resolution = matcher.resolve(url: url)
+                // Only a real conflict: each rule is what decides `match` for its apps at this URL.
+                let decidedByI = appsI.contains { resolution.decisions[$0].decision.rule == ri.location }
+                let decidedByJ = appsJ.contains { resolution.decisions[$0].decision.rule == rj.location }
+                guard decidedByI, decidedByJ else { continue }
+                analysis.overlaps.append(RuleOverlap(
+                    first: ri.location, firstAppIDs: appsI.map { matcher.appIDs[$0] },
+                    second: rj.location, secondAppIDs: appsJ.map { matcher.appIDs[$0] },
+                    exampleURL: url, opener: resolution.appID,
+                    secondAlwaysLoses: mayInclude(ri, rj) && languages[j].isSubset(of: languages[i])))
+            }
+        }
+        return analysis
+    }
+
+    private struct Pair: Hashable { let i: Int, j: Int }
+
+    /// Cheap test before the automata: a rule pinned to one literal first segment cannot contain
+    /// a rule pinned to another, nor one that is not pinned at all.
+    static func mayInclude(_ outer: CompiledRule, _ inner: CompiledRule) -> Bool {
+        guard let outerSegment = outer.firstSegment, outer.path != nil else { return true }
+        guard let innerSegment = inner.firstSegment, inner.path != nil else { return false }
+        guard outer.caseSensitive == inner.caseSensitive, outer.percentEncoded == inner.percentEncoded else { return true }
+        return outerSegment == innerSegment
+    }
+
+    static func mayOverlap(_ a: CompiledRule, _ b: CompiledRule) -> Bool {
+        guard let sa = a.firstSegment, let sb = b.firstSegment, a.path != nil, b.path != nil,
+              a.caseSensitive == b.caseSensitive, a.percentEncoded == b.percentEncoded else { return true }
+        return sa == sb
+    }
+
+    /// A URL whose parts, read the way each rule reads them, are the witness texts.
+    static func exampleURL(host: String, _ parts: (path: String, query: String, fragment: String), percentEncoded: Bool) -> String {
+        func encode(_ s: String, keeping: Set<UInt8>) -> String {
+            guard !percentEncoded else { return s }
+            var out: [UInt8] = []
+            for b in s.utf8 {
+                let plain = (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || Set("-._~!$'()*+,;:@".utf8).contains(b) || keeping.contains(b)
+                if plain { out.append(b) } else { out.append(UInt8(ascii: "%")); out.append(contentsOf: hex(Int(b), width: 2).utf8) }
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+        var url = "https://\(host)/" + encode(parts.path, keeping: Set("/".utf8))
+        if !parts.query.isEmpty { url += "?" + encode(parts.query, keeping: Set("=&/?".utf8)) }
+        if !parts.fragment.isEmpty { url += "#" + encode(parts.fragment, keeping: Set("/?".utf8)) }
+        return url
+    }
+}
