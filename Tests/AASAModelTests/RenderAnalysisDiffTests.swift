@@ -63,6 +63,13 @@ import Testing
         #expect(a.shadowed.map(\.rule.index) == [3, 5])
     }
 
+    /// Found by the property test: an empty path pattern (the root) was taken for "any path".
+    @Test func rootPatternShadowsOnlyTheRoot() {
+        let a = analyze(#"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/"},{"/":"%20","caseSensitive":false},{"/":"//"}]}]}}"#)
+        #expect(a.shadowed.map(\.rule.index) == [2])
+        #expect(a.catchAll.isEmpty)
+    }
+
     @Test func queryAndFragmentInclusion() {
         let a = analyze(##"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/s","?":{"q":"*"}},{"/":"/s","?":{"q":"x","p":"1"}},{"#":"top"},{"/":"/t","#":"top"},{"/":"/u","?":{"q":"a*"}},{"/":"/u","?":{"q":"b"}}]}]}}"##)
         #expect(a.shadowed.map(\.rule.index) == [1, 3])

@@ -18,7 +18,7 @@ struct RuleLanguage {
         caseSensitive = rule.caseSensitive
         percentEncoded = rule.percentEncoded
         func automaton(_ alternatives: [[PatternToken]]) -> Automaton? {
-            if alternatives.contains(where: { $0.allSatisfy { $0 == .anyRun } }) { return nil }
+            if alternatives.contains(where: { !$0.isEmpty && $0.allSatisfy { $0 == .anyRun } }) { return nil }
             return Automaton.build(alternatives, variables: variables, caseSensitive: rule.caseSensitive)
         }
         func tokens(_ pattern: String) -> [PatternToken] {
