@@ -22,12 +22,16 @@ public struct Resolution: Sendable, Hashable {
     public var rule: RuleLocation?
     /// True when no app opens the URL and at least one app's decision is `exclude`.
     public var excluded: Bool
+    let appIDs: [String]
+    let decided: [AppDecision?]
+
     /// Every app's own decision, in app order.
-    public var decisions: [(appID: String, decision: AppDecision)]
+    public var decisions: [(appID: String, decision: AppDecision)] {
+        appIDs.indices.map { (appIDs[$0], decided[$0] ?? AppDecision(decision: .noMatch, rule: nil)) }
+    }
 
     public static func == (a: Resolution, b: Resolution) -> Bool {
-        a.appID == b.appID && a.rule == b.rule && a.excluded == b.excluded
-            && a.decisions.map(\.appID) == b.decisions.map(\.appID) && a.decisions.map(\.decision) == b.decisions.map(\.decision)
+        a.appID == b.appID && a.rule == b.rule && a.excluded == b.excluded && a.appIDs == b.appIDs && a.decided == b.decided
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -106,9 +110,11 @@ public struct AASAMatcher: Sendable {
     public func resolve(url: String, domain: String? = nil) -> Resolution {
         let split = SplitURL(url)
         var decisions = [AppDecision?](repeating: nil, count: appIDs.count)
+        var opener: Int?
         if hostMatches(split, domain) {
             let subject = URLSubject(split)
             var undecided = appIDs.count
+            // Every app's decision is reported, so the scan stops only when all apps have decided.
             for r in index.candidates(for: subject) where undecided > 0 {
                 let apps = ruleApps[r]
                 guard apps.contains(where: { decisions[$0] == nil }) else { continue }
@@ -117,15 +123,14 @@ public struct AASAMatcher: Sendable {
                 for app in apps where decisions[app] == nil {
                     decisions[app] = AppDecision(decision: rule.exclude ? .exclude : .match, rule: rule.location)
                     undecided -= 1
+                    if !rule.exclude, opener.map({ app < $0 }) ?? true { opener = app }
                 }
             }
         }
-        let all = decisions.enumerated().map { (appID: appIDs[$0.offset], decision: $0.element ?? AppDecision(decision: .noMatch, rule: nil)) }
-        let opener = all.first { $0.decision.decision == .match }
+        let excluded = opener == nil && decisions.contains { $0?.decision == .exclude }
         return Resolution(
-            appID: opener?.appID, rule: opener?.decision.rule,
-            excluded: opener == nil && all.contains { $0.decision.decision == .exclude },
-            decisions: all)
+            appID: opener.map { appIDs[$0] }, rule: opener.flatMap { decisions[$0]?.rule },
+            excluded: excluded, appIDs: appIDs, decided: decisions)
     }
 
     private func hostMatches(_ url: SplitURL, _ domain: String?) -> Bool {
@@ -135,12 +140,13 @@ public struct AASAMatcher: Sendable {
 }
 
 /// First-path-segment dispatch: rules whose pattern starts with a literal segment sit in a bucket
-/// for that segment (per encoding and case variant); the rest are always candidates.
+/// for that segment (per encoding and case variant); the rest are always candidates. Segments are
+/// looked up by hash straight from the URL's path, with no allocation per URL.
 struct RuleIndex: Sendable {
     struct Bucket: Sendable {
         let encoded: Bool
         let folded: Bool
-        var rules: [[UInt32]: [Int]]
+        var rules: [UInt64: [(segment: [UInt32], rules: [Int])]]
     }
 
     let always: [Int]
@@ -155,30 +161,45 @@ struct RuleIndex: Sendable {
                 continue
             }
             let folded = !rule.caseSensitive
-            if let b = buckets.firstIndex(where: { $0.encoded == rule.percentEncoded && $0.folded == folded }) {
-                buckets[b].rules[segment, default: []].append(i)
+            let b: Int
+            if let found = buckets.firstIndex(where: { $0.encoded == rule.percentEncoded && $0.folded == folded }) {
+                b = found
             } else {
-                buckets.append(Bucket(encoded: rule.percentEncoded, folded: folded, rules: [segment: [i]]))
+                buckets.append(Bucket(encoded: rule.percentEncoded, folded: folded, rules: [:]))
+                b = buckets.count - 1
             }
+            let hash = RuleIndex.hash(segment[...])
+            var chain = buckets[b].rules[hash] ?? []
+            if let k = chain.firstIndex(where: { $0.segment == segment }) { chain[k].rules.append(i) }
+            else { chain.append((segment, [i])) }
+            buckets[b].rules[hash] = chain
         }
         self.always = always
         self.buckets = buckets
     }
 
+    static func hash(_ s: ArraySlice<UInt32>) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for c in s { h = (h ^ UInt64(c)) &* 0x100_0000_01b3 }
+        return h
+    }
+
     /// The rules that may match, in document order.
     func candidates(for subject: URLSubject) -> [Int] {
-        var result = always
-        var lists = always.isEmpty ? 0 : 1
+        var found: [[Int]] = []
+        if !always.isEmpty { found.append(always) }
         for bucket in buckets {
             let path = subject.path(encoded: bucket.encoded, folded: bucket.folded)
-            let slash = UInt32(UInt8(ascii: "/"))
-            let segment = path.firstIndex(of: slash).map { Array(path[..<$0]) } ?? path
-            if let found = bucket.rules[segment] {
-                result += found
-                lists += 1
+            let end = path.firstIndex(of: UInt32(UInt8(ascii: "/"))) ?? path.endIndex
+            let segment = path[..<end]
+            if let chain = bucket.rules[RuleIndex.hash(segment)], let hit = chain.first(where: { $0.segment[...] == segment }) {
+                found.append(hit.rules)
             }
         }
-        if lists > 1 { result.sort() }
-        return result
+        switch found.count {
+        case 0: return []
+        case 1: return found[0]
+        default: return found.joined().sorted()
+        }
     }
 }

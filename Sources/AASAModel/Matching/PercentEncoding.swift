@@ -55,11 +55,10 @@ enum PercentEncoding {
     /// Encodes what a browser or `URL(string:)` would encode before a URL reaches the system: bytes
     /// outside printable ASCII and the characters RFC 3986 never allows raw. `%` is left alone.
     static func encodeForURL(_ s: String) -> String {
-        let needsWork = s.utf8.contains { $0 <= 0x20 || $0 >= 0x7F || unsafeASCII.contains($0) }
-        guard needsWork else { return s }
+        guard s.utf8.contains(where: mustEncode) else { return s }
         var out: [UInt8] = []
         for b in s.utf8 {
-            if b <= 0x20 || b >= 0x7F || unsafeASCII.contains(b) {
+            if mustEncode(b) {
                 out.append(UInt8(ascii: "%"))
                 out.append(contentsOf: hex(Int(b), width: 2).utf8)
             } else {
@@ -69,5 +68,14 @@ enum PercentEncoding {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static let unsafeASCII: Set<UInt8> = Set("\"<>\\^`{|}".utf8)
+    @inline(__always)
+    private static func mustEncode(_ b: UInt8) -> Bool {
+        switch b {
+        case 0...0x20, 0x7F...0xFF, UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"),
+             UInt8(ascii: "^"), UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
+            return true
+        default:
+            return false
+        }
+    }
 }

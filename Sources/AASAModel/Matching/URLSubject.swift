@@ -1,31 +1,37 @@
 /// A URL split the way Apple's matcher reads it: the parts exactly as written (still
 /// percent-encoded), an absent query or fragment being the empty string.
 public struct SplitURL: Sendable, Hashable {
-    /// Lower-case ASCII host without port or trailing dot; nil for a bare path such as `/buy/1`.
-    public var host: String?
+    /// The authority as written (`user@host:port`); nil for a bare path such as `/buy/1`.
+    public var authority: String?
     public var path: String
     public var query: String?
     public var fragment: String?
 
+    /// Lower-case ASCII host without port or trailing dot (Punycode for international names).
+    public var host: String? { authority.map { SplitURL.host(fromAuthority: $0[...]) } }
+
     /// Splits `url`. Characters a browser would percent-encode first (spaces, non-ASCII) are encoded,
     /// as `URL(string:)` does, so `https://example.com/café` is read as `/caf%C3%A9`.
     public init(_ url: String) {
-        var rest = Substring(PercentEncoding.encodeForURL(url))
-        if let hash = rest.firstIndex(of: "#") {
+        let encoded = PercentEncoding.encodeForURL(url)
+        var rest = Substring(encoded)
+        if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) {
             fragment = String(rest[rest.index(after: hash)...])
             rest = rest[..<hash]
         }
-        if let question = rest.firstIndex(of: "?") {
+        if let question = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
             query = String(rest[rest.index(after: question)...])
             rest = rest[..<question]
         }
-        if let colon = rest.firstIndex(of: ":"), !rest[..<colon].contains("/"), rest[colon...].hasPrefix("://") {
-            let afterScheme = rest[rest.index(colon, offsetBy: 3)...]
-            let authorityEnd = afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex
-            host = SplitURL.host(fromAuthority: afterScheme[..<authorityEnd])
+        let utf8 = rest.utf8
+        if let colon = utf8.firstIndex(of: UInt8(ascii: ":")), !utf8[..<colon].contains(UInt8(ascii: "/")),
+           utf8[colon...].starts(with: "://".utf8) {
+            let afterScheme = rest[rest.utf8.index(colon, offsetBy: 3)...]
+            let authorityEnd = afterScheme.utf8.firstIndex(of: UInt8(ascii: "/")) ?? afterScheme.endIndex
+            authority = String(afterScheme[..<authorityEnd])
             path = String(afterScheme[authorityEnd...])
         } else {
-            host = nil
+            authority = nil
             path = String(rest)
         }
     }
@@ -54,10 +60,10 @@ public struct SplitURL: Sendable, Hashable {
 final class URLSubject {
     let url: SplitURL
 
-    private var paths: [[UInt32]?] = [nil, nil, nil, nil]
-    private var queries: [[UInt32]?] = [nil, nil, nil, nil]
-    private var fragments: [[UInt32]?] = [nil, nil, nil, nil]
-    private var items: [[QueryItem]?] = [nil, nil, nil, nil]
+    private var paths = Slots<[UInt32]>()
+    private var queries = Slots<[UInt32]>()
+    private var fragments = Slots<[UInt32]>()
+    private var items = Slots<[QueryItem]>()
 
     struct QueryItem {
         var name: [UInt32]
@@ -147,5 +153,29 @@ final class URLSubject {
         var start = 0
         while start < end && s[start] == slash { start += 1 }
         if start > 0 || end < s.count { s = Array(s[start..<end]) }
+    }
+}
+
+/// Four cached variants (encoded or decoded, folded or not) without allocating an array per URL.
+private struct Slots<T> {
+    private var a: T?, b: T?, c: T?, d: T?
+
+    subscript(i: Int) -> T? {
+        get {
+            switch i {
+            case 0: a
+            case 1: b
+            case 2: c
+            default: d
+            }
+        }
+        set {
+            switch i {
+            case 0: a = newValue
+            case 1: b = newValue
+            case 2: c = newValue
+            default: d = newValue
+            }
+        }
     }
 }

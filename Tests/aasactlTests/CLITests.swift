@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+
+/// Runs the built `aasactl` binary as pipelines do: exit codes, JSON shapes, standard input.
+@Suite struct CLITests {
+    static let binary: URL = {
+        var dir = URL(fileURLWithPath: #filePath)
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { dir.deleteLastPathComponent() }
+        for candidate in [".build/debug/aasactl", ".build/release/aasactl"] {
+            let url = dir.appendingPathComponent(candidate)
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("aasactl")
+    }()
+
+    struct Run { var status: Int32; var out: String; var err: String }
+
+    func run(_ args: [String], stdin: String = "") throws -> Run {
+        let p = Process()
+        p.executableURL = Self.binary
+        p.arguments = args
+        let input = Pipe(), output = Pipe(), error = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = error
+        try p.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, out: String(decoding: out, as: UTF8.self), err: String(decoding: err, as: UTF8.self))
+    }
+
+    func temp(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-\(UUID().uuidString).json")
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    let good = #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/x/*","exclude":true},{"/":"/*"}]}]}}"#
+
+    @Test func lintExitCodes() throws {
+        let ok = try run(["lint", try temp(good)])
+        #expect(ok.status == 0)
+        let bad = try run(["lint", "--json", try temp(#"{"applinks":{"details":[{"appIDs":["nope"],"components":[]}]}}"#)])
+        #expect(bad.status == 1)
+        let json = try JSONSerialization.jsonObject(with: Data(bad.out.utf8)) as! [String: Any]
+        #expect(json["valid"] as? Bool == false)
+        let errors = json["errors"] as! [[String: String]]
+        #expect(errors.first?["code"] == "E012")
+        #expect(errors.first?["path"] == "/applinks/details/0/appIDs/0")
+        #expect(try run(["lint"]).status == 2, "no file is a usage error")
+        #expect(try run(["lint", "--bogus", "x"]).status == 2)
+        let stdin = try run(["lint", "-"], stdin: good)
+        #expect(stdin.status == 0)
+    }
+
+    @Test func matchJSON() throws {
+        let r = try run(["match", "--json", "--file", try temp(good), "https://e.com/x/1", "https://e.com/y"])
+        #expect(r.status == 0)
+        let rows = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [[String: Any]]
+        #expect(rows.count == 2)
+        #expect(rows[0]["appID"] is NSNull)
+        #expect(rows[0]["excluded"] as? Bool == true)
+        #expect(rows[0]["componentIndex"] is NSNull)
+        #expect(rows[1]["appID"] as? String == "ABCDE12345.com.a")
+        #expect(rows[1]["detailsIndex"] as? Int == 0)
+        #expect(rows[1]["componentIndex"] as? Int == 1)
+    }
+
+    @Test func decideAnswersEveryLine() throws {
+        let input = """
+            {"id": 1, "aasa": \(good), "domain": "e.com", "appId": "ABCDE12345.com.a", "url": "https://e.com/y"}
+            not json
+            {"id": "three", "aasa": [], "appId": "ABCDE12345.com.a", "url": "https://e.com/y"}
+            {"id": 4, "aasa": \(good), "domain": "e.com", "appId": "ABCDE12345.com.a", "url": "https://e.com/x/2"}
+            """
+        let r = try run(["decide"], stdin: input)
+        #expect(r.status == 0)
+        let lines = r.out.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        #expect(lines.count == 4)
+        #expect(lines[0]["decision"] as? String == "match")
+        #expect(lines[2]["id"] as? String == "three")
+        #expect(lines[3]["decision"] as? String == "exclude")
+        #expect(r.err.contains("line 2"))
+    }
+
+    @Test func renderAndDiff() throws {
+        let file = try temp(#"{"applinks":{"apps":[],"details":{"ABCDE12345.com.a":{"paths":["/x"]}}}}"#)
+        let r = try run(["render", file])
+        #expect(r.out == #"{"applinks":{"apps":[],"details":[{"appID":"ABCDE12345.com.a","paths":["/x"]}]}}"# + "\n")
+        let legacy = try run(["render", "--legacy", try temp(good)])
+        #expect(legacy.out.contains(#""paths":["NOT /x/*","/*"]"#))
+        let same = try run(["diff", file, try temp(r.out)])
+        #expect(same.status == 0)
+        let changed = try run(["diff", "--json", try temp(good), file])
+        #expect(changed.status == 1)
+        #expect(changed.out.contains(#""changed":true"#))
+    }
+
+    @Test func helpDocumentsExitCodes() throws {
+        let r = try run(["lint", "--help"])
+        #expect(r.status == 0)
+        #expect(r.out.contains("Exit status"))
+    }
+}
