@@ -1,0 +1,52 @@
+import AASAAPI
+import AASAStore
+import Foundation
+import OpenAPIRuntime
+
+extension APIImplementation {
+    func listAuditEvents(_ input: Operations.ListAuditEvents.Input) async throws -> Operations.ListAuditEvents.Output {
+        let principal = try principal()
+        let q = input.query
+        var filter = AuditFilter(team: q.team, domain: q.domain, appID: q.app, since: q.since, until: q.until,
+                                 limit: min(max(q.limit ?? 100, 1), 500))
+        if let domain = q.domain { filter.domain = (try? Names.pathHost(domain)) ?? domain }
+        if let actor = q.actor {
+            guard let id = UUID(uuidString: actor) else { throw APIProblem.badRequest("actor is a token ID (UUID)", field: "actor", rule: "uuid") }
+            filter.actor = id
+        }
+        if let cursor = q.cursor {
+            guard let id = Self.decodeCursor(cursor) else { throw APIProblem.badRequest("cursor is not one this server gave", field: "cursor", rule: "cursor") }
+            filter.before = id
+        }
+        // A team token reads its own team's history only.
+        if !principal.isAdmin {
+            guard let own = principal.teamName else { throw APIProblem.forbidden("this token belongs to no team") }
+            if let asked = q.team, asked != own { throw APIProblem.forbidden("a team token reads its own team's audit trail only") }
+            filter.team = own
+        }
+        let events = try await read { try await $0.listAudit(filter) }
+        let items = try events.map { e in
+            Components.Schemas.AuditEvent(
+                id: String(e.id), at: e.at,
+                actor: .init(tokenID: e.actorToken?.uuidString.lowercased(), name: e.actorName, team: e.actorTeam),
+                team: e.team, domain: e.domain, appID: e.appID, action: e.action, entityType: e.entityType,
+                entityID: e.entityID, before: try e.before.map { try OpenAPIValueContainer(json: $0) },
+                after: try e.after.map { try OpenAPIValueContainer(json: $0) }, requestId: e.requestID)
+        }
+        let next = events.count == filter.limit ? events.last.map { Self.encodeCursor($0.id) } : nil
+        return .ok(.init(body: .json(.init(items: items, nextCursor: next))))
+    }
+
+    /// Cursors are opaque to clients: the last event ID seen, base64url-encoded.
+    static func encodeCursor(_ id: Int64) -> String {
+        Data("e\(id)".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decodeCursor(_ cursor: String) -> Int64? {
+        var base64 = cursor
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
+              text.hasPrefix("e"), let id = Int64(text.dropFirst()), id > 0 else { return nil }
+        return id
+    }
+}

@@ -1,0 +1,43 @@
+import AASAAPI
+import AASAModel
+import AASAStore
+import Crypto
+import Foundation
+
+extension APIImplementation {
+    func renderedDraft(_ host: String) async throws -> DomainDocument {
+        try await read { session in
+            let domain = try await lookupDomain(host, session: session)
+            return DomainDocument(try await session.snapshot(of: domain))
+        }
+    }
+
+    func getDraftDocument(_ input: Operations.GetDraftDocument.Input) async throws -> Operations.GetDraftDocument.Output {
+        _ = try principal()
+        let rendered = try await renderedDraft(input.path.host)
+        let digest = SHA256.hash(data: Data(rendered.bytes)).map { String(format: "%02x", $0) }.joined()
+        let document = try JSONDecoder().decode(Components.Schemas.AASADocument.self, from: Data(rendered.bytes))
+        return .ok(.init(headers: .init(eTag: "\"sha256-\(digest)\""), body: .json(document)))
+    }
+
+    func getReport(_ input: Operations.GetReport.Input) async throws -> Operations.GetReport.Output {
+        _ = try principal()
+        let rendered = try await renderedDraft(input.path.host)
+        let analysis = RuleAnalyzer.analyze(rendered.document, host: rendered.host)
+        func ref(_ location: RuleLocation) -> Components.Schemas.RuleRef {
+            let r = rendered.ruleRef(location)
+            return .init(team: r.team, appID: r.appID ?? "", ruleID: r.ruleID, path: r.path)
+        }
+        let report = Components.Schemas.Report(
+            host: rendered.host, valid: rendered.errors.isEmpty, byteCount: rendered.bytes.count,
+            errors: rendered.errors.map { .init(rendered.finding($0)) },
+            warnings: rendered.warnings.map { .init(rendered.finding($0)) },
+            shadowed: analysis.shadowed.map { .init(rule: ref($0.rule), shadowedBy: ref($0.shadowedBy)) },
+            overlaps: analysis.overlaps.map { overlap in
+                let first = ref(overlap.first), second = ref(overlap.second)
+                return .init(first: first, second: second, exampleURL: overlap.exampleURL, opener: overlap.opener,
+                             crossTeam: first.team != second.team)
+            })
+        return .ok(.init(body: .json(report)))
+    }
+}

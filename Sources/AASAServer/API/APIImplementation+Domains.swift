@@ -1,0 +1,137 @@
+import AASAAPI
+import AASAModel
+import AASAStore
+import Foundation
+
+extension APIImplementation {
+    func listDomains(_ input: Operations.ListDomains.Input) async throws -> Operations.ListDomains.Output {
+        _ = try principal()
+        let domains = try await read { try await $0.listDomains() }
+        return .ok(.init(body: .json(.init(items: domains.map { Components.Schemas.Domain($0) }))))
+    }
+
+    func lookupDomain(_ host: String, session: DBSession, forUpdate: Bool = false) async throws -> DomainRecord {
+        let normalized = try Names.pathHost(host)
+        guard let domain = try await session.domain(host: normalized, forUpdate: forUpdate) else {
+            throw APIProblem.notFound("no domain \(host)")
+        }
+        return domain
+    }
+
+    /// A domain's settings as given in a body, checked field by field.
+    struct DomainSettings {
+        var aliases: [String]
+        var variables: [SubstitutionVariable]
+        var defaults: DomainDefaults
+        var webRoots: [String]
+
+        init(host: String, aliases: [String]?, variables: [String: [String]]?,
+             defaults: Components.Schemas.Defaults?, webRoots: [String]?, current: DomainRecord?) throws {
+            self.aliases = try (aliases ?? current?.aliases ?? []).enumerated().map { i, alias in
+                do { return try HostName.normalized(alias) }
+                catch { throw APIProblem.invalid(field: "/aliases/\(i)", rule: "host", "\(alias): \(error)") }
+            }
+            if let i = self.aliases.firstIndex(of: host) {
+                throw APIProblem.invalid(field: "/aliases/\(i)", rule: "distinct", "an alias cannot be the domain's own host")
+            }
+            if Set(self.aliases).count != self.aliases.count {
+                throw APIProblem.invalid(field: "/aliases", rule: "unique", "an alias is listed twice")
+            }
+            self.variables = variables.map { $0.sorted { $0.key < $1.key }.map { SubstitutionVariable(name: $0.key, values: $0.value) } }
+                ?? current?.substitutionVariables ?? []
+            self.defaults = defaults.map { DomainDefaults(caseSensitive: $0.caseSensitive, percentEncoded: $0.percentEncoded) }
+                ?? current?.defaults ?? DomainDefaults()
+            self.webRoots = try (webRoots ?? current?.webRoots ?? []).enumerated().map { i, root in
+                if let problem = Self.webRootProblem(root) {
+                    throw APIProblem.invalid(field: "/webRoots/\(i)", rule: "web-root", problem)
+                }
+                return root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+            }
+        }
+
+        /// Web roots are absolute directories named plainly: no `..`, no control characters.
+        static func webRootProblem(_ root: String) -> String? {
+            guard root.hasPrefix("/") else { return "a web root is an absolute path" }
+            guard root.utf8.count <= 1024 else { return "a web root is at most 1024 bytes" }
+            if root.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                return "a web root has no control characters"
+            }
+            if root.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) {
+                return "a web root has no . or .. components"
+            }
+            return nil
+        }
+    }
+
+    func createDomain(_ input: Operations.CreateDomain.Input) async throws -> Operations.CreateDomain.Output {
+        let principal = try principal()
+        try requireAdmin(principal)
+        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let host: String
+        do { host = try HostName.normalized(body.host) }
+        catch { throw APIProblem.invalid(field: "/host", rule: "host", "\(body.host): \(error)") }
+        let settings = try DomainSettings(host: host, aliases: body.aliases,
+                                          variables: body.substitutionVariables?.additionalProperties,
+                                          defaults: body.defaults, webRoots: body.webRoots, current: nil)
+        let (domain, rendered) = try await write { session in
+            let domain: DomainRecord
+            do {
+                domain = try await session.insertDomain(host: host, aliases: settings.aliases, variables: settings.variables,
+                                                        defaults: settings.defaults, webRoots: settings.webRoots)
+            } catch StoreError.duplicate {
+                throw APIProblem.conflict("\(host) or one of its aliases already belongs to a domain", field: "/host", rule: "unique")
+            }
+            let rendered = try await DomainGate.check(session, domain: domain)
+            try await audit(session, principal, action: "domain.create", entityType: "domain", entityID: host,
+                            domain: host, after: AuditJSON.domain(domain))
+            return (domain, rendered)
+        }
+        return .created(.init(headers: .init(eTag: ETag.of(domain.version)),
+                              body: .json(.init(domain, warnings: rendered.warnings.map(rendered.finding)))))
+    }
+
+    func getDomain(_ input: Operations.GetDomain.Input) async throws -> Operations.GetDomain.Output {
+        _ = try principal()
+        let domain = try await read { try await lookupDomain(input.path.host, session: $0) }
+        return .ok(.init(headers: .init(eTag: ETag.of(domain.version)), body: .json(.init(domain))))
+    }
+
+    func updateDomain(_ input: Operations.UpdateDomain.Input) async throws -> Operations.UpdateDomain.Output {
+        let principal = try principal()
+        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let (domain, rendered) = try await write { session in
+            let before = try await lookupDomain(input.path.host, session: session, forUpdate: true)
+            try requireAdmin(principal)
+            try ETag.check(input.headers.ifMatch, version: before.version)
+            let settings = try DomainSettings(host: before.host, aliases: body.aliases,
+                                              variables: body.substitutionVariables?.additionalProperties,
+                                              defaults: body.defaults, webRoots: body.webRoots, current: before)
+            let after: DomainRecord
+            do {
+                after = try await session.updateDomain(id: before.id, aliases: settings.aliases, variables: settings.variables,
+                                                       defaults: settings.defaults, webRoots: settings.webRoots)
+            } catch StoreError.duplicate {
+                throw APIProblem.conflict("an alias already belongs to another domain", field: "/aliases", rule: "unique")
+            }
+            let rendered = try await DomainGate.check(session, domain: after)
+            try await audit(session, principal, action: "domain.update", entityType: "domain", entityID: after.host,
+                            domain: after.host, before: AuditJSON.domain(before), after: AuditJSON.domain(after))
+            return (after, rendered)
+        }
+        return .ok(.init(headers: .init(eTag: ETag.of(domain.version)),
+                         body: .json(.init(domain, warnings: rendered.warnings.map(rendered.finding)))))
+    }
+
+    func deleteDomain(_ input: Operations.DeleteDomain.Input) async throws -> Operations.DeleteDomain.Output {
+        let principal = try principal()
+        try await write { session in
+            let domain = try await lookupDomain(input.path.host, session: session, forUpdate: true)
+            try requireAdmin(principal)
+            try ETag.check(input.headers.ifMatch, version: domain.version)
+            try await session.deleteDomain(id: domain.id)
+            try await audit(session, principal, action: "domain.delete", entityType: "domain", entityID: domain.host,
+                            domain: domain.host, before: AuditJSON.domain(domain))
+        }
+        return .noContent(.init())
+    }
+}

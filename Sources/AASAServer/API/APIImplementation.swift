@@ -1,0 +1,80 @@
+import AASAAPI
+import AASAModel
+import AASAStore
+import Foundation
+import Logging
+
+/// The generated `APIProtocol`, one extension per tag (`APIImplementation+Teams.swift`, …).
+/// Every write runs in one transaction with its audit event; every change that touches a domain
+/// passes `DomainGate` before it commits.
+struct APIImplementation: APIProtocol {
+    let database: Database
+    let migrator: Migrator
+    let metrics: MetricsExport
+
+    var state: RequestState { RequestState.current ?? RequestState(requestID: "-", logger: Logger(label: "aasad"), principal: nil) }
+    var logger: Logger { state.logger }
+
+    func principal() throws -> Principal {
+        guard let principal = state.principal else { throw APIProblem.unauthorized("send `Authorization: Bearer <token>`") }
+        return principal
+    }
+
+    func requireAdmin(_ principal: Principal) throws {
+        guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+    }
+
+    /// Appends the audit event of a change, in the change's transaction.
+    func audit(_ session: DBSession, _ principal: Principal, action: String, entityType: String, entityID: String,
+               team: String? = nil, domain: String? = nil, appID: String? = nil,
+               before: JSONValue? = nil, after: JSONValue? = nil) async throws {
+        try await session.appendAudit(AuditEventRecord(
+            actorToken: principal.tokenID, actorName: principal.auditName, actorTeam: principal.teamName,
+            team: team, domain: domain, appID: appID, action: action, entityType: entityType, entityID: entityID,
+            before: before, after: after, requestID: state.requestID))
+    }
+
+    func write<Result: Sendable>(_ body: (DBSession) async throws -> Result) async throws -> Result {
+        try await database.transaction(logger: logger, body)
+    }
+
+    func read<Result: Sendable>(_ body: (DBSession) async throws -> Result) async throws -> Result {
+        try await database.read(logger: logger, body)
+    }
+}
+
+/// Versions as ETags, and the `If-Match` check every write makes before changing anything.
+enum ETag {
+    static func of(_ version: Int64) -> String { "\"\(version)\"" }
+
+    static func check(_ ifMatch: String?, version: Int64) throws {
+        guard let ifMatch else { return }
+        let tags = ifMatch.split(separator: ",").map { tag -> String in
+            var t = tag.trimmingCharacters(in: .whitespaces)
+            if t.hasPrefix("W/") { t.removeFirst(2) }
+            return t
+        }
+        if tags.contains("*") || tags.contains(of(version)) { return }
+        throw APIProblem.preconditionFailed(current: of(version))
+    }
+}
+
+/// Names in paths and bodies, checked the same way everywhere.
+enum Names {
+    static func teamProblem(_ name: String) -> String? {
+        let ok = !name.isEmpty && name.utf8.count <= 63 && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
+            && name.utf8.first != 0x2D
+        return ok ? nil : "a team name is 1 to 63 lower-case letters, digits and hyphens, not starting with a hyphen"
+    }
+
+    /// The punycode form of a host given in a path; a host that cannot be one is simply not found.
+    static func pathHost(_ host: String) throws -> String {
+        guard let normalized = try? HostName.normalized(host) else { throw APIProblem.notFound("no domain \(host)") }
+        return normalized
+    }
+
+    static func uuid(_ string: String, what: String) throws -> UUID {
+        guard let id = UUID(uuidString: string) else { throw APIProblem.notFound("no \(what) \(string)") }
+        return id
+    }
+}

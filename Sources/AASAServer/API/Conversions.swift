@@ -1,0 +1,151 @@
+import AASAAPI
+import AASAModel
+import AASAStore
+import Foundation
+import OpenAPIRuntime
+
+// Store records to the API's generated types, and each record as the JSON the audit trail keeps.
+// Generated types never reach AASAStore; AASAStore's records never leave AASAServer.
+
+extension Components.Schemas.Team {
+    init(_ r: TeamRecord) {
+        self.init(name: r.name, displayName: r.displayName, createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version)
+    }
+}
+
+extension Components.Schemas.Token {
+    init(_ r: TokenRecord) {
+        self.init(id: r.id.uuidString.lowercased(), team: r.teamName, name: r.name,
+                  scopes: r.scopes.sorted().compactMap { Components.Schemas.Scope(rawValue: $0.rawValue) },
+                  createdAt: r.createdAt, expiresAt: r.expiresAt, revokedAt: r.revokedAt, lastUsedAt: r.lastUsedAt)
+    }
+}
+
+extension Components.Schemas.App {
+    init(_ r: AppRecord) {
+        self.init(appID: r.appID, team: r.teamName,
+                  services: r.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) },
+                  createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version)
+    }
+}
+
+extension Components.Schemas.Domain {
+    init(_ r: DomainRecord, warnings: [Finding]? = nil) {
+        self.init(host: r.host, unicodeHost: HostName.unicode(r.host), aliases: r.aliases,
+                  substitutionVariables: .init(additionalProperties: Dictionary(
+                      r.substitutionVariables.map { ($0.name, $0.values) }, uniquingKeysWith: { _, last in last })),
+                  defaults: .init(caseSensitive: r.defaults.caseSensitive, percentEncoded: r.defaults.percentEncoded),
+                  webRoots: r.webRoots, createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version,
+                  warnings: warnings?.map(Components.Schemas.Finding.init))
+    }
+}
+
+extension Components.Schemas.Grant {
+    init(_ r: GrantRecord) {
+        self.init(host: r.host, team: r.teamName, pathPrefixes: r.pathPrefixes, createdAt: r.createdAt,
+                  updatedAt: r.updatedAt, version: r.version)
+    }
+}
+
+extension Components.Schemas.Finding {
+    init(_ f: Finding) {
+        self.init(code: f.code, path: f.path, message: f.message, team: f.team, appID: f.appID, ruleID: f.ruleID)
+    }
+}
+
+extension Components.Schemas.Rule {
+    /// A stored rule as the API shows it: its component's keys plus its ID.
+    init(_ rule: StoredRule) {
+        let c = rule.component.objectValue ?? [:]
+        var query: Components.Schemas.QueryPattern?
+        switch c["?"] {
+        case .string(let s)?: query = .case1(s)
+        case .object(let items)?:
+            query = .case2(.init(additionalProperties: Dictionary(
+                items.map { ($0.key, $0.value.stringValue ?? "") }, uniquingKeysWith: { _, last in last })))
+        default: query = nil
+        }
+        self.init(id: rule.id.uuidString.lowercased(), _sol_: c["/"]?.stringValue, _quest_: query,
+                  _num_: c["#"]?.stringValue, exclude: c["exclude"]?.boolValue,
+                  caseSensitive: c["caseSensitive"]?.boolValue, percentEncoded: c["percentEncoded"]?.boolValue,
+                  comment: c["comment"]?.stringValue)
+    }
+
+    /// The `components` entry this rule stands for, in canonical key order; unknown keys are refused
+    /// (a typo such as `excluded` would otherwise be silently ignored by Apple).
+    func component(field: String) throws -> JSONValue {
+        if let unknown = additionalProperties.value.keys.sorted().first {
+            throw APIProblem.invalid(field: "\(field)/\(unknown)", rule: "unknown-key",
+                                     "`\(unknown)` is not a component key; the keys are /, ?, #, exclude, caseSensitive, percentEncoded, comment")
+        }
+        var object = JSONObject()
+        if let p = _sol_ { object.append("/", .string(p)) }
+        switch _quest_ {
+        case .case1(let s)?: object.append("?", .string(s))
+        case .case2(let items)?:
+            object.append("?", .object(JSONObject(items.additionalProperties.sorted { $0.key < $1.key }.map {
+                JSONMember($0.key, .string($0.value))
+            })))
+        case nil: break
+        }
+        if let f = _num_ { object.append("#", .string(f)) }
+        if let e = exclude { object.append("exclude", .bool(e)) }
+        if let c = caseSensitive { object.append("caseSensitive", .bool(c)) }
+        if let p = percentEncoded { object.append("percentEncoded", .bool(p)) }
+        if let c = comment { object.append("comment", .string(c)) }
+        return .object(object)
+    }
+}
+
+/// Records as the audit trail's before/after JSON.
+enum AuditJSON {
+    static func team(_ r: TeamRecord) -> JSONValue {
+        .object(["name": .string(r.name), "displayName": .string(r.displayName), "version": .number(String(r.version))])
+    }
+
+    static func token(_ r: TokenRecord) -> JSONValue {
+        var o: JSONObject = ["id": .string(r.id.uuidString.lowercased()), "name": .string(r.name),
+                             "scopes": .array(r.scopes.sorted().map { .string($0.rawValue) })]
+        if let team = r.teamName { o.append("team", .string(team)) }
+        if let e = r.expiresAt { o.append("expiresAt", .string(ISO8601DateFormatter().string(from: e))) }
+        return .object(o)
+    }
+
+    static func app(_ r: AppRecord) -> JSONValue {
+        .object(["appID": .string(r.appID), "team": .string(r.teamName),
+         "services": .array(r.services.map { .string($0.rawValue) }), "version": .number(String(r.version))])
+    }
+
+    static func domain(_ r: DomainRecord) -> JSONValue {
+        var variables = JSONObject()
+        for v in r.substitutionVariables { variables.append(v.name, .array(v.values.map(JSONValue.string))) }
+        var defaults = JSONObject()
+        if let c = r.defaults.caseSensitive { defaults.append("caseSensitive", .bool(c)) }
+        if let p = r.defaults.percentEncoded { defaults.append("percentEncoded", .bool(p)) }
+        return .object(["host": .string(r.host), "aliases": .array(r.aliases.map(JSONValue.string)),
+                "substitutionVariables": .object(variables), "defaults": .object(defaults),
+                "webRoots": .array(r.webRoots.map(JSONValue.string)), "version": .number(String(r.version))])
+    }
+
+    static func grant(_ r: GrantRecord) -> JSONValue {
+        .object(["host": .string(r.host), "team": .string(r.teamName),
+         "pathPrefixes": .array(r.pathPrefixes.map(JSONValue.string)), "version": .number(String(r.version))])
+    }
+
+    static func rules(_ rules: [StoredRule], version: Int64) -> JSONValue {
+        .object(["rules": .array(rules.map { .object(["id": .string($0.id.uuidString.lowercased()), "component": $0.component]) }),
+         "version": .number(String(version))])
+    }
+
+    static func order(_ apps: [String], version: Int64) -> JSONValue {
+        .object(["apps": .array(apps.map(JSONValue.string)), "version": .number(String(version))])
+    }
+}
+
+extension OpenAPIValueContainer {
+    /// Our lossless JSON as the runtime's free-form container (for audit payloads and documents).
+    init(json: JSONValue) throws {
+        let data = Data(JSONWriter().bytes(json))
+        self = try JSONDecoder().decode(OpenAPIValueContainer.self, from: data)
+    }
+}

@@ -1,0 +1,66 @@
+import AASAAPI
+import AASAStore
+import Hummingbird
+import Logging
+import OpenAPIHummingbird
+import PostgresNIO
+import ServiceLifecycle
+
+/// Builds the whole service from its configuration: the PostgreSQL pool (run as a service), the
+/// middleware chain, the generated API routes, and the start-up check that refuses a database
+/// whose migrations differ from this build's. `aasad serve` and the tests both call this.
+public func buildApplication(config: AppConfig) throws -> some ApplicationProtocol {
+    let logger = {
+        var logger = Logger(label: "aasad")
+        logger.logLevel = config.logLevel
+        return logger
+    }()
+    let files = try MigrationFile.load(from: config.migrationsDirectory)
+    let client = PostgresClient(configuration: config.databaseURL.clientConfiguration(maximumConnections: config.databaseConnections),
+                                backgroundLogger: logger)
+    let database = Database(client: client)
+    let migrator = Migrator(files: files)
+
+    let router = Router(context: AppRequestContext.self)
+    router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: ProblemMiddleware())
+    router.add(middleware: ETagHeaderMiddleware())
+    router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database), maxBodyBytes: config.maxBodyBytes))
+    router.add(middleware: IdempotencyMiddleware(database: database))
+    let api = APIImplementation(database: database, migrator: migrator, metrics: .shared)
+    try api.registerHandlers(on: router)
+
+    var app = Application(
+        router: router,
+        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "aasad"),
+        services: [client, IdempotencyJanitor(database: database, retention: config.idempotencyRetention, logger: logger)],
+        logger: logger)
+    app.beforeServerStarts {
+        // Refuse to serve a database that is behind, ahead, or whose applied files were edited.
+        try await database.read(logger: logger) { try await migrator.verify($0) }
+        logger.info("database schema is current", metadata: ["database": .string(config.databaseURL.description),
+                                                             "migrations": .stringConvertible(files.count)])
+    }
+    return app
+}
+
+/// Forgets idempotency records past their retention, hourly.
+struct IdempotencyJanitor: Service {
+    let database: Database
+    let retention: Int
+    let logger: Logger
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await database.read(logger: logger) { try await $0.expireIdempotencyKeys(olderThan: retention) }
+                } catch {
+                    logger.warning("could not expire idempotency keys", metadata: ["error": .string(String(describing: error))])
+                }
+                try await Task.sleep(for: .seconds(3600))
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import AASAStore
+import Foundation
+
+/// Who is asking: the token that authenticated the request.
+struct Principal: Sendable {
+    var tokenID: UUID
+    var tokenName: String
+    /// nil for an organisation admin token.
+    var teamID: Int64?
+    var teamName: String?
+    var scopes: Set<TokenScope>
+
+    var isAdmin: Bool { scopes.contains(.admin) }
+    var canWrite: Bool { isAdmin || scopes.contains(.write) }
+
+    func isMember(of teamID: Int64) -> Bool { self.teamID == teamID }
+
+    /// May see the team's private resources (apps, rules, tokens): admins and the team's tokens.
+    func canRead(team teamID: Int64) -> Bool { isAdmin || isMember(of: teamID) }
+
+    /// The actor as the audit trail records it.
+    var auditName: String { teamName.map { "\($0)/\(tokenName)" } ?? tokenName }
+}
+
+/// Looks a bearer token up and decides whether it is valid now.
+struct Authenticator: Sendable {
+    let database: Database
+
+    enum Failure: Error {
+        case malformed, unknown, revoked, expired
+        var message: String {
+            switch self {
+            case .malformed, .unknown: "the token is not valid"
+            case .revoked: "the token has been revoked"
+            case .expired: "the token has expired"
+            }
+        }
+    }
+
+    func authenticate(bearer token: String, session: DBSession) async throws -> Principal {
+        guard let id = TokenSecret.tokenID(of: token) else { throw Failure.malformed }
+        guard let record = try await session.token(id: id) else {
+            // Hash anyway, so an unknown ID costs what a known one does.
+            _ = TokenSecret.constantTimeEquals(TokenSecret.hash(token), [UInt8](repeating: 0, count: 32))
+            throw Failure.unknown
+        }
+        guard TokenSecret.constantTimeEquals(TokenSecret.hash(token), record.secretHash) else { throw Failure.unknown }
+        if record.revokedAt != nil { throw Failure.revoked }
+        if let expiry = record.expiresAt, expiry <= Date() { throw Failure.expired }
+        try await session.touchToken(id: id)
+        return Principal(tokenID: record.id, tokenName: record.name, teamID: record.teamID, teamName: record.teamName,
+                         scopes: Set(record.scopes))
+    }
+}

@@ -1,0 +1,30 @@
+import AASAStore
+import Logging
+
+/// Everything the server is told at start-up, read once by `aasad` from flags and environment.
+public struct AppConfig: Sendable {
+    public var host: String
+    public var port: Int
+    public var databaseURL: DatabaseURL
+    /// The directory of `NNNN_name.sql` files this build expects the database to have applied.
+    public var migrationsDirectory: String
+    public var logLevel: Logger.Level
+    /// Request bodies above this are refused with 413 before any work is done.
+    public var maxBodyBytes: Int
+    public var databaseConnections: Int
+    /// Idempotency records are kept this long (seconds).
+    public var idempotencyRetention: Int
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, databaseURL: DatabaseURL,
+                migrationsDirectory: String = "migrations", logLevel: Logger.Level = .info,
+                maxBodyBytes: Int = 1 << 20, databaseConnections: Int = 20, idempotencyRetention: Int = 86_400) {
+        self.host = host
+        self.port = port
+        self.databaseURL = databaseURL
+        self.migrationsDirectory = migrationsDirectory
+        self.logLevel = logLevel
+        self.maxBodyBytes = maxBodyBytes
+        self.databaseConnections = databaseConnections
+        self.idempotencyRetention = idempotencyRetention
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// Hummingbird's per-request context; what the generated handlers need travels in `RequestState`.
+public struct AppRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+
+    public init(source: Source) {
+        self.coreContext = .init(source: source)
+    }
+}
+
+/// What a request carries from the middleware into the generated API handlers, which see only
+/// OpenAPI types: a task-local is the bridge (as Hummingbird's OpenAPI template does).
+struct RequestState: Sendable {
+    var requestID: String
+    var logger: Logger
+    var principal: Principal?
+
+    @TaskLocal static var current: RequestState?
+}

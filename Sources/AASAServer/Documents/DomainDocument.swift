@@ -1,0 +1,115 @@
+import AASAModel
+import AASAStore
+import Foundation
+
+/// A domain's apple-app-site-association as its stored state renders it: one `details` entry per
+/// app that has rules (in the domain's app order), the domain's defaults and substitution
+/// variables, and the other services' app lists (apps of teams holding a grant on the domain).
+/// Everything AASAModel says about it is kept, with each diagnostic traced back to its rule.
+struct DomainDocument: Sendable {
+    struct Entry: Sendable {
+        var appID: String
+        var team: String
+        var ruleIDs: [UUID]
+    }
+
+    let host: String
+    let document: AASADocument
+    let bytes: [UInt8]
+    let diagnostics: [Diagnostic]
+    /// `details[i]` speaks for `entries[i]`.
+    let entries: [Entry]
+    /// Every app on the domain in the order Apple will consult them.
+    let order: [String]
+
+    var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
+    var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
+
+    init(_ snapshot: DomainSnapshot) {
+        let domain = snapshot.domain
+        host = domain.host
+        let withRules = snapshot.ruleSets.filter { !$0.rules.isEmpty }
+        let ruleSetsByApp = Dictionary(uniqueKeysWithValues: withRules.map { ($0.appID, $0) })
+        order = Self.effectiveOrder(explicit: domain.appOrder, present: Set(withRules.map(\.appID)))
+
+        var entries: [Entry] = []
+        var details: [JSONValue] = []
+        for appID in order {
+            guard let set = ruleSetsByApp[appID] else { continue }
+            entries.append(Entry(appID: appID, team: set.teamName, ruleIDs: set.rules.map(\.id)))
+            details.append(.object(["appIDs": .array([.string(appID)]), "components": .array(set.rules.map(\.component))]))
+        }
+        var applinks = JSONObject()
+        if !domain.defaults.isEmpty {
+            var defaults = JSONObject()
+            if let c = domain.defaults.caseSensitive { defaults.append("caseSensitive", .bool(c)) }
+            if let p = domain.defaults.percentEncoded { defaults.append("percentEncoded", .bool(p)) }
+            applinks.append("defaults", .object(defaults))
+        }
+        if !domain.substitutionVariables.isEmpty {
+            applinks.append("substitutionVariables", .object(JSONObject(domain.substitutionVariables.map {
+                JSONMember($0.name, .array($0.values.map(JSONValue.string)))
+            })))
+        }
+        applinks.append("details", .array(details))
+        var root: JSONObject = ["applinks": .object(applinks)]
+
+        // Other services: apps of granted teams that enabled them, in the domain's order.
+        let grantedTeams = Set(snapshot.grants.map(\.teamID))
+        let rank = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+        let serviceApps = snapshot.apps.filter { grantedTeams.contains($0.teamID) }
+            .sorted { (rank[$0.appID] ?? Int.max, $0.appID) < (rank[$1.appID] ?? Int.max, $1.appID) }
+        for service in [AppService.webcredentials, .appclips, .activitycontinuation] {
+            let ids = serviceApps.filter { $0.services.contains(service) }.map(\.appID)
+            if !ids.isEmpty { root.append(service.rawValue, .object(["apps": .array(ids.map(JSONValue.string))])) }
+        }
+
+        let parsed = AASAParser.read(.object(root))
+        let document = parsed.document ?? AASADocument()
+        let bytes = AASARenderer.render(document)
+        var diagnostics = parsed.diagnostics
+        for d in AASAValidator.validate(document, servedByteCount: bytes.count, options: .init(analyzeRules: true, host: host))
+        where !diagnostics.contains(d) {
+            diagnostics.append(d)
+        }
+        self.document = document
+        self.bytes = bytes
+        self.diagnostics = diagnostics
+        self.entries = entries
+    }
+
+    /// Listed apps first (those still present), then the others by app ID.
+    static func effectiveOrder(explicit: [String], present: Set<String>) -> [String] {
+        var seen = Set<String>()
+        var out = explicit.filter { present.contains($0) && seen.insert($0).inserted }
+        out += present.subtracting(seen).sorted()
+        return out
+    }
+
+    /// The app and rule a document pointer is about (`/applinks/details/N/components/M/…`).
+    func locate(_ pointer: JSONPointer) -> (entry: Entry, ruleIndex: Int?)? {
+        let t = pointer.tokens
+        guard t.count >= 3, t[0] == "applinks", t[1] == "details", let n = Int(t[2]), entries.indices.contains(n) else { return nil }
+        let entry = entries[n]
+        guard t.count >= 5, t[3] == "components", let m = Int(t[4]), entry.ruleIDs.indices.contains(m) else { return (entry, nil) }
+        return (entry, m)
+    }
+
+    func finding(_ diagnostic: Diagnostic) -> Finding {
+        var finding = Finding(code: diagnostic.code.rawValue, path: diagnostic.path.description, message: diagnostic.message)
+        if let (entry, ruleIndex) = locate(diagnostic.path) {
+            finding.team = entry.team
+            finding.appID = entry.appID
+            finding.ruleID = ruleIndex.map { entry.ruleIDs[$0].uuidString.lowercased() }
+        }
+        return finding
+    }
+
+    /// Where a rule sits in the document, named for the API.
+    func ruleRef(_ location: RuleLocation) -> (team: String?, appID: String?, ruleID: String?, path: String) {
+        guard entries.indices.contains(location.detailsIndex) else { return (nil, nil, nil, location.pointer.description) }
+        let entry = entries[location.detailsIndex]
+        let ruleID = entry.ruleIDs.indices.contains(location.index) ? entry.ruleIDs[location.index].uuidString.lowercased() : nil
+        return (entry.team, entry.appID, ruleID, location.pointer.description)
+    }
+}

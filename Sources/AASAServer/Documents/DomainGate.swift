@@ -1,0 +1,30 @@
+import AASAModel
+import AASAStore
+import Foundation
+import Metrics
+
+/// The one check every change touching a domain passes before its transaction commits: render
+/// the domain as the transaction now sees it and refuse the change (422, nothing written) if the
+/// document has errors. Warnings come back to be returned with the success response.
+enum DomainGate {
+    /// - Parameter field: names the request-body field a finding is about, when it is about the
+    ///   rules being written; otherwise the finding's document pointer is used.
+    static func check(_ session: DBSession, domain: DomainRecord,
+                      field: (Finding) -> String? = { _ in nil }) async throws -> DomainDocument {
+        let rendered = DomainDocument(try await session.snapshot(of: domain))
+        let errors = rendered.errors
+        Counter(label: "aasad_domain_validations_total", dimensions: [("outcome", errors.isEmpty ? "valid" : "invalid")]).increment()
+        guard errors.isEmpty else {
+            let fieldErrors = errors.map { diagnostic -> FieldError in
+                let finding = rendered.finding(diagnostic)
+                var message = finding.message
+                if let appID = finding.appID { message += " (app \(appID) of team \(finding.team ?? "?"))" }
+                return FieldError(field: field(finding) ?? finding.path, rule: finding.code, message: message)
+            }
+            throw APIProblem.invalid(fieldErrors, warnings: rendered.warnings.map(rendered.finding),
+                                     detail: "the domain \(domain.host)'s apple-app-site-association would be invalid: "
+                                        + fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+        }
+        return rendered
+    }
+}

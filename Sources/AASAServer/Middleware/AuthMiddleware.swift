@@ -1,0 +1,46 @@
+import AASAStore
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+
+/// Authenticates `/v1/` requests from `Authorization: Bearer …` and hands the principal to the
+/// handlers; also refuses bodies above the size limit before anything reads them.
+struct AuthMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let authenticator: Authenticator
+    let maxBodyBytes: Int
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var request = request
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodyBytes {
+            throw HTTPError(.contentTooLarge)
+        }
+        if request.method != .get && request.method != .head {
+            _ = try await request.collectBody(upTo: maxBodyBytes)
+        }
+        guard var state = RequestState.current else { return try await next(request, context) }
+        guard request.uri.path.hasPrefix("/v1/") else { return try await next(request, context) }
+
+        guard let header = request.headers[.authorization] else {
+            Counter(label: "aasad_auth_failures_total", dimensions: [("reason", "missing")]).increment()
+            throw APIProblem.unauthorized("send `Authorization: Bearer <token>`")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw APIProblem.unauthorized("the Authorization header must be `Bearer <token>`")
+        }
+        do {
+            state.principal = try await authenticator.database.read(logger: state.logger) { session in
+                try await authenticator.authenticate(bearer: String(parts[1]), session: session)
+            }
+        } catch let failure as Authenticator.Failure {
+            Counter(label: "aasad_auth_failures_total", dimensions: [("reason", "\(failure)")]).increment()
+            throw APIProblem.unauthorized(failure.message)
+        }
+        state.logger[metadataKey: "token_id"] = .string(state.principal!.tokenID.uuidString.lowercased())
+        return try await RequestState.$current.withValue(state) {
+            try await next(request, context)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import OpenAPIRuntime
+import PostgresNIO
+
+/// Turns every error into an `application/problem+json` response: the API's own problems as they
+/// are, unreadable requests as 400 naming the field, lost database connections as 503, and
+/// anything unexpected as a generic 500 whose cause is only in the log (with the request ID).
+struct ProblemMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let problem = Self.problem(for: error, logger: RequestState.current?.logger ?? context.logger)
+            return Self.response(problem, instance: request.uri.path)
+        }
+    }
+
+    static func problem(for error: any Error, logger: Logger) -> APIProblem {
+        switch error {
+        case let problem as APIProblem:
+            return problem
+        case let serverError as ServerError:
+            if serverError.underlyingError is APIProblem || serverError.underlyingError is PSQLError
+                || serverError.underlyingError is DecodingError {
+                return problem(for: serverError.underlyingError, logger: logger)
+            }
+            if (400..<500).contains(serverError.httpStatus.code) {
+                return APIProblem(status: serverError.httpStatus, slug: "bad-request", title: "The request cannot be read",
+                                  detail: serverError.causeDescription)
+            }
+            return problem(for: serverError.underlyingError, logger: logger)
+        case let decoding as DecodingError:
+            return problem(decoding)
+        case let httpError as HTTPError:
+            let status = httpError.status
+            let detail = status == .contentTooLarge ? "the request body is larger than the server accepts"
+                : status == .notFound ? "no such endpoint" : httpError.body ?? status.reasonPhrase
+            return APIProblem(status: status, slug: status == .notFound ? "not-found" : "http-\(status.code)",
+                              title: status.reasonPhrase, detail: detail)
+        case let psql as PSQLError where Self.isUnavailable(psql):
+            logger.error("database unavailable", metadata: ["error": .string(String(describing: psql.code))])
+            return .unavailable("the database is unavailable; retry later")
+        default:
+            logger.error("unexpected error", metadata: ["error": .string(String(reflecting: error))])
+            return APIProblem(status: .internalServerError, slug: "internal", title: "Internal server error",
+                              detail: "an unexpected error occurred; the request ID identifies it in the server's log")
+        }
+    }
+
+    static func isUnavailable(_ error: PSQLError) -> Bool {
+        [.connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown]
+            .contains(error.code)
+    }
+
+    /// A body that could not be decoded: which field, and why.
+    static func problem(_ error: DecodingError) -> APIProblem {
+        func pointer(_ path: [any CodingKey]) -> String {
+            path.isEmpty ? "/" : path.map { "/" + ($0.intValue.map(String.init) ?? $0.stringValue) }.joined()
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return .badRequest("expected \(type) at \(pointer(context.codingPath))", field: pointer(context.codingPath), rule: "type")
+        case .valueNotFound(let type, let context):
+            return .badRequest("expected \(type) at \(pointer(context.codingPath)), found null", field: pointer(context.codingPath), rule: "type")
+        case .keyNotFound(let key, let context):
+            let field = pointer(context.codingPath + [key])
+            return .badRequest("\(field) is required", field: field, rule: "required")
+        case .dataCorrupted(let context):
+            let field = pointer(context.codingPath)
+            let reason = context.underlyingError.map { _ in "the body is not valid JSON" } ?? context.debugDescription
+            return .badRequest(reason, field: field, rule: "syntax")
+        @unknown default:
+            return .badRequest("the body cannot be decoded")
+        }
+    }
+
+    static func response(_ problem: APIProblem, instance: String) -> Response {
+        let body = ProblemBody(type: "urn:aasad:problem:\(problem.slug)", title: problem.title, status: Int(problem.status.code),
+                               detail: problem.detail, instance: instance, requestId: RequestState.current?.requestID,
+                               errors: problem.errors.isEmpty ? nil : problem.errors,
+                               warnings: problem.warnings.isEmpty ? nil : problem.warnings)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data = (try? encoder.encode(body)) ?? Data("{\"title\":\"Internal server error\",\"status\":500}".utf8)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/problem+json"
+        if problem.status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        return Response(status: problem.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
+    }
+}
+
+private struct ProblemBody: Encodable {
+    var type: String
+    var title: String
+    var status: Int
+    var detail: String?
+    var instance: String
+    var requestId: String?
+    var errors: [FieldError]?
+    var warnings: [Finding]?
+}

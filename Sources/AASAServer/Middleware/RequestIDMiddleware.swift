@@ -1,0 +1,38 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Gives every request an ID (the client's `X-Request-ID` when it is sane, a new one otherwise),
+/// puts it in the logger's metadata and the response, and logs each request once when it ends.
+struct RequestIDMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    static let header = HTTPField.Name("X-Request-ID")!
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let requestID = request.headers[Self.header].flatMap(Self.sanitized) ?? UUID().uuidString.lowercased()
+        var logger = context.logger
+        logger[metadataKey: "request_id"] = .string(requestID)
+        let start = ContinuousClock.now
+        let state = RequestState(requestID: requestID, logger: logger, principal: nil)
+        var response = try await RequestState.$current.withValue(state) {
+            try await next(request, context)
+        }
+        response.headers[Self.header] = requestID
+        let elapsed = ContinuousClock.now - start
+        logger.info("request", metadata: [
+            "method": .string(request.method.rawValue),
+            "path": .string(request.uri.path),
+            "status": .stringConvertible(response.status.code),
+            "ms": .string(String(format: "%.2f", Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)),
+        ])
+        return response
+    }
+
+    /// Up to 128 visible ASCII characters; anything else is replaced, never echoed into logs.
+    static func sanitized(_ value: String) -> String? {
+        guard !value.isEmpty, value.utf8.count <= 128,
+              value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+        return value
+    }
+}

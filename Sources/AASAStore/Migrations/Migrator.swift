@@ -1,0 +1,148 @@
+import Crypto
+import Foundation
+import Logging
+import PostgresNIO
+
+/// One `migrations/NNNN_name.sql` file.
+public struct MigrationFile: Sendable, Equatable {
+    public var version: Int
+    public var name: String
+    public var sql: String
+    /// SHA-256 of the file's bytes, hex: an applied file that was edited no longer matches.
+    public var checksum: String
+
+    public init(version: Int, name: String, sql: String) {
+        self.version = version
+        self.name = name
+        self.sql = sql
+        self.checksum = SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Reads every `NNNN_name.sql` of `directory`, in version order. Two files with one number,
+    /// or a `.sql` file that does not follow the pattern, is an error: order must be unambiguous.
+    public static func load(from directory: String) throws -> [MigrationFile] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sql") }
+        var files: [MigrationFile] = []
+        for fileName in names {
+            let stem = fileName.dropLast(4)
+            guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]),
+                  stem[..<underscore].count == 4 else {
+                throw MigrationError.badFileName(fileName)
+            }
+            let sql = try String(contentsOfFile: directory + "/" + fileName, encoding: .utf8)
+            files.append(MigrationFile(version: version, name: String(stem[stem.index(after: underscore)...]), sql: sql))
+        }
+        files.sort { $0.version < $1.version }
+        for (a, b) in zip(files, files.dropFirst()) where a.version == b.version {
+            throw MigrationError.duplicateVersion(a.version)
+        }
+        return files
+    }
+}
+
+public enum MigrationError: Error, CustomStringConvertible, Equatable {
+    case badFileName(String)
+    case duplicateVersion(Int)
+    case edited(version: Int, name: String)
+    case unknownApplied(version: Int, name: String)
+    case pending([Int])
+
+    public var description: String {
+        switch self {
+        case .badFileName(let name): "migration file \(name) is not named NNNN_name.sql"
+        case .duplicateVersion(let v): "two migration files have the number \(v)"
+        case .edited(let v, let name): "migration \(v)_\(name) was applied, and the file has been edited since: migrations are append-only; restore the file and add a new one"
+        case .unknownApplied(let v, let name): "the database has migration \(v)_\(name) applied, which this build does not know: is the server older than the database?"
+        case .pending(let versions): "the database is behind: migrations \(versions.map(String.init).joined(separator: ", ")) are not applied; run `aasad migrate`"
+        }
+    }
+}
+
+/// Applies migration files in order, each in its own transaction, under an advisory lock so two
+/// replicas never migrate at once; and tells the server whether the database matches its files.
+public struct Migrator: Sendable {
+    /// The advisory lock key for migrations (an arbitrary constant: "aasa" in ASCII).
+    static let lockKey: Int64 = 0x6161_7361
+    public let files: [MigrationFile]
+
+    public init(files: [MigrationFile]) {
+        self.files = files
+    }
+
+    public struct Status: Sendable, Equatable {
+        public var applied: [Int]
+        public var pending: [Int]
+        public var problems: [MigrationError]
+        public var isCurrent: Bool { pending.isEmpty && problems.isEmpty }
+    }
+
+    /// Compares the files with what the database has applied, changing nothing.
+    public func status(_ session: DBSession) async throws -> Status {
+        let exists = try await session.first("SELECT to_regclass('schema_migrations') IS NOT NULL", as: Bool.self) ?? false
+        guard exists else { return Status(applied: [], pending: files.map(\.version), problems: []) }
+        let rows = try await session.all("SELECT version, name, checksum FROM schema_migrations ORDER BY version",
+                                         as: (Int, String, String).self)
+        var problems: [MigrationError] = []
+        let byVersion = Dictionary(uniqueKeysWithValues: files.map { ($0.version, $0) })
+        for (version, name, checksum) in rows {
+            guard let file = byVersion[version] else {
+                problems.append(.unknownApplied(version: version, name: name))
+                continue
+            }
+            if file.checksum != checksum { problems.append(.edited(version: version, name: name)) }
+        }
+        let applied = Set(rows.map(\.0))
+        return Status(applied: rows.map(\.0), pending: files.map(\.version).filter { !applied.contains($0) },
+                      problems: problems)
+    }
+
+    /// Throws unless the database has applied exactly these files, unedited.
+    public func verify(_ session: DBSession) async throws {
+        let status = try await status(session)
+        if let problem = status.problems.first { throw problem }
+        if !status.pending.isEmpty { throw MigrationError.pending(status.pending) }
+    }
+
+    /// Applies every pending file; returns the versions applied. Refuses if an applied file changed.
+    @discardableResult
+    public func migrate(_ session: DBSession) async throws -> [Int] {
+        try await session.run("SELECT pg_advisory_lock(\(Self.lockKey))")
+        do {
+            try await ensureTable(session)
+            let status = try await status(session)
+            if let problem = status.problems.first { throw problem }
+            var applied: [Int] = []
+            for file in files where status.pending.contains(file.version) {
+                session.logger.info("applying migration", metadata: ["version": "\(file.version)", "name": "\(file.name)"])
+                try await session.run("BEGIN")
+                do {
+                    // The file's text is ours (from the migrations directory), not a client's.
+                    for statement in SQLStatements.split(file.sql) {
+                        try await session.run(PostgresQuery(unsafeSQL: statement))
+                    }
+                    try await session.run("""
+                        INSERT INTO schema_migrations (version, name, checksum) VALUES (\(file.version), \(file.name), \(file.checksum))
+                        """)
+                    try await session.run("COMMIT")
+                } catch {
+                    _ = try? await session.run("ROLLBACK")
+                    throw error
+                }
+                applied.append(file.version)
+            }
+            try await session.run("SELECT pg_advisory_unlock(\(Self.lockKey))")
+            return applied
+        } catch {
+            _ = try? await session.run("SELECT pg_advisory_unlock(\(Self.lockKey))")
+            throw error
+        }
+    }
+
+    private func ensureTable(_ session: DBSession) async throws {
+        try await session.run("""
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
+                applied_at timestamptz NOT NULL DEFAULT now())
+            """)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import PostgresNIO
+
+extension DBSession {
+    private static let appColumns = "a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version"
+    private typealias AppRow = (Int64, String, Int64, String, [String], Date, Date, Int64)
+
+    func apps(_ query: PostgresQuery) async throws -> [AppRecord] {
+        try await all(query, as: AppRow.self).map {
+            AppRecord(id: $0.0, appID: $0.1, teamID: $0.2, teamName: $0.3,
+                      services: $0.4.compactMap(AppService.init(rawValue:)),
+                      createdAt: $0.5, updatedAt: $0.6, version: $0.7)
+        }
+    }
+
+    public func listApps(teamID: Int64) async throws -> [AppRecord] {
+        try await apps("""
+            SELECT \(unescaped: Self.appColumns) FROM apps a JOIN teams ON teams.id = a.team_id
+            WHERE a.team_id = \(teamID) ORDER BY a.app_id
+            """)
+    }
+
+    public func app(appID: String, forUpdate: Bool = false) async throws -> AppRecord? {
+        try await apps("""
+            SELECT \(unescaped: Self.appColumns) FROM apps a JOIN teams ON teams.id = a.team_id
+            WHERE a.app_id = \(appID) \(unescaped: forUpdate ? "FOR UPDATE OF a" : "")
+            """).first
+    }
+
+    public func countApps(teamID: Int64) async throws -> Int {
+        let count: Int? = try await first("SELECT count(*)::bigint FROM apps WHERE team_id = \(teamID)", as: Int.self)
+        return count ?? 0
+    }
+
+    public func insertApp(appID: String, teamID: Int64, services: [AppService]) async throws -> AppRecord {
+        try await write("""
+            INSERT INTO apps (app_id, team_id, services) VALUES (\(appID), \(teamID), \(services.map(\.rawValue)))
+            """)
+        return try await app(appID: appID)!
+    }
+
+    public func updateApp(id: Int64, teamID: Int64, services: [AppService]) async throws {
+        try await write("""
+            UPDATE apps SET team_id = \(teamID), services = \(services.map(\.rawValue)), updated_at = now(),
+            version = version + 1 WHERE id = \(id)
+            """)
+    }
+
+    public func deleteApp(id: Int64) async throws {
+        try await write("DELETE FROM apps WHERE id = \(id)")
+    }
+
+    /// The domains on which the app has rules, for re-validating them when the app changes.
+    public func domainIDsWithRules(appPK: Int64) async throws -> [Int64] {
+        try await all("SELECT domain_id FROM rule_sets WHERE app_id = \(appPK) ORDER BY domain_id", as: Int64.self)
+    }
+
+    /// The domains on which the team holds a grant.
+    public func domainIDsGranted(teamID: Int64) async throws -> [Int64] {
+        try await all("SELECT domain_id FROM grants WHERE team_id = \(teamID) ORDER BY domain_id", as: Int64.self)
+    }
+}

@@ -1,0 +1,68 @@
+import AASAModel
+import Foundation
+import PostgresNIO
+
+public struct AuditFilter: Sendable {
+    public var team: String?
+    public var domain: String?
+    public var appID: String?
+    public var actor: UUID?
+    public var since: Date?
+    public var until: Date?
+    /// Events with an ID below this one (the cursor of the previous page).
+    public var before: Int64?
+    public var limit: Int
+
+    public init(team: String? = nil, domain: String? = nil, appID: String? = nil, actor: UUID? = nil,
+                since: Date? = nil, until: Date? = nil, before: Int64? = nil, limit: Int = 100) {
+        self.team = team
+        self.domain = domain
+        self.appID = appID
+        self.actor = actor
+        self.since = since
+        self.until = until
+        self.before = before
+        self.limit = limit
+    }
+}
+
+extension DBSession {
+    /// Appends one event; called inside the transaction of the change it records.
+    public func appendAudit(_ event: AuditEventRecord) async throws {
+        try await run("""
+            INSERT INTO audit_events (actor_token, actor_name, actor_team, team, domain, app_id, action, entity_type,
+                                      entity_id, before, after, request_id)
+            VALUES (\(event.actorToken), \(event.actorName), \(event.actorTeam), \(event.team), \(event.domain),
+                    \(event.appID), \(event.action), \(event.entityType), \(event.entityID),
+                    \(event.before.map(JSONColumn.encode))::text::jsonb, \(event.after.map(JSONColumn.encode))::text::jsonb,
+                    \(event.requestID))
+            """)
+    }
+
+    /// Newest first, `filter.limit` at most.
+    public func listAudit(_ filter: AuditFilter) async throws -> [AuditEventRecord] {
+        typealias Row = (Int64, Date, UUID?, String, String?, String?, String?, String?, String, String, String, String?, String?, String?)
+        let rows = try await all("""
+            SELECT id, at, actor_token, actor_name, actor_team, team, domain, app_id, action, entity_type, entity_id,
+                   before::text, after::text, request_id
+            FROM audit_events
+            WHERE (\(filter.team)::text IS NULL OR team = \(filter.team))
+              AND (\(filter.domain)::text IS NULL OR domain = \(filter.domain))
+              AND (\(filter.appID)::text IS NULL OR app_id = \(filter.appID))
+              AND (\(filter.actor)::uuid IS NULL OR actor_token = \(filter.actor))
+              AND (\(filter.since)::timestamptz IS NULL OR at >= \(filter.since))
+              AND (\(filter.until)::timestamptz IS NULL OR at < \(filter.until))
+              AND (\(filter.before)::bigint IS NULL OR id < \(filter.before))
+            ORDER BY id DESC LIMIT \(filter.limit)
+            """, as: Row.self)
+        return rows.map { row in
+            var event = AuditEventRecord(actorToken: row.2, actorName: row.3, actorTeam: row.4, team: row.5,
+                                         domain: row.6, appID: row.7, action: row.8, entityType: row.9,
+                                         entityID: row.10, before: JSONColumn.decode(row.11),
+                                         after: JSONColumn.decode(row.12), requestID: row.13)
+            event.id = row.0
+            event.at = row.1
+            return event
+        }
+    }
+}

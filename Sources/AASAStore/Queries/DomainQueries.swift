@@ -1,0 +1,120 @@
+import AASAModel
+import Foundation
+import PostgresNIO
+
+extension DBSession {
+    private static let domainColumns = """
+        d.id, d.host,
+        coalesce((SELECT array_agg(h.host ORDER BY h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT h.is_primary), '{}'),
+        d.substitution_variables::text, d.defaults::text, d.web_roots, d.created_at, d.updated_at, d.version,
+        d.app_order, d.order_version
+        """
+    private typealias DomainRow = (Int64, String, [String], String, String, [String], Date, Date, Int64, [String], Int64)
+
+    private func domains(_ query: PostgresQuery) async throws -> [DomainRecord] {
+        try await all(query, as: DomainRow.self).map { row in
+            let defaults = JSONColumn.decode(row.4).objectValue
+            return DomainRecord(
+                id: row.0, host: row.1, aliases: row.2,
+                substitutionVariables: Self.variables(from: JSONColumn.decode(row.3)),
+                defaults: DomainDefaults(caseSensitive: defaults?["caseSensitive"]?.boolValue,
+                                         percentEncoded: defaults?["percentEncoded"]?.boolValue),
+                webRoots: row.5, createdAt: row.6, updatedAt: row.7, version: row.8,
+                appOrder: row.9, orderVersion: row.10)
+        }
+    }
+
+    static func variables(from value: JSONValue) -> [SubstitutionVariable] {
+        (value.objectValue ?? [:]).map { member in
+            SubstitutionVariable(name: member.key, values: (member.value.arrayValue ?? []).compactMap(\.stringValue))
+        }
+    }
+
+    static func json(_ variables: [SubstitutionVariable]) -> String {
+        JSONColumn.encode(.object(JSONObject(variables.map { JSONMember($0.name, .array($0.values.map(JSONValue.string))) })))
+    }
+
+    static func json(_ defaults: DomainDefaults) -> String {
+        var object = JSONObject()
+        if let c = defaults.caseSensitive { object.append("caseSensitive", .bool(c)) }
+        if let p = defaults.percentEncoded { object.append("percentEncoded", .bool(p)) }
+        return JSONColumn.encode(.object(object))
+    }
+
+    public func listDomains() async throws -> [DomainRecord] {
+        try await domains("SELECT \(unescaped: Self.domainColumns) FROM domains d ORDER BY d.host")
+    }
+
+    /// The domain whose primary host is `host` (punycode); locked for the transaction when `forUpdate`,
+    /// which is how every change that touches a domain's document is serialised.
+    public func domain(host: String, forUpdate: Bool = false) async throws -> DomainRecord? {
+        try await domains("""
+            SELECT \(unescaped: Self.domainColumns) FROM domains d WHERE d.host = \(host) \(unescaped: forUpdate ? "FOR UPDATE" : "")
+            """).first
+    }
+
+    public func domain(id: Int64, forUpdate: Bool = false) async throws -> DomainRecord? {
+        try await domains("""
+            SELECT \(unescaped: Self.domainColumns) FROM domains d WHERE d.id = \(id) \(unescaped: forUpdate ? "FOR UPDATE" : "")
+            """).first
+    }
+
+    /// Which domain answers to `name` (its host or one of its aliases).
+    public func domainID(answeringTo name: String) async throws -> Int64? {
+        try await first("SELECT domain_id FROM domain_hosts WHERE host = \(name)", as: Int64.self)
+    }
+
+    public func insertDomain(host: String, aliases: [String], variables: [SubstitutionVariable],
+                             defaults: DomainDefaults, webRoots: [String]) async throws -> DomainRecord {
+        guard let id = try await first("""
+            INSERT INTO domains (host, substitution_variables, defaults, web_roots)
+            VALUES (\(host), \(Self.json(variables))::text::jsonb, \(Self.json(defaults))::text::jsonb, \(webRoots))
+            RETURNING id
+            """, as: Int64.self) else { throw StoreError.duplicate(constraint: "domains_host_key") }
+        try await write("INSERT INTO domain_hosts (host, domain_id, is_primary) VALUES (\(host), \(id), true)")
+        try await replaceAliases(domainID: id, aliases: aliases)
+        return try await domain(id: id)!
+    }
+
+    public func updateDomain(id: Int64, aliases: [String], variables: [SubstitutionVariable],
+                             defaults: DomainDefaults, webRoots: [String]) async throws -> DomainRecord {
+        try await write("""
+            UPDATE domains SET substitution_variables = \(Self.json(variables))::text::jsonb,
+            defaults = \(Self.json(defaults))::text::jsonb, web_roots = \(webRoots), updated_at = now(),
+            version = version + 1 WHERE id = \(id)
+            """)
+        try await replaceAliases(domainID: id, aliases: aliases)
+        return try await domain(id: id)!
+    }
+
+    private func replaceAliases(domainID: Int64, aliases: [String]) async throws {
+        try await write("DELETE FROM domain_hosts WHERE domain_id = \(domainID) AND NOT is_primary")
+        for alias in aliases {
+            try await write("INSERT INTO domain_hosts (host, domain_id, is_primary) VALUES (\(alias), \(domainID), false)")
+        }
+    }
+
+    public func updateOrder(domainID: Int64, apps: [String]) async throws {
+        try await write("""
+            UPDATE domains SET app_order = \(apps), order_version = order_version + 1 WHERE id = \(domainID)
+            """)
+    }
+
+    public func deleteDomain(id: Int64) async throws {
+        try await write("DELETE FROM domains WHERE id = \(id)")
+    }
+
+    /// Everything the domain's document is rendered from.
+    public func snapshot(of domain: DomainRecord) async throws -> DomainSnapshot {
+        let grants = try await listGrants(domainID: domain.id)
+        let ruleSets = try await listRuleSets(domainID: domain.id)
+        let apps = try await apps("""
+            SELECT a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version
+            FROM apps a JOIN teams ON teams.id = a.team_id
+            WHERE a.team_id IN (SELECT team_id FROM grants WHERE domain_id = \(domain.id))
+               OR a.id IN (SELECT app_id FROM rule_sets WHERE domain_id = \(domain.id))
+            ORDER BY a.app_id
+            """)
+        return DomainSnapshot(domain: domain, grants: grants, apps: apps, ruleSets: ruleSets)
+    }
+}

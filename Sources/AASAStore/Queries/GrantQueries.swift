@@ -1,0 +1,44 @@
+import Foundation
+import PostgresNIO
+
+extension DBSession {
+    private static let grantColumns = """
+        g.domain_id, d.host, g.team_id, t.name, g.path_prefixes, g.created_at, g.updated_at, g.version
+        """
+    private typealias GrantRow = (Int64, String, Int64, String, [String], Date, Date, Int64)
+
+    private func grants(_ query: PostgresQuery) async throws -> [GrantRecord] {
+        try await all(query, as: GrantRow.self).map {
+            GrantRecord(domainID: $0.0, host: $0.1, teamID: $0.2, teamName: $0.3, pathPrefixes: $0.4,
+                        createdAt: $0.5, updatedAt: $0.6, version: $0.7)
+        }
+    }
+
+    public func listGrants(domainID: Int64) async throws -> [GrantRecord] {
+        try await grants("""
+            SELECT \(unescaped: Self.grantColumns) FROM grants g JOIN domains d ON d.id = g.domain_id
+            JOIN teams t ON t.id = g.team_id WHERE g.domain_id = \(domainID) ORDER BY t.name
+            """)
+    }
+
+    public func grant(domainID: Int64, teamID: Int64) async throws -> GrantRecord? {
+        try await grants("""
+            SELECT \(unescaped: Self.grantColumns) FROM grants g JOIN domains d ON d.id = g.domain_id
+            JOIN teams t ON t.id = g.team_id WHERE g.domain_id = \(domainID) AND g.team_id = \(teamID)
+            """).first
+    }
+
+    /// Creates the grant or replaces its prefixes (bumping its version).
+    public func upsertGrant(domainID: Int64, teamID: Int64, pathPrefixes: [String]) async throws -> GrantRecord {
+        try await write("""
+            INSERT INTO grants (domain_id, team_id, path_prefixes) VALUES (\(domainID), \(teamID), \(pathPrefixes))
+            ON CONFLICT (domain_id, team_id) DO UPDATE SET path_prefixes = excluded.path_prefixes,
+            updated_at = now(), version = grants.version + 1
+            """)
+        return try await grant(domainID: domainID, teamID: teamID)!
+    }
+
+    public func deleteGrant(domainID: Int64, teamID: Int64) async throws {
+        try await write("DELETE FROM grants WHERE domain_id = \(domainID) AND team_id = \(teamID)")
+    }
+}

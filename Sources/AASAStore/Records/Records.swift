@@ -1,0 +1,155 @@
+import AASAModel
+import Foundation
+
+// Rows as the service uses them. Names (team name, host, app ID) travel with the rows that refer
+// to them, so the API layer never needs a second query to say whose something is.
+
+public struct TeamRecord: Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    public var displayName: String
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var version: Int64
+}
+
+public enum TokenScope: String, Sendable, CaseIterable, Comparable {
+    case admin, write, read
+    public static func < (a: TokenScope, b: TokenScope) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+public struct TokenRecord: Sendable, Equatable {
+    public var id: UUID
+    public var teamID: Int64?
+    public var teamName: String?
+    public var name: String
+    public var scopes: [TokenScope]
+    public var secretHash: [UInt8]
+    public var createdAt: Date
+    public var expiresAt: Date?
+    public var revokedAt: Date?
+    public var lastUsedAt: Date?
+}
+
+public enum AppService: String, Sendable, CaseIterable {
+    case applinks, webcredentials, appclips, activitycontinuation
+}
+
+public struct AppRecord: Sendable, Equatable {
+    public var id: Int64
+    public var appID: String
+    public var teamID: Int64
+    public var teamName: String
+    public var services: [AppService]
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var version: Int64
+}
+
+/// `applinks.defaults` as a domain sets them.
+public struct DomainDefaults: Sendable, Equatable {
+    public var caseSensitive: Bool?
+    public var percentEncoded: Bool?
+
+    public init(caseSensitive: Bool? = nil, percentEncoded: Bool? = nil) {
+        self.caseSensitive = caseSensitive
+        self.percentEncoded = percentEncoded
+    }
+
+    public var isEmpty: Bool { caseSensitive == nil && percentEncoded == nil }
+}
+
+public struct DomainRecord: Sendable, Equatable {
+    public var id: Int64
+    /// Punycode, lower case.
+    public var host: String
+    public var aliases: [String]
+    /// By name, in the order they were given.
+    public var substitutionVariables: [SubstitutionVariable]
+    public var defaults: DomainDefaults
+    public var webRoots: [String]
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var version: Int64
+    public var appOrder: [String]
+    public var orderVersion: Int64
+}
+
+public struct GrantRecord: Sendable, Equatable {
+    public var domainID: Int64
+    public var host: String
+    public var teamID: Int64
+    public var teamName: String
+    public var pathPrefixes: [String]
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var version: Int64
+}
+
+/// One rule: a `components` entry exactly as stored, and the ID the API names it by.
+public struct StoredRule: Sendable, Equatable {
+    public var id: UUID
+    public var component: JSONValue
+
+    public init(id: UUID, component: JSONValue) {
+        self.id = id
+        self.component = component
+    }
+}
+
+public struct RuleSetRecord: Sendable, Equatable {
+    public var domainID: Int64
+    public var appPK: Int64
+    public var appID: String
+    public var teamName: String
+    public var rules: [StoredRule]
+    /// 0 when the app has no rule set on the domain yet.
+    public var version: Int64
+}
+
+/// Everything a domain's document is rendered from, read in one transaction.
+public struct DomainSnapshot: Sendable {
+    public var domain: DomainRecord
+    public var grants: [GrantRecord]
+    /// Apps of teams holding a grant, and apps with rules on the domain.
+    public var apps: [AppRecord]
+    public var ruleSets: [RuleSetRecord]
+}
+
+public struct AuditEventRecord: Sendable, Equatable {
+    public var id: Int64
+    public var at: Date
+    public var actorToken: UUID?
+    public var actorName: String
+    public var actorTeam: String?
+    public var team: String?
+    public var domain: String?
+    public var appID: String?
+    public var action: String
+    public var entityType: String
+    public var entityID: String
+    public var before: JSONValue?
+    public var after: JSONValue?
+    public var requestID: String?
+
+    public init(actorToken: UUID?, actorName: String, actorTeam: String?, team: String?, domain: String?,
+                appID: String?, action: String, entityType: String, entityID: String,
+                before: JSONValue?, after: JSONValue?, requestID: String?) {
+        self.id = 0
+        self.at = Date()
+        self.actorToken = actorToken
+        self.actorName = actorName
+        self.actorTeam = actorTeam
+        self.team = team
+        self.domain = domain
+        self.appID = appID
+        self.action = action
+        self.entityType = entityType
+        self.entityID = entityID
+        self.before = before
+        self.after = after
+        self.requestID = requestID
+    }
+}

@@ -1,0 +1,101 @@
+import AASAServer
+import AASAStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+
+/// One test's world: a cloned database, the real application over HTTP on a free port, and an
+/// admin token made as `aasad token create --admin` makes it.
+struct TestWorld: Sendable {
+    let client: any TestClientProtocol
+    let databaseURL: DatabaseURL
+    let adminToken: String
+
+    /// Runs `body` against a live server on a fresh database.
+    static func run(_ body: @Sendable (TestWorld) async throws -> Void) async throws {
+        let url = try await TestDatabase.shared.clone()
+        do {
+            let token = try await TestDatabase.shared.withClient(url: url) { database in
+                try await makeToken(database, teamID: nil, scopes: [.admin], name: "test admin")
+            }
+            let config = AppConfig(host: "127.0.0.1", port: 0, databaseURL: url,
+                                   migrationsDirectory: TestDatabase.migrationsDirectory, logLevel: .warning,
+                                   maxBodyBytes: 64 * 1024, databaseConnections: 8)
+            let app = try buildApplication(config: config)
+            try await app.test(.live) { client in
+                try await body(TestWorld(client: client, databaseURL: url, adminToken: token))
+            }
+        } catch {
+            await TestDatabase.shared.drop(url)
+            throw error
+        }
+        await TestDatabase.shared.drop(url)
+    }
+
+    static func makeToken(_ database: Database, teamID: Int64?, scopes: [TokenScope], name: String,
+                          expiresAt: Date? = nil) async throws -> String {
+        let generated = TokenSecret.generate()
+        try await database.transaction(logger: Logger(label: "test")) { session in
+            _ = try await session.insertToken(id: generated.id, teamID: teamID, name: name, scopes: scopes,
+                                              secretHash: generated.hash, expiresAt: expiresAt)
+        }
+        return generated.token
+    }
+
+    /// Runs SQL checks against this test's database.
+    func withDatabase<T: Sendable>(_ body: @Sendable (Database) async throws -> T) async throws -> T {
+        try await TestDatabase.shared.withClient(url: databaseURL, body)
+    }
+
+    // MARK: HTTP
+
+    struct Reply: Sendable {
+        var status: Int
+        var headers: HTTPFields
+        var body: [UInt8]
+
+        var json: Any? { try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) }
+        var object: [String: Any] { json as? [String: Any] ?? [:] }
+        var etag: String? { headers[.eTag] }
+        var text: String { String(decoding: body, as: UTF8.self) }
+        var problemRules: [String] { (object["errors"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String } }
+        var problemFields: [String] { (object["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String } }
+    }
+
+    @discardableResult
+    func call(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, json: Any? = nil,
+              raw: String? = nil, headers extra: [String: String] = [:]) async throws -> Reply {
+        var headers = HTTPFields()
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        var body: ByteBuffer?
+        if let json {
+            body = ByteBuffer(bytes: Array(try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed])))
+            headers[.contentType] = "application/json"
+        } else if let raw {
+            body = ByteBuffer(string: raw)
+            headers[.contentType] = "application/json"
+        }
+        for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
+        let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
+        return Reply(status: Int(response.status.code), headers: response.headers, body: Array(response.body.readableBytesView))
+    }
+
+    // MARK: Fixtures through the API
+
+    @discardableResult
+    func createTeam(_ name: String) async throws -> Reply {
+        try await call(.post, "/v1/teams", token: adminToken, json: ["name": name])
+    }
+
+    /// A token of `team` with the given scopes, made through the API.
+    func teamToken(_ team: String, scopes: [String], expiresAt: String? = nil) async throws -> (secret: String, id: String) {
+        var body: [String: Any] = ["name": "\(team)-\(scopes.joined(separator: "-"))", "scopes": scopes]
+        if let expiresAt { body["expiresAt"] = expiresAt }
+        let reply = try await call(.post, "/v1/teams/\(team)/tokens", token: adminToken, json: body)
+        let token = reply.object["token"] as? [String: Any]
+        return (reply.object["secret"] as? String ?? "", token?["id"] as? String ?? "")
+    }
+}

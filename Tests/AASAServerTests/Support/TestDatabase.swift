@@ -1,0 +1,93 @@
+import AASAStore
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+/// Real PostgreSQL for the server tests: the migrations are applied once to a template database
+/// (named by their checksum, so an edited migration gets a new one), and every test gets its own
+/// clone (`CREATE DATABASE … TEMPLATE …`), dropped when the test ends. Tests never share rows.
+actor TestDatabase {
+    static let shared = TestDatabase()
+
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let migrationsDirectory = repositoryRoot + "/migrations"
+
+    struct NotConfigured: Error, CustomStringConvertible {
+        var description: String {
+            "AASA_TEST_DATABASE_URL is not set: run the suite with scripts/test, which starts a local PostgreSQL"
+        }
+    }
+
+    private var admin: PostgresClient?
+    private var templateName: String?
+    let logger = { var l = Logger(label: "aasa-tests"); l.logLevel = .error; return l }()
+
+    static func serverURL() throws -> DatabaseURL {
+        guard let raw = ProcessInfo.processInfo.environment["AASA_TEST_DATABASE_URL"] else { throw NotConfigured() }
+        return try DatabaseURL(raw)
+    }
+
+    /// A client to the server's maintenance database, alive for the whole test process.
+    private func adminClient() throws -> PostgresClient {
+        if let admin { return admin }
+        let url = try Self.serverURL().with(database: "postgres")
+        let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 4), backgroundLogger: logger)
+        Task.detached { await client.run() }
+        admin = client
+        return client
+    }
+
+    private func template() async throws -> String {
+        if let templateName { return templateName }
+        let files = try MigrationFile.load(from: Self.migrationsDirectory)
+        let digest = files.map(\.checksum).joined().prefix(12)
+        let name = "aasa_tpl_\(files.count)_\(digest)"
+        let admin = try adminClient()
+        let exists = try await admin.query("SELECT 1 FROM pg_database WHERE datname = \(name)").collect().count > 0
+        if !exists {
+            // Build under another name and rename, so a half-built template is never cloned.
+            let building = name + "_b\(ProcessInfo.processInfo.processIdentifier)"
+            try await admin.query("DROP DATABASE IF EXISTS \(unescaped: building)")
+            try await admin.query("CREATE DATABASE \(unescaped: building)")
+            try await withClient(database: building) { database in
+                try await database.read(logger: self.logger) { try await Migrator(files: files).migrate($0) }
+            }
+            do {
+                try await admin.query("ALTER DATABASE \(unescaped: building) RENAME TO \(unescaped: name)")
+            } catch {
+                // Another test process won the race; use its template.
+                try? await admin.query("DROP DATABASE IF EXISTS \(unescaped: building)")
+            }
+        }
+        templateName = name
+        return name
+    }
+
+    /// A fresh migrated database for one test; dropped afterwards.
+    func clone() async throws -> DatabaseURL {
+        let template = try await template()
+        let name = "aasa_t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+        try await adminClient().query("CREATE DATABASE \(unescaped: name) TEMPLATE \(unescaped: template)")
+        return try Self.serverURL().with(database: name)
+    }
+
+    func drop(_ url: DatabaseURL) async {
+        _ = try? await adminClient().query("DROP DATABASE IF EXISTS \(unescaped: url.database) WITH (FORCE)")
+    }
+
+    /// Runs `body` with a pool on `database`, then shuts the pool down.
+    nonisolated func withClient<T: Sendable>(database: String, _ body: @Sendable (Database) async throws -> T) async throws -> T {
+        try await withClient(url: try Self.serverURL().with(database: database), body)
+    }
+
+    nonisolated func withClient<T: Sendable>(url: DatabaseURL, _ body: @Sendable (Database) async throws -> T) async throws -> T {
+        let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 4), backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { await client.run(); return nil }
+            defer { group.cancelAll() }
+            return try await body(Database(client: client))
+        }
+    }
+}
