@@ -54,12 +54,14 @@ struct IdempotencyJanitor: Service {
     func run() async throws {
         try await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
+                // First wait: at start-up the schema check runs, and the table may not exist yet.
+                try await Task.sleep(for: .seconds(60))
                 do {
                     try await database.read(logger: logger) { try await $0.expireIdempotencyKeys(olderThan: retention) }
                 } catch {
                     logger.warning("could not expire idempotency keys", metadata: ["error": .string(String(describing: error))])
                 }
-                try await Task.sleep(for: .seconds(3600))
+                try await Task.sleep(for: .seconds(3540))
             }
         }
     }

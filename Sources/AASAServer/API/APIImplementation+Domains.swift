@@ -81,13 +81,21 @@ extension APIImplementation {
             } catch StoreError.duplicate {
                 throw APIProblem.conflict("\(host) or one of its aliases already belongs to a domain", field: "/host", rule: "unique")
             }
-            let rendered = try await DomainGate.check(session, domain: domain)
+            let rendered = try await DomainGate.check(session, domain: domain, field: Self.domainField)
             try await audit(session, principal, action: "domain.create", entityType: "domain", entityID: host,
                             domain: host, after: AuditJSON.domain(domain))
             return (domain, rendered)
         }
         return .created(.init(headers: .init(eTag: ETag.of(domain.version)),
                               body: .json(.init(domain, warnings: rendered.warnings.map(rendered.finding)))))
+    }
+
+    /// Findings about the domain's own settings name the request-body field they came from.
+    static func domainField(_ finding: Finding) -> String? {
+        for key in ["substitutionVariables", "defaults"] where finding.path.hasPrefix("/applinks/\(key)") {
+            return String(finding.path.dropFirst("/applinks".count))
+        }
+        return nil
     }
 
     func getDomain(_ input: Operations.GetDomain.Input) async throws -> Operations.GetDomain.Output {
@@ -113,7 +121,7 @@ extension APIImplementation {
             } catch StoreError.duplicate {
                 throw APIProblem.conflict("an alias already belongs to another domain", field: "/aliases", rule: "unique")
             }
-            let rendered = try await DomainGate.check(session, domain: after)
+            let rendered = try await DomainGate.check(session, domain: after, field: Self.domainField)
             try await audit(session, principal, action: "domain.update", entityType: "domain", entityID: after.host,
                             domain: after.host, before: AuditJSON.domain(before), after: AuditJSON.domain(after))
             return (after, rendered)

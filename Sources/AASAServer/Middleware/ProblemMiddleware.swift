@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import OpenAPIRuntime
+import AASAStore
 import PostgresNIO
 
 /// Turns every error into an `application/problem+json` response: the API's own problems as they
@@ -42,6 +43,9 @@ struct ProblemMiddleware: RouterMiddleware {
                 : status == .notFound ? "no such endpoint" : httpError.body ?? status.reasonPhrase
             return APIProblem(status: status, slug: status == .notFound ? "not-found" : "http-\(status.code)",
                               title: status.reasonPhrase, detail: detail)
+        case let psql as PSQLError where psql.sqlState == "40P01" || psql.sqlState == "40001":
+            // Two transactions crossed (deadlock or serialization failure); PostgreSQL undid one.
+            return .conflict("a concurrent change touched the same data; nothing was changed, retry the request")
         case let psql as PSQLError where Self.isUnavailable(psql):
             logger.error("database unavailable", metadata: ["error": .string(String(describing: psql.code))])
             return .unavailable("the database is unavailable; retry later")

@@ -66,11 +66,17 @@ extension DBSession {
 
     public func insertDomain(host: String, aliases: [String], variables: [SubstitutionVariable],
                              defaults: DomainDefaults, webRoots: [String]) async throws -> DomainRecord {
-        guard let id = try await first("""
-            INSERT INTO domains (host, substitution_variables, defaults, web_roots)
-            VALUES (\(host), \(Self.json(variables))::text::jsonb, \(Self.json(defaults))::text::jsonb, \(webRoots))
-            RETURNING id
-            """, as: Int64.self) else { throw StoreError.duplicate(constraint: "domains_host_key") }
+        let inserted: Int64?
+        do {
+            inserted = try await first("""
+                INSERT INTO domains (host, substitution_variables, defaults, web_roots)
+                VALUES (\(host), \(Self.json(variables))::text::jsonb, \(Self.json(defaults))::text::jsonb, \(webRoots))
+                RETURNING id
+                """, as: Int64.self)
+        } catch let error as PSQLError where error.isUniqueViolation {
+            throw StoreError.duplicate(constraint: error.constraintName)
+        }
+        guard let id = inserted else { throw StoreError.duplicate(constraint: "domains_host_key") }
         try await write("INSERT INTO domain_hosts (host, domain_id, is_primary) VALUES (\(host), \(id), true)")
         try await replaceAliases(domainID: id, aliases: aliases)
         return try await domain(id: id)!

@@ -73,6 +73,13 @@ actor TestDatabase {
         return try Self.serverURL().with(database: name)
     }
 
+    /// A new database with nothing in it (for migration tests).
+    func empty() async throws -> DatabaseURL {
+        let name = "aasa_e_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+        try await adminClient().query("CREATE DATABASE \(unescaped: name)")
+        return try Self.serverURL().with(database: name)
+    }
+
     func drop(_ url: DatabaseURL) async {
         _ = try? await adminClient().query("DROP DATABASE IF EXISTS \(unescaped: url.database) WITH (FORCE)")
     }
