@@ -52,16 +52,17 @@ struct IdempotencyJanitor: Service {
     let logger: Logger
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
+        // Cancelled on graceful shutdown; a cancelled sleep ends the loop quietly, not as an error.
+        await cancelWhenGracefulShutdown {
+            while true {
                 // First wait: at start-up the schema check runs, and the table may not exist yet.
-                try await Task.sleep(for: .seconds(60))
+                do { try await Task.sleep(for: .seconds(60)) } catch { return }
                 do {
                     try await database.read(logger: logger) { try await $0.expireIdempotencyKeys(olderThan: retention) }
                 } catch {
                     logger.warning("could not expire idempotency keys", metadata: ["error": .string(String(describing: error))])
                 }
-                try await Task.sleep(for: .seconds(3540))
+                do { try await Task.sleep(for: .seconds(3540)) } catch { return }
             }
         }
     }
