@@ -73,9 +73,7 @@ import Testing
     @Test func serveRefusesADatabaseThatIsBehind() async throws {
         let url = try await TestDatabase.shared.empty()
         defer { Task { await TestDatabase.shared.drop(url) } }
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("aasad")
-        let candidates = [TestDatabase.repositoryRoot + "/.build/debug/aasad", binary.path]
-        let path = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) })
+        let path = try ProcessTests.binary()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         var environment = ProcessInfo.processInfo.environment
