@@ -21,20 +21,31 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let database = Database(client: client)
     let migrator = Migrator(files: files)
 
+    let served = ServedFiles()
+    let publisher = Publisher(database: database, served: served)
+
     let router = Router(context: AppRequestContext.self)
+    // The served file is answered first, by Host, before request IDs, metrics or routing.
+    router.add(middleware: WellKnownMiddleware(served: served))
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: ETagHeaderMiddleware())
     router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database), maxBodyBytes: config.maxBodyBytes))
     router.add(middleware: IdempotencyMiddleware(database: database))
-    let api = APIImplementation(database: database, migrator: migrator, metrics: .shared)
+    let api = APIImplementation(database: database, migrator: migrator, metrics: .shared, served: served)
     try api.registerHandlers(on: router)
+    RevisionFileRoute(database: database).register(on: router)
 
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "aasad"),
-        services: [client, IdempotencyJanitor(database: database, retention: config.idempotencyRetention, logger: logger)],
+        services: [
+            client,
+            IdempotencyJanitor(database: database, retention: config.idempotencyRetention, logger: logger),
+            RevisionFollower(database: database, served: served, logger: logger),
+            Reconciler(database: database, publisher: publisher, logger: logger),
+        ],
         logger: logger)
     app.beforeServerStarts {
         // Refuse to serve a database that is behind, ahead, or whose applied files were edited.

@@ -24,9 +24,14 @@ extension APIImplementation {
         var variables: [SubstitutionVariable]
         var defaults: DomainDefaults
         var webRoots: [String]
+        var autoPublish: Bool
+        var legacyRootPath: Bool
 
         init(host: String, aliases: [String]?, variables: [String: [String]]?,
-             defaults: Components.Schemas.Defaults?, webRoots: [String]?, current: DomainRecord?) throws {
+             defaults: Components.Schemas.Defaults?, webRoots: [String]?, autoPublish: Bool?, legacyRootPath: Bool?,
+             current: DomainRecord?) throws {
+            self.autoPublish = autoPublish ?? current?.autoPublish ?? false
+            self.legacyRootPath = legacyRootPath ?? current?.legacyRootPath ?? false
             self.aliases = try (aliases ?? current?.aliases ?? []).enumerated().map { i, alias in
                 do { return try HostName.normalized(alias) }
                 catch { throw APIProblem.invalid(field: "/aliases/\(i)", rule: "host", "\(alias): \(error)") }
@@ -72,12 +77,14 @@ extension APIImplementation {
         catch { throw APIProblem.invalid(field: "/host", rule: "host", "\(body.host): \(error)") }
         let settings = try DomainSettings(host: host, aliases: body.aliases,
                                           variables: body.substitutionVariables?.additionalProperties,
-                                          defaults: body.defaults, webRoots: body.webRoots, current: nil)
+                                          defaults: body.defaults, webRoots: body.webRoots, autoPublish: body.autoPublish,
+                                          legacyRootPath: body.legacyRootPath, current: nil)
         let (domain, rendered) = try await write { session in
             let domain: DomainRecord
             do {
                 domain = try await session.insertDomain(host: host, aliases: settings.aliases, variables: settings.variables,
-                                                        defaults: settings.defaults, webRoots: settings.webRoots)
+                                                        defaults: settings.defaults, webRoots: settings.webRoots,
+                                                        autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
             } catch StoreError.duplicate {
                 throw APIProblem.conflict("\(host) or one of its aliases already belongs to a domain", field: "/host", rule: "unique")
             }
@@ -113,11 +120,13 @@ extension APIImplementation {
             try ETag.check(input.headers.ifMatch, version: before.version)
             let settings = try DomainSettings(host: before.host, aliases: body.aliases,
                                               variables: body.substitutionVariables?.additionalProperties,
-                                              defaults: body.defaults, webRoots: body.webRoots, current: before)
+                                              defaults: body.defaults, webRoots: body.webRoots, autoPublish: body.autoPublish,
+                                              legacyRootPath: body.legacyRootPath, current: before)
             let after: DomainRecord
             do {
                 after = try await session.updateDomain(id: before.id, aliases: settings.aliases, variables: settings.variables,
-                                                       defaults: settings.defaults, webRoots: settings.webRoots)
+                                                       defaults: settings.defaults, webRoots: settings.webRoots,
+                                                       autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
             } catch StoreError.duplicate {
                 throw APIProblem.conflict("an alias already belongs to another domain", field: "/aliases", rule: "unique")
             }
@@ -126,6 +135,7 @@ extension APIImplementation {
                             domain: after.host, before: AuditJSON.domain(before), after: AuditJSON.domain(after))
             return (after, rendered)
         }
+        await autoPublishIfEnabled(domain.host, after: "domain.update")
         return .ok(.init(headers: .init(eTag: ETag.of(domain.version)),
                          body: .json(.init(domain, warnings: rendered.warnings.map(rendered.finding)))))
     }

@@ -34,6 +34,7 @@ extension APIImplementation {
                             after: AuditJSON.order(after.appOrder, version: after.orderVersion))
             return (after, rendered)
         }
+        await autoPublishIfEnabled(domain.host, after: "order.replace")
         return .ok(.init(headers: .init(eTag: ETag.of(domain.orderVersion)),
                          body: .json(.init(host: domain.host, apps: rendered.order, version: domain.orderVersion,
                                            warnings: rendered.warnings.map { .init(rendered.finding($0)) }))))

@@ -33,6 +33,7 @@ extension APIImplementation {
         let (set, host, warnings) = try await changeRules(host: input.path.host, appID: input.path.appID,
                                                           ifMatch: input.headers.ifMatch, action: "rules.replace",
                                                           bodyField: { _, index in "/rules/\(index)" }) { _ in rules }
+        await autoPublishIfEnabled(host, after: "rules.replace")
         return .ok(.init(headers: .init(eTag: ETag.of(set.version)), body: .json(Self.ruleSet(set, host: host, warnings: warnings))))
     }
 
@@ -44,6 +45,7 @@ extension APIImplementation {
                                                           bodyField: { id, _ in id == rule.id ? "" : nil }) { current in
             current + [rule]
         }
+        await autoPublishIfEnabled(host, after: "rules.append")
         return .created(.init(headers: .init(eTag: ETag.of(set.version)), body: .json(Self.ruleSet(set, host: host, warnings: warnings))))
     }
 
@@ -55,6 +57,7 @@ extension APIImplementation {
             guard current.contains(where: { $0.id == id }) else { throw APIProblem.notFound("no rule \(input.path.ruleID)") }
             return current.filter { $0.id != id }
         }
+        await autoPublishIfEnabled(host, after: "rules.delete")
         return .ok(.init(headers: .init(eTag: ETag.of(set.version)), body: .json(Self.ruleSet(set, host: host, warnings: warnings))))
     }
 

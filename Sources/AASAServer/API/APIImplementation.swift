@@ -11,6 +11,7 @@ struct APIImplementation: APIProtocol {
     let database: Database
     let migrator: Migrator
     let metrics: MetricsExport
+    let served: ServedFiles
 
     var state: RequestState { RequestState.current ?? RequestState(requestID: "-", logger: Logger(label: "aasad"), principal: nil) }
     var logger: Logger { state.logger }

@@ -35,7 +35,8 @@ extension Components.Schemas.Domain {
                   substitutionVariables: .init(additionalProperties: Dictionary(
                       r.substitutionVariables.map { ($0.name, $0.values) }, uniquingKeysWith: { _, last in last })),
                   defaults: .init(caseSensitive: r.defaults.caseSensitive, percentEncoded: r.defaults.percentEncoded),
-                  webRoots: r.webRoots, createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version,
+                  webRoots: r.webRoots, autoPublish: r.autoPublish, legacyRootPath: r.legacyRootPath,
+                  currentRevision: r.currentRevision, createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version,
                   warnings: warnings?.map(Components.Schemas.Finding.init))
     }
 }
@@ -124,7 +125,8 @@ enum AuditJSON {
         if let p = r.defaults.percentEncoded { defaults.append("percentEncoded", .bool(p)) }
         return .object(["host": .string(r.host), "aliases": .array(r.aliases.map(JSONValue.string)),
                 "substitutionVariables": .object(variables), "defaults": .object(defaults),
-                "webRoots": .array(r.webRoots.map(JSONValue.string)), "version": .number(String(r.version))])
+                "webRoots": .array(r.webRoots.map(JSONValue.string)), "autoPublish": .bool(r.autoPublish),
+                "legacyRootPath": .bool(r.legacyRootPath), "version": .number(String(r.version))])
     }
 
     static func grant(_ r: GrantRecord) -> JSONValue {

@@ -43,6 +43,11 @@ public struct DBSession: Sendable {
     public let connection: PostgresConnection
     public let logger: Logger
 
+    public init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
     @discardableResult
     public func run(_ query: PostgresQuery) async throws -> PostgresRowSequence {
         try await connection.query(query, logger: logger)

@@ -7,9 +7,9 @@ extension DBSession {
         d.id, d.host,
         coalesce((SELECT array_agg(h.host ORDER BY h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT h.is_primary), '{}'),
         d.substitution_variables::text, d.defaults::text, d.web_roots, d.created_at, d.updated_at, d.version,
-        d.app_order, d.order_version
+        d.app_order, d.order_version, d.current_revision, d.auto_publish, d.legacy_root_path
         """
-    private typealias DomainRow = (Int64, String, [String], String, String, [String], Date, Date, Int64, [String], Int64)
+    private typealias DomainRow = (Int64, String, [String], String, String, [String], Date, Date, Int64, [String], Int64, Int?, Bool, Bool)
 
     private func domains(_ query: PostgresQuery) async throws -> [DomainRecord] {
         try await all(query, as: DomainRow.self).map { row in
@@ -20,7 +20,7 @@ extension DBSession {
                 defaults: DomainDefaults(caseSensitive: defaults?["caseSensitive"]?.boolValue,
                                          percentEncoded: defaults?["percentEncoded"]?.boolValue),
                 webRoots: row.5, createdAt: row.6, updatedAt: row.7, version: row.8,
-                appOrder: row.9, orderVersion: row.10)
+                appOrder: row.9, orderVersion: row.10, currentRevision: row.11, autoPublish: row.12, legacyRootPath: row.13)
         }
     }
 
@@ -65,12 +65,14 @@ extension DBSession {
     }
 
     public func insertDomain(host: String, aliases: [String], variables: [SubstitutionVariable],
-                             defaults: DomainDefaults, webRoots: [String]) async throws -> DomainRecord {
+                             defaults: DomainDefaults, webRoots: [String], autoPublish: Bool = false,
+                             legacyRootPath: Bool = false) async throws -> DomainRecord {
         let inserted: Int64?
         do {
             inserted = try await first("""
-                INSERT INTO domains (host, substitution_variables, defaults, web_roots)
-                VALUES (\(host), \(Self.json(variables))::text::jsonb, \(Self.json(defaults))::text::jsonb, \(webRoots))
+                INSERT INTO domains (host, substitution_variables, defaults, web_roots, auto_publish, legacy_root_path)
+                VALUES (\(host), \(Self.json(variables))::text::jsonb, \(Self.json(defaults))::text::jsonb, \(webRoots),
+                        \(autoPublish), \(legacyRootPath))
                 RETURNING id
                 """, as: Int64.self)
         } catch let error as PSQLError where error.isUniqueViolation {
@@ -83,10 +85,12 @@ extension DBSession {
     }
 
     public func updateDomain(id: Int64, aliases: [String], variables: [SubstitutionVariable],
-                             defaults: DomainDefaults, webRoots: [String]) async throws -> DomainRecord {
+                             defaults: DomainDefaults, webRoots: [String], autoPublish: Bool,
+                             legacyRootPath: Bool) async throws -> DomainRecord {
         try await write("""
             UPDATE domains SET substitution_variables = \(Self.json(variables))::text::jsonb,
-            defaults = \(Self.json(defaults))::text::jsonb, web_roots = \(webRoots), updated_at = now(),
+            defaults = \(Self.json(defaults))::text::jsonb, web_roots = \(webRoots), auto_publish = \(autoPublish),
+            legacy_root_path = \(legacyRootPath), updated_at = now(),
             version = version + 1 WHERE id = \(id)
             """)
         try await replaceAliases(domainID: id, aliases: aliases)

@@ -75,6 +75,57 @@ public struct DomainRecord: Sendable, Equatable {
     public var version: Int64
     public var appOrder: [String]
     public var orderVersion: Int64
+    public var currentRevision: Int?
+    public var autoPublish: Bool
+    public var legacyRootPath: Bool
+}
+
+/// An immutable published file of a domain.
+public struct RevisionRecord: Sendable, Equatable {
+    public var domainID: Int64
+    public var number: Int
+    /// Empty when only metadata was read.
+    public var bytes: [UInt8]
+    public var sha256: String
+    public var byteCount: Int
+    public var actorToken: UUID?
+    public var actorName: String
+    public var reason: String
+    public var createdAt: Date
+    public var diff: JSONValue?
+    public var rollbackOf: Int?
+
+    public init(domainID: Int64, number: Int, bytes: [UInt8], sha256: String, byteCount: Int, actorToken: UUID?,
+                actorName: String, reason: String, createdAt: Date, diff: JSONValue?, rollbackOf: Int?) {
+        self.domainID = domainID
+        self.number = number
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.byteCount = byteCount
+        self.actorToken = actorToken
+        self.actorName = actorName
+        self.reason = reason
+        self.createdAt = createdAt
+        self.diff = diff
+        self.rollbackOf = rollbackOf
+    }
+}
+
+/// What a replica serves for one host: the current revision of the domain it belongs to.
+public struct ServedRevision: Sendable, Equatable {
+    public var host: String
+    public var aliases: [String]
+    public var number: Int
+    public var bytes: [UInt8]
+    public var sha256: String
+
+    public init(host: String, aliases: [String], number: Int, bytes: [UInt8], sha256: String) {
+        self.host = host
+        self.aliases = aliases
+        self.number = number
+        self.bytes = bytes
+        self.sha256 = sha256
+    }
 }
 
 public struct GrantRecord: Sendable, Equatable {

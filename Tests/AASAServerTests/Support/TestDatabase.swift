@@ -21,7 +21,8 @@ actor TestDatabase {
     }
 
     private var admin: PostgresClient?
-    private var templateName: String?
+    /// One creation for every concurrent caller: the actor is re-entrant across awaits.
+    private var templateTask: Task<String, any Error>?
     let logger = { var l = Logger(label: "aasa-tests"); l.logLevel = .error; return l }()
 
     static func serverURL() throws -> DatabaseURL {
@@ -40,19 +41,25 @@ actor TestDatabase {
     }
 
     private func template() async throws -> String {
-        if let templateName { return templateName }
-        let files = try MigrationFile.load(from: Self.migrationsDirectory)
-        let digest = files.map(\.checksum).joined().prefix(12)
-        let name = "aasa_tpl_\(files.count)_\(digest)"
+        if let templateTask { return try await templateTask.value }
         let admin = try adminClient()
+        let task = Task { try await Self.makeTemplate(admin: admin, logger: logger) }
+        templateTask = task
+        return try await task.value
+    }
+
+    private static func makeTemplate(admin: PostgresClient, logger: Logger) async throws -> String {
+        let files = try MigrationFile.load(from: Self.migrationsDirectory)
+        let digest = String(MigrationFile(version: 0, name: "", sql: files.map(\.checksum).joined()).checksum.prefix(12))
+        let name = "aasa_tpl_\(files.count)_\(digest)"
         let exists = try await admin.query("SELECT 1 FROM pg_database WHERE datname = \(name)").collect().count > 0
         if !exists {
             // Build under another name and rename, so a half-built template is never cloned.
             let building = name + "_b\(ProcessInfo.processInfo.processIdentifier)"
             try await admin.query("DROP DATABASE IF EXISTS \(unescaped: building)")
             try await admin.query("CREATE DATABASE \(unescaped: building)")
-            try await withClient(database: building) { database in
-                try await database.read(logger: self.logger) { try await Migrator(files: files).migrate($0) }
+            try await shared.withClient(database: building) { database in
+                try await database.read(logger: logger) { try await Migrator(files: files).migrate($0) }
             }
             do {
                 try await admin.query("ALTER DATABASE \(unescaped: building) RENAME TO \(unescaped: name)")
@@ -61,7 +68,6 @@ actor TestDatabase {
                 try? await admin.query("DROP DATABASE IF EXISTS \(unescaped: building)")
             }
         }
-        templateName = name
         return name
     }
 
@@ -94,7 +100,12 @@ actor TestDatabase {
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { await client.run(); return nil }
             defer { group.cancelAll() }
-            return try await body(Database(client: client))
+            do {
+                return try await body(Database(client: client))
+            } catch {
+                print("database error: \(String(reflecting: error))")
+                throw error
+            }
         }
     }
 }

@@ -1,0 +1,167 @@
+import AASAModel
+import AASAStore
+import Crypto
+import Foundation
+import Logging
+import Metrics
+import NIOPosix
+import PostgresNIO
+
+/// Publishing one domain: render (or take an old revision's bytes), store an immutable revision
+/// with its diff and audit event, tell the other replicas, then write every web root. Serialised
+/// per domain across replicas by a session advisory lock held from before the transaction until
+/// the last web root is written, so two publishes never interleave their writes.
+struct Publisher: Sendable {
+    let database: Database
+    let served: ServedFiles
+
+    enum Source: Sendable {
+        case draft
+        case revision(Int)
+    }
+
+    struct Actor: Sendable {
+        var tokenID: UUID?
+        var name: String
+        var team: String?
+        var requestID: String?
+    }
+
+    struct TargetOutcome: Sendable {
+        var webRoot: String
+        var ok: Bool
+        var error: String?
+        var paths: [String]
+    }
+
+    struct Outcome: Sendable {
+        var host: String
+        var revision: RevisionRecord
+        var created: Bool
+        var targets: [TargetOutcome]
+        var warnings: [Finding]
+    }
+
+    /// - Parameter authorize: runs in the transaction with the locked domain; throws to refuse.
+    func publish(host: String, reason: String, source: Source, actor: Actor, logger: Logger,
+                 authorize: @Sendable (DBSession, DomainRecord) async throws -> Void = { _, _ in }) async throws -> Outcome {
+        guard let domainID = try await database.read(logger: logger, { try await $0.domain(host: host)?.id }) else {
+            throw APIProblem.notFound("no domain \(host)")
+        }
+        return try await withDomainLock(domainID: domainID, logger: logger) { session in
+            try await publishLocked(session, domainID: domainID, reason: reason, source: source, actor: actor, authorize: authorize)
+        }
+    }
+
+    /// Runs `body` on one connection holding the domain's publishing lock (a session advisory lock,
+    /// released on the same connection before it goes back to the pool).
+    func withDomainLock<T: Sendable>(domainID: Int64, logger: Logger, _ body: (DBSession) async throws -> T) async throws -> T {
+        try await database.client.withConnection { connection in
+            let session = DBSession(connection: connection, logger: logger)
+            try await session.lockPublishing(domainID: domainID)
+            do {
+                let result = try await body(session)
+                try await session.unlockPublishing(domainID: domainID)
+                return result
+            } catch {
+                _ = try? await session.unlockPublishing(domainID: domainID)
+                throw error
+            }
+        }
+    }
+
+    private func publishLocked(_ session: DBSession, domainID: Int64, reason: String, source: Source, actor: Actor,
+                               authorize: @Sendable (DBSession, DomainRecord) async throws -> Void) async throws -> Outcome {
+        try await session.run("BEGIN")
+        let domain: DomainRecord
+        let revision: RevisionRecord
+        let created: Bool
+        var warnings: [Finding] = []
+        do {
+            guard let locked = try await session.domain(id: domainID, forUpdate: true) else { throw APIProblem.notFound("the domain was deleted") }
+            domain = locked
+            try await authorize(session, domain)
+            let bytes: [UInt8]
+            var rollbackOf: Int?
+            switch source {
+            case .draft:
+                let rendered = try await DomainGate.check(session, domain: domain)
+                warnings = rendered.warnings.map(rendered.finding)
+                bytes = rendered.bytes
+            case .revision(let number):
+                guard let old = try await session.revision(domainID: domainID, number: number) else {
+                    throw APIProblem.notFound("\(domain.host) has no revision \(number)")
+                }
+                bytes = old.bytes
+                rollbackOf = number
+            }
+            let current = try await domain.currentRevision.asyncMap { try await session.revision(domainID: domainID, number: $0) } ?? nil
+            let sha = SHA256.hash(data: Data(bytes)).map { String(format: "%02x", $0) }.joined()
+            if let current, current.sha256 == sha {
+                revision = current
+                created = false
+            } else {
+                let diff = current.flatMap { old in
+                    (try? AASADocument(json: old.bytes)).flatMap { before in
+                        (try? AASADocument(json: bytes)).map { DocumentDiff(from: before, to: $0, host: domain.host).jsonValue }
+                    }
+                }
+                let record = RevisionRecord(domainID: domainID, number: (current?.number ?? 0) + 1, bytes: bytes, sha256: sha,
+                                            byteCount: bytes.count, actorToken: actor.tokenID, actorName: actor.name,
+                                            reason: reason, createdAt: Date(), diff: diff, rollbackOf: rollbackOf)
+                try await session.insertRevision(record)
+                try await session.appendAudit(AuditEventRecord(
+                    actorToken: actor.tokenID, actorName: actor.name, actorTeam: actor.team, team: nil, domain: domain.host,
+                    appID: nil, action: rollbackOf == nil ? "domain.publish" : "domain.rollback", entityType: "revision",
+                    entityID: "\(domain.host)/\(record.number)", before: current.map { .number(String($0.number)) },
+                    after: .object(["number": .number(String(record.number)), "sha256": .string(sha), "reason": .string(reason),
+                                    "rollbackOf": rollbackOf.map { .number(String($0)) } ?? .null]),
+                    requestID: actor.requestID))
+                try await session.notifyRevision(host: domain.host)
+                revision = record
+                created = true
+            }
+            try await session.run("COMMIT")
+        } catch {
+            _ = try? await session.run("ROLLBACK")
+            throw error
+        }
+        Counter(label: "aasad_publishes_total", dimensions: [("created", "\(created)")]).increment()
+        served.update(ServedRevision(host: domain.host, aliases: domain.aliases, number: revision.number,
+                                     bytes: revision.bytes, sha256: revision.sha256))
+        let targets = await writeTargets(session, domain: domain, revision: revision)
+        return Outcome(host: domain.host, revision: revision, created: created, targets: targets, warnings: warnings)
+    }
+
+    /// Writes every web root; one failing does not stop the others. Outcomes are recorded.
+    func writeTargets(_ session: DBSession, domain: DomainRecord, revision: RevisionRecord) async -> [TargetOutcome] {
+        var outcomes: [TargetOutcome] = []
+        for root in domain.webRoots {
+            var outcome = TargetOutcome(webRoot: root, ok: true, error: nil, paths: [])
+            do {
+                let bytes = revision.bytes, legacy = domain.legacyRootPath
+                // File I/O with fsync blocks: keep it off the concurrency pool's threads.
+                outcome.paths = try await NIOThreadPool.singleton.runIfActive {
+                    try WebRootWriter.write(bytes, root: root, legacy: legacy)
+                }
+            } catch {
+                outcome.ok = false
+                outcome.error = String(describing: error)
+                session.logger.error("publishing to a web root failed", metadata: [
+                    "host": .string(domain.host), "web_root": .string(root), "error": .string(String(describing: error))])
+                Counter(label: "aasad_publish_target_failures_total").increment()
+            }
+            try? await session.recordTarget(domainID: domain.id, webRoot: root, revision: revision.number,
+                                            ok: outcome.ok, error: outcome.error)
+            outcomes.append(outcome)
+        }
+        return outcomes
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

@@ -1,0 +1,85 @@
+import AASAModel
+import AASAStore
+import Foundation
+import Logging
+import Metrics
+import NIOPosix
+import ServiceLifecycle
+
+/// Compares every web root with its domain's current revision and rewrites what is missing or
+/// was edited by hand (logged, counted, audited). Runs at start-up and every `interval`, which is
+/// also how a failed target is retried; `aasad publish --all` runs it once.
+struct Reconciler: Service {
+    let database: Database
+    let publisher: Publisher
+    let logger: Logger
+    var interval: Duration = .seconds(60)
+
+    struct Report: Sendable {
+        var checked = 0
+        var rewritten: [String] = []
+        var failed: [String] = []
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do { _ = try await reconcileAll() } catch {
+                    logger.warning("reconciliation failed", metadata: ["error": .string(String(describing: error))])
+                }
+                do { try await Task.sleep(for: interval) } catch { return }
+            }
+        }
+    }
+
+    func reconcileAll() async throws -> Report {
+        var report = Report()
+        let domains = try await database.read(logger: logger) { try await $0.listDomains() }
+        for domain in domains where domain.currentRevision != nil && !domain.webRoots.isEmpty {
+            report = try await publisher.withDomainLock(domainID: domain.id, logger: logger) { [report] session in
+                var report = report
+                // Read again under the lock: a publish may have finished meanwhile.
+                guard let current = try await session.domain(id: domain.id), let number = current.currentRevision,
+                      let revision = try await session.revision(domainID: domain.id, number: number) else { return report }
+                for root in current.webRoots {
+                    report.checked += 1
+                    let legacy = current.legacyRootPath
+                    let onDisk = try await NIOThreadPool.singleton.runIfActive {
+                        (WebRootWriter.read(root: root), legacy ? FileManager.default.contents(atPath: root + "/" + WebRootWriter.fileName).map { [UInt8]($0) } : revision.bytes)
+                    }
+                    guard onDisk.0 != revision.bytes || onDisk.1 != revision.bytes else { continue }
+                    let state = onDisk.0 == nil ? "missing" : "different"
+                    logger.warning("web root does not match the current revision; rewriting", metadata: [
+                        "host": .string(current.host), "web_root": .string(root), "state": .string(state), "revision": .stringConvertible(number)])
+                    Counter(label: "aasad_reconcile_rewrites_total", dimensions: [("state", state)]).increment()
+                    var single = current
+                    single.webRoots = [root]
+                    let outcome = await publisher.writeTargets(session, domain: single, revision: revision)
+                    if outcome.allSatisfy(\.ok) { report.rewritten.append("\(current.host) \(root)") } else { report.failed.append("\(current.host) \(root)") }
+                    try await session.appendAudit(AuditEventRecord(
+                        actorToken: nil, actorName: "aasad reconcile", actorTeam: nil, team: nil, domain: current.host, appID: nil,
+                        action: "publish.reconcile", entityType: "web-root", entityID: root,
+                        before: .string(state), after: .object(["revision": .number(String(number)), "ok": .bool(outcome.allSatisfy(\.ok))]),
+                        requestID: nil))
+                }
+                return report
+            }
+        }
+        return report
+    }
+}
+
+/// `aasad publish --all`: one reconciliation pass, for operators and deploy scripts.
+public enum Reconciliation {
+    public struct Summary: Sendable {
+        public var checked: Int
+        public var rewritten: [String]
+        public var failed: [String]
+    }
+
+    public static func runOnce(database: Database, logger: Logger) async throws -> Summary {
+        let reconciler = Reconciler(database: database, publisher: Publisher(database: database, served: ServedFiles()), logger: logger)
+        let report = try await reconciler.reconcileAll()
+        return Summary(checked: report.checked, rewritten: report.rewritten, failed: report.failed)
+    }
+}

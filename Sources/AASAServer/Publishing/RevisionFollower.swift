@@ -1,0 +1,60 @@
+import AASAStore
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Keeps this replica's served files on the current revisions: a full load at start, then
+/// LISTEN `aasa_revisions` (each publish NOTIFYs its host), plus a full reload every `interval`
+/// as a safety net for missed notifications, lost connections and deleted domains.
+struct RevisionFollower: Service {
+    let database: Database
+    let served: ServedFiles
+    let logger: Logger
+    var interval: Duration = .seconds(30)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await listenForever() }
+                group.addTask { await reloadForever() }
+                await group.waitForAll()
+            }
+        }
+    }
+
+    func reloadAll() async throws {
+        let revisions = try await database.read(logger: logger) { try await $0.servedRevisions() }
+        served.replaceAll(revisions)
+    }
+
+    private func reloadForever() async {
+        while !Task.isCancelled {
+            do { try await reloadAll() } catch {
+                logger.warning("could not load the current revisions", metadata: ["error": .string(String(describing: error))])
+            }
+            do { try await Task.sleep(for: interval) } catch { return }
+        }
+    }
+
+    private func listenForever() async {
+        while !Task.isCancelled {
+            do {
+                try await database.client.withConnection { connection in
+                    try await connection.listen(on: "aasa_revisions") { notifications in
+                        // Anything published while we were not listening is picked up here.
+                        try await reloadAll()
+                        for try await notification in notifications {
+                            let host = notification.payload
+                            let revisions = try await database.read(logger: logger) { try await $0.servedRevisions(host: host) }
+                            for revision in revisions { served.update(revision) }
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("revision notifications interrupted; listening again", metadata: ["error": .string(String(describing: error))])
+            }
+            do { try await Task.sleep(for: .seconds(1)) } catch { return }
+        }
+    }
+}

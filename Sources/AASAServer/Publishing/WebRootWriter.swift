@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CoreFoundation
+import Foundation
+
+/// Writes a domain's file into a web root so that a reader sees the old file or the new one, never
+/// part of one: a temporary file in the same directory, fsync of the file, rename over the target,
+/// fsync of the directory. Paths come from the domain's configured web roots only; the host name
+/// never becomes part of a path. A `.well-known` that is a symlink leaving the root is refused.
+enum WebRootWriter {
+    static let fileName = "apple-app-site-association"
+
+    struct Failure: Error, CustomStringConvertible, Sendable {
+        var description: String
+    }
+
+    /// Writes `bytes` to `<root>/.well-known/apple-app-site-association`, and to
+    /// `<root>/apple-app-site-association` when `legacy`. Returns the paths written.
+    static func write(_ bytes: [UInt8], root: String, legacy: Bool) throws -> [String] {
+        let realRoot = try resolvedDirectory(root, what: "web root")
+        let wellKnown = realRoot + "/.well-known"
+        var info = stat()
+        if lstat(wellKnown, &info) != 0 {
+            guard errno == ENOENT else { throw failure("cannot inspect \(wellKnown)") }
+            guard mkdir(wellKnown, 0o755) == 0 || errno == EEXIST else { throw failure("cannot create \(wellKnown)") }
+        } else if (info.st_mode & S_IFMT) == S_IFLNK {
+            let target = try resolvedDirectory(wellKnown, what: ".well-known")
+            guard target.hasPrefix(realRoot + "/") else {
+                throw Failure(description: "\(wellKnown) is a symlink to \(target), outside the web root: refused")
+            }
+        } else if (info.st_mode & S_IFMT) != S_IFDIR {
+            throw Failure(description: "\(wellKnown) exists and is not a directory")
+        }
+        var written = [try replace(directory: wellKnown, bytes: bytes)]
+        if legacy { written.append(try replace(directory: realRoot, bytes: bytes)) }
+        return written
+    }
+
+    /// The file's bytes, or nil when it does not exist (for reconciliation).
+    static func read(root: String) -> [UInt8]? {
+        guard let data = FileManager.default.contents(atPath: root + "/.well-known/" + fileName) else { return nil }
+        return [UInt8](data)
+    }
+
+    private static func replace(directory: String, bytes: [UInt8]) throws -> String {
+        let target = directory + "/" + fileName
+        let temporary = directory + "/.\(fileName).\(UUID().uuidString).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+        guard fd >= 0 else { throw failure("cannot create \(temporary)") }
+        var ok = false
+        defer { if !ok { unlink(temporary) } }
+        do {
+            defer { close(fd) }
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw failure("cannot write \(temporary)")
+                }
+                offset += n
+            }
+            guard fsync(fd) == 0 else { throw failure("cannot fsync \(temporary)") }
+        }
+        guard rename(temporary, target) == 0 else { throw failure("cannot rename into \(target)") }
+        ok = true
+        let dir = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dir >= 0 {
+            defer { close(dir) }
+            guard fsync(dir) == 0 else { throw failure("cannot fsync \(directory)") }
+        }
+        return target
+    }
+
+    private static func resolvedDirectory(_ path: String, what: String) throws -> String {
+        guard let resolved = realpath(path, nil) else { throw failure("\(what) \(path) is not usable") }
+        defer { free(resolved) }
+        let real = String(cString: resolved)
+        var info = stat()
+        guard stat(real, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw Failure(description: "\(what) \(path) is not a directory")
+        }
+        return real
+    }
+
+    private static func failure(_ what: String) -> Failure {
+        Failure(description: "\(what): \(String(cString: strerror(errno)))")
+    }
+}
