@@ -137,7 +137,8 @@ extension APIImplementation {
             return .ok(.init(body: .json(result)))
         }
         let document = try AASADocument(json: bytes)
-        let resolution = AASAMatcher(document).resolve(url: body.url, domain: answer.host)
+        // The file is served for the URL's own host (an alias included), so the host check uses it.
+        let resolution = AASAMatcher(document).resolve(url: body.url, domain: urlHost)
         result.appID = resolution.appID
         result.decisions = resolution.decisions.map {
             .init(appID: $0.appID, decision: $0.decision.decision == .match ? .match : $0.decision.decision == .exclude ? .exclude : .none)

@@ -1,0 +1,36 @@
+import Foundation
+
+/// HTTP as outside clients send it (any Host header), through the system's curl.
+enum Curl {
+    struct Reply {
+        var status: Int
+        var headers: [String: String]
+        var body: [UInt8]
+    }
+
+    static func get(_ url: String, host: String? = nil, headers: [String: String] = [:]) throws -> Reply {
+        let headerFile = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: headerFile) }
+        var arguments = ["-s", "-D", headerFile, "--max-time", "10"]
+        if let host { arguments += ["-H", "Host: \(host)"] }
+        for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
+        arguments.append(url)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let body = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let head = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""
+        var lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        let status = lines.isEmpty ? 0 : Int(lines.removeFirst().split(separator: " ")[1]) ?? 0
+        var fields: [String: String] = [:]
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Reply(status: status, headers: fields, body: [UInt8](body))
+    }
+}
