@@ -92,14 +92,14 @@ import Testing
             let file = try await w.call(.get, "/v1/domains/example.com/revisions/1/file", token: token)
             let port = try #require(w.client.port)
             let url = "http://127.0.0.1:\(port)/.well-known/apple-app-site-association"
-            let served = try Curl.get(url, host: "example.com")
+            let served = try await Curl.get(url, host: "example.com")
             #expect(served.status == 200)
             #expect(served.body == file.body)
             #expect(served.headers["content-type"] == "application/json")
             let etag = try #require(served.headers["etag"])
-            #expect(try Curl.get(url, host: "www.example.com:443").body == file.body)
-            #expect(try Curl.get(url, host: "example.com", headers: ["If-None-Match": etag]).status == 304)
-            let unknown = try Curl.get(url, host: "other.example")
+            #expect(try await Curl.get(url, host: "www.example.com:443").body == file.body)
+            #expect(try await Curl.get(url, host: "example.com", headers: ["If-None-Match": etag]).status == 304)
+            let unknown = try await Curl.get(url, host: "other.example")
             #expect(unknown.status == 404)
             #expect(unknown.headers["location"] == nil)
         }

@@ -45,6 +45,8 @@ struct Reconciler: Service {
                     report.checked += 1
                     let legacy = current.legacyRootPath
                     let onDisk = try await NIOThreadPool.singleton.runIfActive {
+                        WebRootWriter.removeTemporaries(root: root, legacy: legacy)
+                        return
                         (WebRootWriter.read(root: root), legacy ? FileManager.default.contents(atPath: root + "/" + WebRootWriter.fileName).map { [UInt8]($0) } : revision.bytes)
                     }
                     guard onDisk.0 != revision.bytes || onDisk.1 != revision.bytes else { continue }

@@ -22,7 +22,7 @@ enum WebRootWriter {
     static func write(_ bytes: [UInt8], root: String, legacy: Bool) throws -> [String] {
         let realRoot = try resolvedDirectory(root, what: "web root")
         let wellKnown = realRoot + "/.well-known"
-        var info = stat()
+        var info = Glibc.stat()
         if lstat(wellKnown, &info) != 0 {
             guard errno == ENOENT else { throw failure("cannot inspect \(wellKnown)") }
             guard mkdir(wellKnown, 0o755) == 0 || errno == EEXIST else { throw failure("cannot create \(wellKnown)") }
@@ -43,6 +43,20 @@ enum WebRootWriter {
     static func read(root: String) -> [UInt8]? {
         guard let data = FileManager.default.contents(atPath: root + "/.well-known/" + fileName) else { return nil }
         return [UInt8](data)
+    }
+
+    /// Removes temporary files a killed writer left behind; returns how many. Called with the
+    /// domain's publishing lock held, so no writer of this domain is running anywhere.
+    @discardableResult
+    static func removeTemporaries(root: String, legacy: Bool) -> Int {
+        var removed = 0
+        for directory in [root + "/.well-known"] + (legacy ? [root] : []) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            for name in names where name.hasPrefix(".\(fileName).") && name.hasSuffix(".tmp") {
+                if unlink(directory + "/" + name) == 0 { removed += 1 }
+            }
+        }
+        return removed
     }
 
     private static func replace(directory: String, bytes: [UInt8]) throws -> String {
@@ -79,7 +93,7 @@ enum WebRootWriter {
         guard let resolved = realpath(path, nil) else { throw failure("\(what) \(path) is not usable") }
         defer { free(resolved) }
         let real = String(cString: resolved)
-        var info = stat()
+        var info = Glibc.stat()
         guard stat(real, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             throw Failure(description: "\(what) \(path) is not a directory")
         }

@@ -8,12 +8,33 @@ enum Curl {
         var body: [UInt8]
     }
 
-    static func get(_ url: String, host: String? = nil, headers: [String: String] = [:]) throws -> Reply {
+    /// A JSON API call with a bearer token.
+    static func call(_ method: String, _ url: String, token: String, json: String? = nil) async throws -> Reply {
+        var headers = ["Authorization": "Bearer \(token)"]
+        if json != nil { headers["Content-Type"] = "application/json" }
+        return try await get(url, headers: headers, method: method, body: json)
+    }
+
+    /// Waits for curl on a Dispatch thread: blocking the few threads of the concurrency pool
+    /// would starve the in-process server the request is going to.
+    static func get(_ url: String, host: String? = nil, headers: [String: String] = [:],
+                    method: String = "GET", body: String? = nil) async throws -> Reply {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try blockingGet(url, host: host, headers: headers, method: method, body: body) })
+            }
+        }
+    }
+
+    private static func blockingGet(_ url: String, host: String?, headers: [String: String],
+                                     method: String, body: String?) throws -> Reply {
         let headerFile = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: headerFile) }
         var arguments = ["-s", "-D", headerFile, "--max-time", "10"]
         if let host { arguments += ["-H", "Host: \(host)"] }
         for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
+        if method != "GET" { arguments += ["-X", method] }
+        if let body { arguments += ["--data-binary", body] }
         arguments.append(url)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
