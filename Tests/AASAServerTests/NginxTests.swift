@@ -1,0 +1,94 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+/// deploy/nginx as shipped (only ports and paths substituted), with Debian's nginx on loopback:
+/// the static mode serves the published web root, the proxy mode forwards to aasad.
+@Suite struct NginxTests {
+    final class Nginx: @unchecked Sendable {
+        let process = Process()
+        let directory: String
+        let port = Int.random(in: 40_000..<50_000)
+
+        init(site: String) throws {
+            directory = try PublishingTests.tempDir()
+            try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
+            let site = site.replacingOccurrences(of: "    listen [::]:80;\n", with: "")
+                .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
+            try site.write(toFile: directory + "/site.conf", atomically: true, encoding: .utf8)
+            let temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(directory)/tmp;" }.joined(separator: "\n  ")
+            let main = """
+                worker_processes 1;
+                pid \(directory)/nginx.pid;
+                error_log \(directory)/error.log;
+                daemon off;
+                events {}
+                http {
+                  access_log off;
+                  \(temp)
+                  include \(directory)/site.conf;
+                }
+                """
+            try main.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+            process.arguments = ["-c", directory + "/nginx.conf", "-p", directory]
+            process.standardError = FileHandle.nullDevice
+        }
+
+        func start() async throws {
+            try process.run()
+            for _ in 0..<50 {
+                if (try? await Curl.get("http://127.0.0.1:\(port)/").status) != 0 { return }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            Issue.record("nginx did not start: \((try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? "")")
+        }
+
+        deinit {
+            process.terminate()
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    static func deployFile(_ name: String) throws -> String {
+        try String(contentsOfFile: TestDatabase.repositoryRoot + "/deploy/nginx/" + name, encoding: .utf8)
+    }
+
+    @Test func staticAndProxyModesServeThePublishedFile() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx"), "install Debian's nginx (scripts/test does)")
+        let root = try PublishingTests.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestWorld.run { w in
+            let token = try await PublishingTests.setUp(w, webRoots: [root], legacy: true)
+            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "nginx"]).status == 201)
+            let file = try await w.call(.get, "/v1/domains/example.com/revisions/1/file", token: token).body
+
+            let staticSite = try Self.deployFile("aasa-static.conf").replacingOccurrences(of: "/srv/aasa/example.com", with: root)
+            let proxySite = try Self.deployFile("aasa-proxy.conf")
+                .replacingOccurrences(of: "server 127.0.0.1:8080;", with: "server 127.0.0.1:\(try #require(w.client.port));")
+            let staticNginx = try Nginx(site: staticSite), proxyNginx = try Nginx(site: proxySite)
+            try await staticNginx.start()
+            try await proxyNginx.start()
+
+            for nginx in [staticNginx, proxyNginx] {
+                let url = "http://127.0.0.1:\(nginx.port)/.well-known/apple-app-site-association"
+                let reply = try await Curl.get(url, host: "example.com")
+                #expect(reply.status == 200)
+                #expect(reply.body == file)
+                #expect(reply.headers["content-type"] == "application/json")
+                #expect(try await Curl.get(url, host: "www.example.com").body == file)
+                let unknown = try await Curl.get(url, host: "unknown.example")
+                #expect(unknown.status == 404)
+                #expect(unknown.headers["location"] == nil)
+            }
+            let legacy = try await Curl.get("http://127.0.0.1:\(staticNginx.port)/apple-app-site-association", host: "example.com")
+            #expect(legacy.body == file)
+            // Through the proxy, aasad's ETag and 304 pass unchanged.
+            let proxied = "http://127.0.0.1:\(proxyNginx.port)/.well-known/apple-app-site-association"
+            let etag = try #require(try await Curl.get(proxied, host: "example.com").headers["etag"])
+            #expect(try await Curl.get(proxied, host: "example.com", headers: ["If-None-Match": etag]).status == 304)
+        }
+    }
+}
