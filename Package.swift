@@ -94,6 +94,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "aasa-bench-publish",
+            dependencies: [
+                "AASAServer", "AASAStore", "AASAModel",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/PublishBenchmark",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "aasa-bench-matcher",
             dependencies: ["AASAModel"],
             path: "Benchmarks/MatcherBenchmark",
