@@ -33,7 +33,8 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     router.add(middleware: ETagHeaderMiddleware())
     router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database), maxBodyBytes: config.maxBodyBytes))
     router.add(middleware: IdempotencyMiddleware(database: database))
-    let api = APIImplementation(database: database, migrator: migrator, metrics: .shared, served: served)
+    let api = APIImplementation(database: database, migrator: migrator, metrics: .shared, served: served,
+                                webRootBases: config.webRootBases)
     try api.registerHandlers(on: router)
     RevisionFileRoute(database: database).register(on: router)
 

@@ -82,6 +82,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Maximum PostgreSQL connections in the pool")
     var databaseConnections: Int = 20
 
+    @Option(name: .customLong("web-root-base"),
+            help: "A directory domain web roots must lie in; repeat for several (env AASA_WEB_ROOT_BASES, colon-separated; default: any)")
+    var webRootBases: [String] = []
+
     func run() async throws {
         let address = listen ?? database.environment["AASA_LISTEN"] ?? "127.0.0.1:8080"
         guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]) else {
@@ -89,7 +93,10 @@ struct Serve: AsyncParsableCommand {
         }
         let config = AppConfig(host: String(address[..<colon]), port: port, databaseURL: try database.url(),
                                migrationsDirectory: database.migrations, logLevel: try database.level(),
-                               maxBodyBytes: maxBodyBytes, databaseConnections: databaseConnections)
+                               maxBodyBytes: maxBodyBytes, databaseConnections: databaseConnections,
+                               webRootBases: webRootBases.isEmpty
+                                   ? (database.environment["AASA_WEB_ROOT_BASES"] ?? "").split(separator: ":").map(String.init)
+                                   : webRootBases)
         let app = try buildApplication(config: config)
         try await app.runService()
     }

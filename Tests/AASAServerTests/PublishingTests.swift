@@ -145,6 +145,20 @@ import Testing
         }
     }
 
+    @Test func webRootsMustLieInsideTheConfiguredBases() async throws {
+        try await TestWorld.run(webRootBases: ["/srv/aasa"]) { w in
+            let outside = try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "a.example", "webRoots": ["/etc"]])
+            #expect(outside.status == 422)
+            #expect(outside.problemFields == ["/webRoots/0"])
+            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken,
+                                     json: ["host": "b.example", "webRoots": ["/srv/aasa-evil/x"]]).status == 422)
+            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken,
+                                     json: ["host": "c.example", "webRoots": ["/srv/aasa/c.example"]]).status == 201)
+            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken,
+                                     json: ["host": "d.example", "webRoots": ["/srv/aasa/../etc"]]).status == 422)
+        }
+    }
+
     @Test func whoMayPublish() async throws {
         try await TestWorld.run { w in
             try await Self.setUp(w, webRoots: [])

@@ -29,7 +29,7 @@ extension APIImplementation {
 
         init(host: String, aliases: [String]?, variables: [String: [String]]?,
              defaults: Components.Schemas.Defaults?, webRoots: [String]?, autoPublish: Bool?, legacyRootPath: Bool?,
-             current: DomainRecord?) throws {
+             current: DomainRecord?, bases: [String]) throws {
             self.autoPublish = autoPublish ?? current?.autoPublish ?? false
             self.legacyRootPath = legacyRootPath ?? current?.legacyRootPath ?? false
             self.aliases = try (aliases ?? current?.aliases ?? []).enumerated().map { i, alias in
@@ -47,7 +47,7 @@ extension APIImplementation {
             self.defaults = defaults.map { DomainDefaults(caseSensitive: $0.caseSensitive, percentEncoded: $0.percentEncoded) }
                 ?? current?.defaults ?? DomainDefaults()
             self.webRoots = try (webRoots ?? current?.webRoots ?? []).enumerated().map { i, root in
-                if let problem = Self.webRootProblem(root) {
+                if let problem = Self.webRootProblem(root, bases: bases) {
                     throw APIProblem.invalid(field: "/webRoots/\(i)", rule: "web-root", problem)
                 }
                 return root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
@@ -55,7 +55,7 @@ extension APIImplementation {
         }
 
         /// Web roots are absolute directories named plainly: no `..`, no control characters.
-        static func webRootProblem(_ root: String) -> String? {
+        static func webRootProblem(_ root: String, bases: [String]) -> String? {
             guard root.hasPrefix("/") else { return "a web root is an absolute path" }
             guard root.utf8.count <= 1024 else { return "a web root is at most 1024 bytes" }
             if root.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
@@ -63,6 +63,10 @@ extension APIImplementation {
             }
             if root.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) {
                 return "a web root has no . or .. components"
+            }
+            let trimmed = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+            if !bases.isEmpty && !bases.contains(where: { trimmed == $0 || trimmed.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) {
+                return "a web root lies inside \(bases.joined(separator: " or ")) (the server's --web-root-base)"
             }
             return nil
         }
@@ -78,7 +82,7 @@ extension APIImplementation {
         let settings = try DomainSettings(host: host, aliases: body.aliases,
                                           variables: body.substitutionVariables?.additionalProperties,
                                           defaults: body.defaults, webRoots: body.webRoots, autoPublish: body.autoPublish,
-                                          legacyRootPath: body.legacyRootPath, current: nil)
+                                          legacyRootPath: body.legacyRootPath, current: nil, bases: webRootBases)
         let (domain, rendered) = try await write { session in
             let domain: DomainRecord
             do {
@@ -121,7 +125,7 @@ extension APIImplementation {
             let settings = try DomainSettings(host: before.host, aliases: body.aliases,
                                               variables: body.substitutionVariables?.additionalProperties,
                                               defaults: body.defaults, webRoots: body.webRoots, autoPublish: body.autoPublish,
-                                              legacyRootPath: body.legacyRootPath, current: before)
+                                              legacyRootPath: body.legacyRootPath, current: before, bases: webRootBases)
             let after: DomainRecord
             do {
                 after = try await session.updateDomain(id: before.id, aliases: settings.aliases, variables: settings.variables,

@@ -12,6 +12,7 @@ struct APIImplementation: APIProtocol {
     let migrator: Migrator
     let metrics: MetricsExport
     let served: ServedFiles
+    let webRootBases: [String]
 
     var state: RequestState { RequestState.current ?? RequestState(requestID: "-", logger: Logger(label: "aasad"), principal: nil) }
     var logger: Logger { state.logger }

@@ -14,10 +14,15 @@ public struct AppConfig: Sendable {
     public var databaseConnections: Int
     /// Idempotency records are kept this long (seconds).
     public var idempotencyRetention: Int
+    /// When not empty, a domain's web roots must lie inside one of these directories, so an admin
+    /// token cannot point publishing at arbitrary places on the host.
+    public var webRootBases: [String]
 
     public init(host: String = "127.0.0.1", port: Int = 8080, databaseURL: DatabaseURL,
                 migrationsDirectory: String = "migrations", logLevel: Logger.Level = .info,
-                maxBodyBytes: Int = 1 << 20, databaseConnections: Int = 20, idempotencyRetention: Int = 86_400) {
+                maxBodyBytes: Int = 1 << 20, databaseConnections: Int = 20, idempotencyRetention: Int = 86_400,
+                webRootBases: [String] = []) {
+        self.webRootBases = webRootBases
         self.host = host
         self.port = port
         self.databaseURL = databaseURL

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Metrics
 import NIOCore
 
 /// Answers `GET /.well-known/apple-app-site-association` before any other work: the file is
@@ -11,12 +12,18 @@ struct WellKnownMiddleware: RouterMiddleware {
     static let path = "/.well-known/apple-app-site-association"
     let served: ServedFiles
 
+    // Made once: this path runs before the metrics middleware, and must stay cheap.
+    private static let served200 = Counter(label: "aasad_wellknown_responses_total", dimensions: [("status", "200")])
+    private static let served304 = Counter(label: "aasad_wellknown_responses_total", dimensions: [("status", "304")])
+    private static let served404 = Counter(label: "aasad_wellknown_responses_total", dimensions: [("status", "404")])
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.uri.path == Self.path, request.method == .get || request.method == .head else {
             return try await next(request, context)
         }
         let host = Self.hostName(request.head.authority ?? "")
         guard let file = served.file(for: host) else {
+            Self.served404.increment()
             var headers = HTTPFields()
             headers[.contentType] = "application/problem+json"
             let body = #"{"status":404,"title":"Not found","type":"urn:aasad:problem:not-found","detail":"no published file for this host"}"#
@@ -29,8 +36,10 @@ struct WellKnownMiddleware: RouterMiddleware {
             let tag = $0.trimmingCharacters(in: .whitespaces)
             return tag == file.etag || tag == "W/" + file.etag || tag == "*"
         }) {
+            Self.served304.increment()
             return Response(status: .notModified, headers: headers)
         }
+        Self.served200.increment()
         headers[.contentType] = "application/json"
         headers[.contentLength] = String(file.bytes.count)
         if request.method == .head { return Response(status: .ok, headers: headers) }

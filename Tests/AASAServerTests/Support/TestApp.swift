@@ -15,7 +15,7 @@ struct TestWorld: Sendable {
     let adminToken: String
 
     /// Runs `body` against a live server on a fresh database.
-    static func run(_ body: @Sendable (TestWorld) async throws -> Void) async throws {
+    static func run(webRootBases: [String] = [], _ body: @Sendable (TestWorld) async throws -> Void) async throws {
         let url = try await TestDatabase.shared.clone()
         do {
             let token = try await TestDatabase.shared.withClient(url: url) { database in
@@ -23,7 +23,7 @@ struct TestWorld: Sendable {
             }
             let config = AppConfig(host: "127.0.0.1", port: 0, databaseURL: url,
                                    migrationsDirectory: TestDatabase.migrationsDirectory, logLevel: .warning,
-                                   maxBodyBytes: 64 * 1024, databaseConnections: 8)
+                                   maxBodyBytes: 64 * 1024, databaseConnections: 8, webRootBases: webRootBases)
             let app = try buildApplication(config: config)
             try await app.test(.live) { client in
                 try await body(TestWorld(client: client, databaseURL: url, adminToken: token))
