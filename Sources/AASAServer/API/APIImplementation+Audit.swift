@@ -8,7 +8,7 @@ extension APIImplementation {
         let principal = try principal()
         let q = input.query
         var filter = AuditFilter(team: q.team, domain: q.domain, appID: q.app, since: q.since, until: q.until,
-                                 limit: min(max(q.limit ?? 100, 1), 500))
+                                 limit: try Names.limit(q.limit, default: 100))
         if let domain = q.domain { filter.domain = (try? Names.pathHost(domain)) ?? domain }
         if let actor = q.actor {
             guard let id = UUID(uuidString: actor) else { throw APIProblem.badRequest("actor is a token ID (UUID)", field: "actor", rule: "uuid") }

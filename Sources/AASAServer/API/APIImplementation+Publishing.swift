@@ -26,6 +26,9 @@ extension APIImplementation {
     static func reason(_ body: Components.Schemas.PublishRequest) throws -> String {
         let reason = body.reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !reason.isEmpty else { throw APIProblem.invalid(field: "/reason", rule: "non-empty", "say why you publish") }
+        guard body.reason.count <= 1000 else {
+            throw APIProblem.badRequest("a reason is at most 1000 characters", field: "/reason", rule: "maxLength")
+        }
         return reason
     }
 
@@ -43,7 +46,7 @@ extension APIImplementation {
         let principal = try principal()
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let outcome = try await publisher.publish(host: try Names.pathHost(input.path.host), reason: try Self.reason(body),
-                                                  source: .revision(input.path.number), actor: actor(principal),
+                                                  source: .revision(Int(input.path.number)), actor: actor(principal),
                                                   logger: logger, authorize: authorizePublish(principal))
         let result = Self.publishResult(outcome)
         return outcome.created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
@@ -51,10 +54,10 @@ extension APIImplementation {
 
     func listRevisions(_ input: Operations.ListRevisions.Input) async throws -> Operations.ListRevisions.Output {
         _ = try principal()
-        let limit = min(max(input.query.limit ?? 50, 1), 500)
+        let limit = try Names.limit(input.query.limit, default: 50)
         let (host, items) = try await read { session in
             let domain = try await lookupDomain(input.path.host, session: session)
-            return (domain.host, try await session.listRevisions(domainID: domain.id, before: input.query.before, limit: limit))
+            return (domain.host, try await session.listRevisions(domainID: domain.id, before: input.query.before.map(Int.init), limit: limit))
         }
         let next = items.count == limit && (items.last?.number ?? 0) > 1 ? items.last?.number : nil
         return .ok(.init(body: .json(.init(items: try items.map { try Self.revision($0, host: host, withDiff: false) }, nextBefore: next))))
@@ -64,7 +67,7 @@ extension APIImplementation {
         _ = try principal()
         let (host, revision) = try await read { session in
             let domain = try await lookupDomain(input.path.host, session: session)
-            guard let revision = try await session.revision(domainID: domain.id, number: input.path.number) else {
+            guard let revision = try await session.revision(domainID: domain.id, number: Int(input.path.number)) else {
                 throw APIProblem.notFound("\(domain.host) has no revision \(input.path.number)")
             }
             return (domain.host, revision)
@@ -83,7 +86,7 @@ extension APIImplementation {
                 }
                 return r.bytes
             }
-            let old = try await bytes(input.query.from)
+            let old = try await bytes(Int(input.query.from))
             let new: [UInt8]
             if input.query.to == "draft" {
                 new = DomainDocument(try await session.snapshot(of: domain)).bytes
@@ -95,7 +98,7 @@ extension APIImplementation {
             return (domain.host, old, new)
         }
         let diff = DocumentDiff(from: try AASADocument(json: old), to: try AASADocument(json: new), host: host)
-        return .ok(.init(body: .json(.init(from: input.query.from, to: input.query.to, diff: try OpenAPIValueContainer(json: diff.jsonValue)))))
+        return .ok(.init(body: .json(.init(from: Int(input.query.from), to: input.query.to, diff: try OpenAPIValueContainer(json: diff.jsonValue)))))
     }
 
     func matchURL(_ input: Operations.MatchURL.Input) async throws -> Operations.MatchURL.Output {

@@ -51,6 +51,9 @@ enum ETag {
 
     static func check(_ ifMatch: String?, version: Int64) throws {
         guard let ifMatch else { return }
+        guard ifMatch.utf8.count <= 100 else {
+            throw APIProblem.badRequest("If-Match is at most 100 characters", field: "If-Match", rule: "maxLength")
+        }
         let tags = ifMatch.split(separator: ",").map { tag -> String in
             var t = tag.trimmingCharacters(in: .whitespaces)
             if t.hasPrefix("W/") { t.removeFirst(2) }
@@ -73,6 +76,15 @@ enum Names {
     static func pathHost(_ host: String) throws -> String {
         guard let normalized = try? HostName.normalized(host) else { throw APIProblem.notFound("no domain \(host)") }
         return normalized
+    }
+
+    /// A `limit` query parameter within the bounds openapi.yaml declares (the generated code does not check them).
+    static func limit(_ value: Int?, default fallback: Int, maximum: Int = 500) throws -> Int {
+        guard let value else { return fallback }
+        guard (1...maximum).contains(value) else {
+            throw APIProblem.badRequest("limit is between 1 and \(maximum)", field: "limit", rule: "range")
+        }
+        return value
     }
 
     static func uuid(_ string: String, what: String) throws -> UUID {
