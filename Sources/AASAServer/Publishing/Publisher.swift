@@ -45,28 +45,32 @@ struct Publisher: Sendable {
     /// - Parameter authorize: runs in the transaction with the locked domain; throws to refuse.
     func publish(host: String, reason: String, source: Source, actor: Actor, logger: Logger,
                  authorize: @Sendable (DBSession, DomainRecord) async throws -> Void = { _, _ in }) async throws -> Outcome {
-        guard let domainID = try await database.read(logger: logger, { try await $0.domain(host: host)?.id }) else {
-            throw APIProblem.notFound("no domain \(host)")
-        }
-        return try await withDomainLock(domainID: domainID, logger: logger) { session in
-            try await publishLocked(session, domainID: domainID, reason: reason, source: source, actor: actor, authorize: authorize)
+        try await database.client.withConnection { connection in
+            let session = DBSession(connection: connection, logger: logger)
+            guard let domainID = try await session.domain(host: host)?.id else { throw APIProblem.notFound("no domain \(host)") }
+            return try await withDomainLock(domainID: domainID, session: session) { session in
+                try await publishLocked(session, domainID: domainID, reason: reason, source: source, actor: actor, authorize: authorize)
+            }
         }
     }
 
     /// Runs `body` on one connection holding the domain's publishing lock (a session advisory lock,
     /// released on the same connection before it goes back to the pool).
-    func withDomainLock<T: Sendable>(domainID: Int64, logger: Logger, _ body: (DBSession) async throws -> T) async throws -> T {
+    func withDomainLock<T: Sendable>(domainID: Int64, logger: Logger, _ body: @Sendable (DBSession) async throws -> T) async throws -> T {
         try await database.client.withConnection { connection in
-            let session = DBSession(connection: connection, logger: logger)
-            try await session.lockPublishing(domainID: domainID)
-            do {
-                let result = try await body(session)
-                try await session.unlockPublishing(domainID: domainID)
-                return result
-            } catch {
-                _ = try? await session.unlockPublishing(domainID: domainID)
-                throw error
-            }
+            try await withDomainLock(domainID: domainID, session: DBSession(connection: connection, logger: logger), body)
+        }
+    }
+
+    private func withDomainLock<T: Sendable>(domainID: Int64, session: DBSession, _ body: @Sendable (DBSession) async throws -> T) async throws -> T {
+        try await session.lockPublishing(domainID: domainID)
+        do {
+            let result = try await body(session)
+            try await session.unlockPublishing(domainID: domainID)
+            return result
+        } catch {
+            _ = try? await session.unlockPublishing(domainID: domainID)
+            throw error
         }
     }
 

@@ -15,15 +15,15 @@ extension DBSession {
         }
     }
 
-    /// A revision with its bytes.
+    /// A revision with its bytes, in one round trip.
     public func revision(domainID: Int64, number: Int) async throws -> RevisionRecord? {
-        guard var record = try await revisions("""
-            SELECT \(unescaped: Self.metadataColumns) FROM revisions WHERE domain_id = \(domainID) AND number = \(number)
-            """).first else { return nil }
-        let bytes: Data? = try await first("SELECT bytes FROM revisions WHERE domain_id = \(domainID) AND number = \(number)",
-                                           as: Data.self)
-        record.bytes = bytes.map { [UInt8]($0) } ?? []
-        return record
+        typealias Row = (Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, Data)
+        return try await all("""
+            SELECT \(unescaped: Self.metadataColumns), bytes FROM revisions WHERE domain_id = \(domainID) AND number = \(number)
+            """, as: Row.self).first.map {
+            RevisionRecord(domainID: $0.0, number: $0.1, bytes: [UInt8]($0.10), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
+                           actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: JSONColumn.decode($0.8), rollbackOf: $0.9)
+        }
     }
 
     /// Metadata only, newest first.
@@ -35,13 +35,16 @@ extension DBSession {
             """)
     }
 
+    /// Stores the revision and makes it the domain's current one, in one statement.
     public func insertRevision(_ r: RevisionRecord) async throws {
         try await write("""
-            INSERT INTO revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, diff, rollback_of)
-            VALUES (\(r.domainID), \(r.number), \(Data(r.bytes)), \(r.sha256), \(r.actorToken), \(r.actorName), \(r.reason),
-                    \(r.diff.map(JSONColumn.encode))::text::jsonb, \(r.rollbackOf))
+            WITH inserted AS (
+                INSERT INTO revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, diff, rollback_of)
+                VALUES (\(r.domainID), \(r.number), \(Data(r.bytes)), \(r.sha256), \(r.actorToken), \(r.actorName), \(r.reason),
+                        \(r.diff.map(JSONColumn.encode))::text::jsonb, \(r.rollbackOf))
+                RETURNING domain_id, number)
+            UPDATE domains SET current_revision = inserted.number FROM inserted WHERE domains.id = inserted.domain_id
             """)
-        try await write("UPDATE domains SET current_revision = \(r.number) WHERE id = \(r.domainID)")
     }
 
     /// Tells every replica listening on `aasa_revisions` that this host's current revision changed.
