@@ -15,6 +15,7 @@ import Testing
         var method: HTTPRequest.Method
         var path: String
         var body: [String: any Sendable]?
+        var raw: String?
         /// Expected status for admin, own-team write, own-team read, other team; the three kinds of
         /// invalid caller always get 401.
         var expected: [Int]
@@ -56,7 +57,12 @@ import Testing
         Cell(method: .get, path: "/v1/domains/example.com/aasa", expected: [200, 200, 200, 200]),
         Cell(method: .get, path: "/v1/domains/example.com/report", expected: [200, 200, 200, 200]),
         Cell(method: .get, path: "/v1/audit", expected: [200, 200, 200, 200]),
+        Cell(method: .get, path: "/v1/whoami", expected: [200, 200, 200, 200]),
+        Cell(method: .post, path: "/v1/teams/own/manifest?dryRun=true", raw: manifest, expected: [200, 200, 403, 404]),
+        Cell(method: .post, path: "/v1/teams/own/manifest", raw: manifest, expected: [200, 200, 403, 404]),
     ]
+
+    static let manifest = #"{"apps":[{"appID":"\#(app)"}],"domains":[{"host":"example.com","apps":[{"appID":"\#(app)","rules":[{"/":"/m/*"}]}]}]}"#
 
     struct Fixture: Sendable {
         var tokens: [Caller: String]
@@ -95,13 +101,28 @@ import Testing
                 let fixture = try await Self.setUp(w)
                 let path = cell.path.replacingOccurrences(of: "{readTokenID}", with: fixture.readTokenID)
                     .replacingOccurrences(of: "{ruleID}", with: fixture.ruleID)
-                let reply = try await w.call(cell.method, path, token: fixture.tokens[caller], json: cell.body)
+                let reply = try await w.call(cell.method, path, token: fixture.tokens[caller], json: cell.body, raw: cell.raw)
                 let expected = i < 4 ? cell.expected[i] : 401
                 #expect(reply.status == expected, "\(caller) \(cell.method) \(path): \(reply.text)")
                 if reply.status >= 400 {
                     #expect(reply.headers[.contentType] == "application/problem+json")
                 }
             }
+        }
+    }
+
+    /// An undeclared method on a declared path is 405 with `Allow`; an unknown path stays 404.
+    @Test func undeclaredMethodsGet405() async throws {
+        try await TestWorld.run { w in
+            let put = try await w.call(.put, "/v1/teams", token: w.adminToken, json: ["name": "x"])
+            #expect(put.status == 405)
+            #expect(put.headers[.allow] == "GET, POST")
+            #expect(put.headers[.contentType] == "application/problem+json")
+            let patch = try await w.call(.patch, "/v1/domains/example.com/revisions/3/file", token: w.adminToken)
+            #expect(patch.status == 405)
+            #expect(patch.headers[.allow] == "GET")
+            #expect(try await w.call(.get, "/v1/nothing/here", token: w.adminToken).status == 404)
+            #expect(try await w.call(.get, "/v1/teams/own", token: w.adminToken).status == 404, "a missing resource is still 404")
         }
     }
 

@@ -50,10 +50,32 @@ import Testing
         let errors = json["errors"] as! [[String: String]]
         #expect(errors.first?["code"] == "E012")
         #expect(errors.first?["path"] == "/applinks/details/0/appIDs/0")
-        #expect(try run(["lint"]).status == 2, "no file is a usage error")
-        #expect(try run(["lint", "--bogus", "x"]).status == 2)
+        #expect(try run(["lint"]).status == 64, "no file is a usage error")
+        #expect(try run(["lint", "--bogus", "x"]).status == 64)
         let stdin = try run(["lint", "-"], stdin: good)
         #expect(stdin.status == 0)
+    }
+
+    /// The example manifest shipped in deploy/ci is valid and free of warnings; a broken one names
+    /// the rule in the file's own terms.
+    @Test func validateManifestOffline() throws {
+        var root = URL(fileURLWithPath: #filePath)
+        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { root.deleteLastPathComponent() }
+        let example = try run(["validate", "-f", root.appendingPathComponent("deploy/ci/aasa.example.yaml").path])
+        #expect(example.status == 0, "\(example.out)\(example.err)")
+        #expect(!example.out.contains("warning"), "\(example.out)")
+        let broken = try run(["validate", "-f", "-"], stdin: """
+            apps:
+              ABCDE12345.com.a:
+            domains:
+              example.com:
+                ABCDE12345.com.a:
+                  - "/": "/a/$(nope)"
+                nope.app: []
+            """)
+        #expect(broken.status == 1)
+        #expect(broken.out.contains(#"domains["example.com"]["ABCDE12345.com.a"][0]["/"]"#), "\(broken.out)")
+        #expect(broken.out.contains("not listed under apps"))
     }
 
     @Test func matchJSON() throws {

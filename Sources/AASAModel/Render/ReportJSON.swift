@@ -53,25 +53,39 @@ extension DocumentDiff {
     }
 
     /// Lines for people: `+`/`-` per rule and app, then the URLs whose opening app changes.
-    public var textLines: [String] {
-        if isEmpty { return ["no changes"] }
+    public var textLines: [String] { Self.textLines(json: jsonValue) }
+
+    /// The same lines from the JSON form, so a client showing a server's diff prints what
+    /// `aasactl diff` prints for two files.
+    public static func textLines(json: JSONValue) -> [String] {
+        let o = json.objectValue ?? [:]
+        func strings(_ key: String, in object: JSONObject = o) -> [String] { (object[key]?.arrayValue ?? []).compactMap(\.stringValue) }
+        if o["changed"]?.boolValue == false { return ["no changes"] }
         var lines: [String] = []
-        for app in appsAdded { lines.append("+ app \(app)") }
-        for app in appsRemoved { lines.append("- app \(app)") }
-        if appOrderChanged { lines.append("~ the order of apps changed (the first matching app opens a URL)") }
-        for change in rules {
-            lines.append("\(change.appID):")
-            for r in change.removed { lines.append("  - \(r.text)") }
-            for r in change.added { lines.append("  + \(r.text)") }
+        for app in strings("appsAdded") { lines.append("+ app \(app)") }
+        for app in strings("appsRemoved") { lines.append("- app \(app)") }
+        if o["appOrderChanged"]?.boolValue == true { lines.append("~ the order of apps changed (the first matching app opens a URL)") }
+        let ruleText = { (r: JSONValue) in r.objectValue?["rule"].map { JSONWriter().string($0) } ?? "?" }
+        for change in o["rules"]?.arrayValue ?? [] {
+            let c = change.objectValue ?? [:]
+            lines.append("\(c["appID"]?.stringValue ?? "?"):")
+            for r in c["removed"]?.arrayValue ?? [] { lines.append("  - \(ruleText(r))") }
+            for r in c["added"]?.arrayValue ?? [] { lines.append("  + \(ruleText(r))") }
         }
-        for s in services {
-            for app in s.added { lines.append("+ \(s.service) \(app)") }
-            for app in s.removed { lines.append("- \(s.service) \(app)") }
+        for s in o["services"]?.arrayValue ?? [] {
+            let service = s.objectValue ?? [:]
+            let name = service["service"]?.stringValue ?? "?"
+            for app in strings("added", in: service) { lines.append("+ \(name) \(app)") }
+            for app in strings("removed", in: service) { lines.append("- \(name) \(app)") }
         }
-        for s in settings { lines.append("~ \(s)") }
-        if !openerChanges.isEmpty {
+        for s in strings("settings") { lines.append("~ \(s)") }
+        let openers = o["openerChanges"]?.arrayValue ?? []
+        if !openers.isEmpty {
             lines.append("URLs whose opening app changes:")
-            for c in openerChanges { lines.append("  \(c.url): \(c.before ?? "browser") -> \(c.after ?? "browser")") }
+            for c in openers {
+                let change = c.objectValue ?? [:]
+                lines.append("  \(change["url"]?.stringValue ?? "?"): \(change["before"]?.stringValue ?? "browser") -> \(change["after"]?.stringValue ?? "browser")")
+            }
         }
         return lines
     }

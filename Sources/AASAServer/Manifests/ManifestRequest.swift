@@ -1,0 +1,112 @@
+import AASAAPI
+import AASAModel
+import AASAStore
+import Foundation
+
+/// A manifest body checked for shape before any database work: app IDs, services, hosts, rules
+/// (as the rules endpoints read them), duplicates. Every problem is collected, so one answer
+/// names all of them with body pointers (`/domains/0/apps/1/rules/2/~1`).
+struct ManifestRequest: Sendable {
+    struct App: Sendable {
+        var appID: String
+        var services: [AppService]
+        var pointer: String
+    }
+
+    /// One app's rules on one domain, as the manifest lists them.
+    struct Rules: Sendable {
+        var appID: String
+        var rules: [ManifestRule]
+        var pointer: String
+    }
+
+    struct ManifestRule: Sendable {
+        var id: UUID?
+        var component: JSONValue
+    }
+
+    struct Domain: Sendable {
+        var host: String
+        var apps: [Rules]
+        var pointer: String
+    }
+
+    var apps: [App]
+    var domains: [Domain]
+    var publishReason: String?
+
+    init(_ body: Components.Schemas.Manifest) throws {
+        var errors: [FieldError] = []
+        func fail(_ field: String, _ rule: String, _ message: String) { errors.append(FieldError(field: field, rule: rule, message: message)) }
+
+        var apps: [App] = []
+        var seenApps = Set<String>()
+        for (i, app) in body.apps.enumerated() {
+            let pointer = "/apps/\(i)"
+            if let problem = AppID.problem(app.appID) { fail("\(pointer)/appID", "app-id", problem); continue }
+            guard seenApps.insert(app.appID).inserted else { fail("\(pointer)/appID", "unique", "\(app.appID) is listed twice"); continue }
+            do { apps.append(App(appID: app.appID, services: try APIImplementation.services(app.services, field: "\(pointer)/services"), pointer: pointer)) }
+            catch let problem as APIProblem { errors += problem.errors }
+        }
+
+        var domains: [Domain] = []
+        var seenHosts = Set<String>()
+        for (i, domain) in body.domains.enumerated() {
+            let pointer = "/domains/\(i)"
+            guard let host = try? HostName.normalized(domain.host) else {
+                fail("\(pointer)/host", "host", "\(domain.host) is not a host name"); continue
+            }
+            guard seenHosts.insert(host).inserted else { fail("\(pointer)/host", "unique", "\(host) is listed twice"); continue }
+            var entries: [Rules] = []
+            var seenAppsHere = Set<String>()
+            for (j, entry) in domain.apps.enumerated() {
+                let entryPointer = "\(pointer)/apps/\(j)"
+                guard seenApps.contains(entry.appID) else {
+                    fail("\(entryPointer)/appID", "declared-app", "\(entry.appID) is not among the manifest's apps; list it under apps"); continue
+                }
+                guard seenAppsHere.insert(entry.appID).inserted else {
+                    fail("\(entryPointer)/appID", "unique", "\(entry.appID) is listed twice for \(host)"); continue
+                }
+                var rules: [ManifestRule] = []
+                var seenIDs = Set<UUID>()
+                for (k, rule) in entry.rules.enumerated() {
+                    let rulePointer = "\(entryPointer)/rules/\(k)"
+                    var id: UUID?
+                    if let given = rule.id {
+                        guard let parsed = UUID(uuidString: given) else { fail("\(rulePointer)/id", "uuid", "a rule ID is a UUID"); continue }
+                        guard seenIDs.insert(parsed).inserted else { fail("\(rulePointer)/id", "unique", "two rules have the ID \(given)"); continue }
+                        id = parsed
+                    }
+                    do { rules.append(ManifestRule(id: id, component: try rule.component(field: rulePointer))) }
+                    catch let problem as APIProblem { errors += problem.errors }
+                }
+                entries.append(Rules(appID: entry.appID, rules: rules, pointer: entryPointer))
+            }
+            domains.append(Domain(host: host, apps: entries, pointer: pointer))
+        }
+
+        if body.publish == true {
+            let reason = body.reason?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            if reason.isEmpty { fail("/reason", "non-empty", "say why you publish") }
+            publishReason = reason
+        }
+        if let reason = body.reason, reason.count > 1000 { fail("/reason", "maxLength", "a reason is at most 1000 characters") }
+        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+        self.apps = apps
+        self.domains = domains
+    }
+
+    /// The stored rules a manifest entry becomes: a rule keeps the ID it is given, or else the ID of
+    /// an identical current rule (first unused one), so re-applying a manifest changes nothing.
+    static func resolve(_ wanted: [ManifestRule], current: [StoredRule]) -> [StoredRule] {
+        let explicit = Set(wanted.compactMap(\.id))
+        var unused = current.filter { !explicit.contains($0.id) }
+        return wanted.map { rule in
+            if let id = rule.id { return StoredRule(id: id, component: rule.component) }
+            if let i = unused.firstIndex(where: { $0.component == rule.component }) {
+                return StoredRule(id: unused.remove(at: i).id, component: rule.component)
+            }
+            return StoredRule(id: UUID(), component: rule.component)
+        }
+    }
+}

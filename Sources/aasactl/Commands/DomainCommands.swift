@@ -1,0 +1,156 @@
+import AASAModel
+import ArgumentParser
+
+struct Domains: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Domains, their aliases, web roots and document settings (changes are for admins).",
+        subcommands: [List.self, Show.self, Create.self, Update.self, Delete.self]
+    )
+
+    static func fields(_ json: JSONValue) -> [String] {
+        Table.fields(json, [("Host", "host"), ("Unicode", "unicodeHost"), ("Aliases", "aliases"), ("Web roots", "webRoots"),
+                            ("Defaults", "defaults"), ("Variables", "substitutionVariables"), ("Auto-publish", "autoPublish"),
+                            ("Legacy root path", "legacyRootPath"), ("Current revision", "currentRevision"), ("Version", "version")])
+            + Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
+    }
+
+    /// The settings `create` and `update` share; only what is given is sent.
+    struct Settings: ParsableArguments {
+        @Option(name: .customLong("alias"), help: "An alias host; repeat. Replaces the list.") var aliases: [String] = []
+        @Flag(help: "Remove every alias.") var noAliases = false
+        @Option(name: .customLong("web-root"), help: "An absolute web root directory; repeat. Replaces the list.") var webRoots: [String] = []
+        @Option(name: .customLong("variable"), help: "NAME=value1,value2 (substitution variable); repeat. Replaces the set.")
+        var variables: [String] = []
+        @Option(help: "applinks.defaults.caseSensitive (true or false).") var caseSensitive: Bool?
+        @Option(help: "applinks.defaults.percentEncoded (true or false).") var percentEncoded: Bool?
+        @Option(help: "Publish after every valid change (true or false).") var autoPublish: Bool?
+        @Option(help: "Also write <root>/apple-app-site-association (true or false).") var legacyRootPath: Bool?
+
+        func apply(to body: inout JSONObject) throws {
+            if !aliases.isEmpty || noAliases { body.append("aliases", .array(aliases.map(JSONValue.string))) }
+            if !webRoots.isEmpty { body.append("webRoots", .array(webRoots.map(JSONValue.string))) }
+            if !variables.isEmpty {
+                var object = JSONObject()
+                for v in variables {
+                    guard let eq = v.firstIndex(of: "=") else { throw ValidationError("--variable takes NAME=value1,value2") }
+                    let values = v[v.index(after: eq)...].split(separator: ",", omittingEmptySubsequences: false).map { JSONValue.string(String($0)) }
+                    object.append(String(v[..<eq]), .array(values))
+                }
+                body.append("substitutionVariables", .object(object))
+            }
+            if caseSensitive != nil || percentEncoded != nil {
+                var defaults = JSONObject()
+                if let caseSensitive { defaults.append("caseSensitive", .bool(caseSensitive)) }
+                if let percentEncoded { defaults.append("percentEncoded", .bool(percentEncoded)) }
+                body.append("defaults", .object(defaults))
+            }
+            if let autoPublish { body.append("autoPublish", .bool(autoPublish)) }
+            if let legacyRootPath { body.append("legacyRootPath", .bool(legacyRootPath)) }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        func run() async throws {
+            try remote.show(try await remote.client.send(.GET, "/v1/domains")) {
+                Table.rows($0, [("HOST", "host"), ("ALIASES", "aliases"), ("REVISION", "currentRevision"), ("AUTO", "autoPublish"), ("WEB ROOTS", "webRoots")])
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        func run() async throws {
+            try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "domains", host)), Domains.fields)
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        @OptionGroup var settings: Settings
+        func run() async throws {
+            var body: JSONObject = ["host": .string(host)]
+            try settings.apply(to: &body)
+            try remote.show(try await remote.client.send(.POST, "/v1/domains", body: .object(body)), Domains.fields)
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        @OptionGroup var settings: Settings
+        @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
+        func run() async throws {
+            var body = JSONObject()
+            try settings.apply(to: &body)
+            let response = try await remote.client.send(.PATCH, APIClient.path("v1", "domains", host), body: .object(body), headers: ifMatchHeader(ifMatch))
+            try remote.show(response, Domains.fields)
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        @Option(help: "The ETag (version) the deletion is based on.") var ifMatch: String?
+        func run() async throws {
+            _ = try await remote.client.send(.DELETE, APIClient.path("v1", "domains", host), headers: ifMatchHeader(ifMatch))
+            remote.say("Deleted domain \(host).")
+        }
+    }
+}
+
+struct Grants: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Which path prefixes of a domain each team may write rules for (changes are for admins).",
+        subcommands: [List.self, Show.self, Set.self, Delete.self]
+    )
+
+    static func fields(_ json: JSONValue) -> [String] {
+        Table.fields(json, [("Host", "host"), ("Team", "team"), ("Prefixes", "pathPrefixes"), ("Version", "version")])
+    }
+
+    struct List: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        func run() async throws {
+            try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "grants"))) {
+                Table.rows($0, [("TEAM", "team"), ("PREFIXES", "pathPrefixes"), ("VERSION", "version")])
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        @Argument var team: String
+        func run() async throws {
+            try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "grants", team)), Grants.fields)
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        @Argument var team: String
+        @Option(name: .customLong("prefix"), help: "A path prefix such as /shop; repeat.") var prefixes: [String]
+        @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
+        func run() async throws {
+            let response = try await remote.client.send(.PUT, APIClient.path("v1", "domains", host, "grants", team),
+                                                        body: .object(["pathPrefixes": .array(prefixes.map(JSONValue.string))]),
+                                                        headers: ifMatchHeader(ifMatch))
+            try remote.show(response, Grants.fields)
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        @Argument var team: String
+        func run() async throws {
+            _ = try await remote.client.send(.DELETE, APIClient.path("v1", "domains", host, "grants", team))
+            remote.say("Withdrew \(team)'s grant on \(host).")
+        }
+    }
+}

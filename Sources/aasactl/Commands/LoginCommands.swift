@@ -1,0 +1,59 @@
+import AASAModel
+import ArgumentParser
+import Foundation
+
+struct Login: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a token against a server and save both as a profile (file mode 0600).",
+        discussion: """
+            The token is read from standard input unless --token is given (a flag shows in process
+            lists). The profile becomes the current one; commands use it when no --server, --token,
+            AASA_SERVER or AASA_TOKEN is given. The file is $AASACTL_CONFIG, or
+            $XDG_CONFIG_HOME/aasactl/config.yaml, or ~/.config/aasactl/config.yaml.
+            """
+    )
+
+    @Option(help: "The aasad base URL, e.g. https://aasa.internal.example.")
+    var server: String
+
+    @Option(help: "The token (default: read a line from standard input).")
+    var token: String?
+
+    @Option(help: "The profile's name.")
+    var profile = "default"
+
+    @Flag(help: "Save the profile without making it the current one.")
+    var noSwitch = false
+
+    @Flag(name: [.short, .long], help: "Print nothing on success.")
+    var quiet = false
+
+    func run() async throws {
+        var secret = token
+        if secret == nil {
+            if isatty(STDIN_FILENO) != 0 { FileHandle.standardError.write(Data("Token: ".utf8)) }
+            secret = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)
+        }
+        guard let secret, !secret.isEmpty else { throw CLIFailure("no token given") }
+        let me = try await APIClient(server: server, token: secret).send(.GET, "/v1/whoami").json()
+        var profiles = try Profiles.load()
+        let team = me.objectValue?["team"]?.stringValue
+        profiles.profiles[profile] = .init(server: server, token: secret, team: team)
+        if !noSwitch || profiles.current == nil { profiles.current = profile }
+        try profiles.save()
+        if !quiet {
+            CLIOutput.print("Logged in to \(server) as \(Table.value(me, "name")) (team \(team ?? "none, admin"), scopes \(Table.value(me, "scopes"))).")
+            CLIOutput.print("Profile \(profile) saved in \(Profiles.path).")
+        }
+    }
+}
+
+struct Whoami: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "The token in use: its name, team and scopes.")
+    @OptionGroup var remote: RemoteOptions
+
+    func run() async throws {
+        let response = try await remote.client.send(.GET, "/v1/whoami")
+        try remote.show(response) { Table.fields($0, [("Token", "name"), ("ID", "tokenID"), ("Team", "team"), ("Scopes", "scopes")]) }
+    }
+}

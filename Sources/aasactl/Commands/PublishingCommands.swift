@@ -1,0 +1,156 @@
+import AASAModel
+import ArgumentParser
+
+struct Draft: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "document",
+        abstract: "A domain's draft apple-app-site-association, rendered from its stored state (JSON).")
+    @OptionGroup var remote: RemoteOptions
+    @Argument var host: String
+    func run() async throws {
+        let response = try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "aasa"))
+        if !remote.quiet { CLIOutput.write(response.body + [0x0A]) }
+    }
+}
+
+struct Report: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Errors, warnings, shadowed rules and cross-team overlaps of a domain's draft.",
+        discussion: "Exit status 1 when the draft has errors.")
+    @OptionGroup var remote: RemoteOptions
+    @Argument var host: String
+    func run() async throws {
+        let response = try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "report"))
+        let json = try response.json()
+        try remote.show(response) { json in
+            var lines = ["\(Table.value(json, "host")): \(json.objectValue?["valid"]?.boolValue == true ? "valid" : "INVALID"), \(Table.value(json, "byteCount")) bytes"]
+            lines += Table.findings(json.objectValue?["errors"], heading: "Errors:")
+            lines += Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
+            for s in json.objectValue?["shadowed"]?.arrayValue ?? [] {
+                lines.append("shadowed: \(Table.value(s, "rule.appID")) \(Table.value(s, "rule.path")) by \(Table.value(s, "shadowedBy.appID")) \(Table.value(s, "shadowedBy.path"))")
+            }
+            for o in json.objectValue?["overlaps"]?.arrayValue ?? [] {
+                let cross = o.objectValue?["crossTeam"]?.boolValue == true ? " (cross-team)" : ""
+                lines.append("overlap\(cross): \(Table.value(o, "first.appID")) \(Table.value(o, "first.path")) and \(Table.value(o, "second.appID")) \(Table.value(o, "second.path")), e.g. \(Table.value(o, "exampleURL")) opens \(Table.value(o, "opener"))")
+            }
+            return lines
+        }
+        if json.objectValue?["valid"]?.boolValue == false { throw ExitCode(1) }
+    }
+}
+
+/// The lines of a publish or rollback answer.
+func publishLines(_ json: JSONValue) -> [String] {
+    let created = json.objectValue?["created"]?.boolValue == true
+    var lines = [created ? "Published \(Table.value(json, "revision.host")) revision \(Table.value(json, "revision.number")) (\(Table.value(json, "revision.byteCount")) bytes, sha256 \(Table.value(json, "revision.sha256").prefix(12)))."
+                         : "No change: \(Table.value(json, "revision.host")) revision \(Table.value(json, "revision.number")) has these bytes already; web roots written again."]
+    for target in json.objectValue?["targets"]?.arrayValue ?? [] {
+        let ok = target.objectValue?["ok"]?.boolValue == true
+        lines.append("  \(ok ? "ok    " : "FAILED") \(Table.value(target, "webRoot"))\(ok ? "" : ": " + Table.value(target, "error"))")
+    }
+    return lines + Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
+}
+
+/// Exit 1 when any web root failed: the revision stands, but a pipeline should notice.
+func failIfTargetFailed(_ json: JSONValue) throws {
+    if (json.objectValue?["targets"]?.arrayValue ?? []).contains(where: { $0.objectValue?["ok"]?.boolValue == false }) { throw ExitCode(1) }
+}
+
+struct Publish: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Publish a domain's draft as a new revision and write it to its web roots.",
+        discussion: "Exit status 1 when a web root could not be written (the revision is still current; reconciliation retries).")
+    @OptionGroup var remote: RemoteOptions
+    @Argument var host: String
+    @Option(help: "Why; kept with the revision and in the audit trail.") var reason: String
+    func run() async throws {
+        let response = try await remote.client.send(.POST, APIClient.path("v1", "domains", host, "publish"), body: .object(["reason": .string(reason)]))
+        try remote.show(response, publishLines)
+        try failIfTargetFailed(try response.json())
+    }
+}
+
+struct Rollback: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Publish an earlier revision's bytes as a new revision.")
+    @OptionGroup var remote: RemoteOptions
+    @Argument var host: String
+    @Argument var revision: Int
+    @Option var reason: String
+    func run() async throws {
+        let response = try await remote.client.send(.POST, APIClient.path("v1", "domains", host, "revisions", String(revision), "rollback"),
+                                                    body: .object(["reason": .string(reason)]))
+        try remote.show(response, publishLines)
+        try failIfTargetFailed(try response.json())
+    }
+}
+
+struct Revisions: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A domain's published revisions.",
+        subcommands: [List.self, Show.self, File.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        @Option var limit: Int?
+        @Option(help: "Revisions before this number (the previous page's nextBefore).") var before: Int?
+        func run() async throws {
+            let response = try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "revisions"),
+                                                        query: [("limit", limit.map(String.init)), ("before", before.map(String.init))])
+            try remote.show(response) { json in
+                Table.rows(json, [("#", "number"), ("CREATED", "createdAt"), ("BY", "actor.name"), ("BYTES", "byteCount"),
+                                  ("ROLLBACK OF", "rollbackOf"), ("REASON", "reason")])
+                    + (json.objectValue?["nextBefore"].map { ["more: --before \(Table.text($0))"] } ?? [])
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        @Argument var number: Int
+        func run() async throws {
+            let response = try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "revisions", String(number)))
+            try remote.show(response) { json in
+                Table.fields(json, [("Host", "host"), ("Revision", "number"), ("Created", "createdAt"), ("By", "actor.name"),
+                                    ("Reason", "reason"), ("Bytes", "byteCount"), ("SHA-256", "sha256"), ("Rollback of", "rollbackOf")])
+                    + ["Changes:"] + DocumentDiff.textLines(json: json.objectValue?["diff"] ?? .null).map { "  " + $0 }
+            }
+        }
+    }
+
+    struct File: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The exact bytes of a revision, to standard output.")
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        @Argument var number: Int
+        func run() async throws {
+            let response = try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "revisions", String(number), "file"))
+            CLIOutput.write(response.body)
+        }
+    }
+}
+
+struct Audit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "The audit trail, newest first (a team token sees its team's events).")
+    @OptionGroup var remote: RemoteOptions
+    @Option var team: String?
+    @Option var domain: String?
+    @Option var app: String?
+    @Option(help: "A token ID.") var actor: String?
+    @Option(help: "ISO 8601, inclusive.") var since: String?
+    @Option(help: "ISO 8601, exclusive.") var until: String?
+    @Option var limit: Int?
+    @Option(help: "The previous page's nextCursor.") var cursor: String?
+    func run() async throws {
+        let response = try await remote.client.send(.GET, "/v1/audit", query: [
+            ("team", team), ("domain", domain), ("app", app), ("actor", actor), ("since", since), ("until", until),
+            ("limit", limit.map(String.init)), ("cursor", cursor),
+        ])
+        try remote.show(response) { json in
+            Table.rows(json, [("AT", "at"), ("ACTOR", "actor.name"), ("ACTION", "action"), ("ENTITY", "entityID"), ("REQUEST", "requestId")])
+                + (json.objectValue?["nextCursor"].map { ["more: --cursor \(Table.text($0))"] } ?? [])
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import AASAModel
+import ArgumentParser
+
+struct Teams: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Teams (creating, renaming and deleting them is for admins).",
+        subcommands: [List.self, Show.self, Create.self, Update.self, Delete.self]
+    )
+
+    static let columns = [("NAME", "name"), ("DISPLAY NAME", "displayName"), ("VERSION", "version"), ("UPDATED", "updatedAt")]
+    static func fields(_ json: JSONValue) -> [String] {
+        Table.fields(json, [("Name", "name"), ("Display name", "displayName"), ("Created", "createdAt"),
+                            ("Updated", "updatedAt"), ("Version", "version")])
+    }
+
+    struct List: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        func run() async throws {
+            try remote.show(try await remote.client.send(.GET, "/v1/teams")) { Table.rows($0, Teams.columns) }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var name: String
+        func run() async throws {
+            try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "teams", name)), Teams.fields)
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument(help: "Lower-case letters, digits and hyphens.") var name: String
+        @Option var displayName: String?
+        func run() async throws {
+            var body: JSONObject = ["name": .string(name)]
+            if let displayName { body.append("displayName", .string(displayName)) }
+            try remote.show(try await remote.client.send(.POST, "/v1/teams", body: .object(body)), Teams.fields)
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var name: String
+        @Option var displayName: String
+        @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
+        func run() async throws {
+            let response = try await remote.client.send(.PATCH, APIClient.path("v1", "teams", name),
+                                                        body: .object(["displayName": .string(displayName)]), headers: ifMatchHeader(ifMatch))
+            try remote.show(response, Teams.fields)
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var name: String
+        @Option(help: "The ETag (version) the deletion is based on.") var ifMatch: String?
+        func run() async throws {
+            _ = try await remote.client.send(.DELETE, APIClient.path("v1", "teams", name), headers: ifMatchHeader(ifMatch))
+            remote.say("Deleted team \(name).")
+        }
+    }
+}
+
+/// `If-Match` from `--if-match`: a bare version number is quoted as the API's ETags are.
+func ifMatchHeader(_ value: String?) -> [(String, String)] {
+    guard let value else { return [] }
+    return [("If-Match", value.allSatisfy(\.isNumber) ? "\"\(value)\"" : value)]
+}
+
+struct Tokens: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A team's tokens. Secrets are shown once, when created.",
+        subcommands: [List.self, Create.self, Revoke.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Option(help: "Default: the logged-in token's team.") var team: String?
+        func run() async throws {
+            let response = try await remote.client.send(.GET, APIClient.path("v1", "teams", try remote.team(team), "tokens"))
+            try remote.show(response) {
+                Table.rows($0, [("ID", "id"), ("NAME", "name"), ("SCOPES", "scopes"), ("EXPIRES", "expiresAt"),
+                                ("REVOKED", "revokedAt"), ("LAST USED", "lastUsedAt")])
+            }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(discussion: "With --quiet, prints only the secret (for scripts).")
+        @OptionGroup var remote: RemoteOptions
+        @Option(help: "Default: the logged-in token's team.") var team: String?
+        @Argument var name: String
+        @Option(name: .customLong("scope"), help: "write, read (admin for admins to give); repeat for several.")
+        var scopes: [String] = ["read"]
+        @Option(help: "Expiry, ISO 8601 (e.g. 2027-01-01T00:00:00Z).") var expires: String?
+        @Option(help: "Idempotency-Key, so a retry cannot mint a second token.") var idempotencyKey: String?
+        func run() async throws {
+            var body: JSONObject = ["name": .string(name), "scopes": .array(scopes.map(JSONValue.string))]
+            if let expires { body.append("expiresAt", .string(expires)) }
+            let response = try await remote.client.send(.POST, APIClient.path("v1", "teams", try remote.team(team), "tokens"),
+                                                        body: .object(body), headers: idempotencyKey.map { [("Idempotency-Key", $0)] } ?? [])
+            if remote.quiet {
+                CLIOutput.print(Table.value(try response.json(), "secret"))
+                return
+            }
+            try remote.show(response) {
+                Table.fields($0, [("ID", "token.id"), ("Name", "token.name"), ("Team", "token.team"), ("Scopes", "token.scopes"),
+                                  ("Expires", "token.expiresAt"), ("Secret", "secret")]) + ["The secret is shown only now."]
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Option(help: "Default: the logged-in token's team.") var team: String?
+        @Argument var tokenID: String
+        func run() async throws {
+            _ = try await remote.client.send(.DELETE, APIClient.path("v1", "teams", try remote.team(team), "tokens", tokenID))
+            remote.say("Revoked token \(tokenID).")
+        }
+    }
+}

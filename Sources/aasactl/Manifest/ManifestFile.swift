@@ -1,0 +1,125 @@
+import AASAModel
+import Foundation
+
+/// A team's manifest file (YAML or JSON), as kept in an app repository:
+///
+///     team: shop                      # optional: else --team, else the logged-in token's team
+///     apps:
+///       ABCDE12345.com.example.shop:
+///         services: [applinks, webcredentials]
+///     domains:
+///       example.com:
+///         ABCDE12345.com.example.shop:
+///           - "/": "/shop/*"
+///           - { "/": "/shop/admin/*", exclude: true }
+///
+/// It becomes the API's manifest body (arrays, so errors carry pointers); `describe` turns such a
+/// pointer back into the file's own terms.
+struct ManifestFile: Sendable {
+    var path: String
+    var team: String?
+    var apps: [(appID: String, services: JSONValue?)]
+    var domains: [(host: String, apps: [(appID: String, rules: [JSONValue])])]
+
+    static func load(_ path: String) throws -> ManifestFile {
+        let text = String(decoding: try CLIOutput.read(path), as: UTF8.self)
+        return try ManifestFile(path: path, json: try YAMLJSON.parse(text, file: path))
+    }
+
+    init(path: String, json: JSONValue) throws {
+        self.path = path
+        guard let root = json.objectValue else { throw CLIFailure("\(path): a manifest is a mapping with apps and domains") }
+        for key in root.keys where !["team", "apps", "domains"].contains(key) {
+            throw CLIFailure("\(path): unknown key `\(key)`; a manifest has team, apps and domains")
+        }
+        if let team = root["team"] {
+            guard let name = team.stringValue else { throw CLIFailure("\(path): team is a string") }
+            self.team = name
+        }
+        apps = []
+        for member in root["apps"]?.objectValue ?? [:] {
+            switch member.value {
+            case .null: apps.append((member.key, nil))
+            case .object(let settings):
+                for key in settings.keys where key != "services" {
+                    throw CLIFailure("\(path): apps.\(member.key): unknown key `\(key)`; an app has services")
+                }
+                apps.append((member.key, settings["services"]))
+            default: throw CLIFailure("\(path): apps.\(member.key) is a mapping (services) or empty")
+            }
+        }
+        if root["apps"] != nil && root["apps"]?.objectValue == nil { throw CLIFailure("\(path): apps is a mapping of app IDs") }
+        domains = []
+        for domain in root["domains"]?.objectValue ?? [:] {
+            guard let byApp = domain.value.objectValue else {
+                if domain.value == .null { domains.append((domain.key, [])); continue }
+                throw CLIFailure("\(path): domains.\(domain.key) is a mapping of app IDs to rule lists")
+            }
+            var entries: [(appID: String, rules: [JSONValue])] = []
+            for app in byApp {
+                switch app.value {
+                case .array(let rules): entries.append((app.key, rules))
+                case .null: entries.append((app.key, []))
+                default: throw CLIFailure("\(path): domains.\(domain.key).\(app.key) is a list of rules")
+                }
+            }
+            domains.append((domain.key, entries))
+        }
+        if root["domains"] != nil && root["domains"]?.objectValue == nil && root["domains"] != .null {
+            throw CLIFailure("\(path): domains is a mapping of hosts")
+        }
+    }
+
+    /// The body of `POST /v1/teams/{team}/manifest`.
+    func body(publishReason: String? = nil) -> JSONValue {
+        var object: JSONObject = [
+            "apps": .array(apps.map { app in
+                var o: JSONObject = ["appID": .string(app.appID)]
+                if let services = app.services { o.append("services", services) }
+                return .object(o)
+            }),
+            "domains": .array(domains.map { domain in
+                .object(["host": .string(domain.host), "apps": .array(domain.apps.map {
+                    .object(["appID": .string($0.appID), "rules": .array($0.rules)])
+                })])
+            }),
+        ]
+        if let publishReason {
+            object.append("publish", .bool(true))
+            object.append("reason", .string(publishReason))
+        }
+        return .object(object)
+    }
+
+    /// A body pointer (`/domains/0/apps/1/rules/2/~1`) in the file's terms
+    /// (`domains["example.com"]["ABCDE12345.com.a"][2]["/"]`); other fields unchanged.
+    func describe(_ field: String) -> String {
+        guard field.hasPrefix("/") else { return field }
+        var tokens = ArraySlice(field.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+        })
+        var out = ""
+        func index(_ token: String?) -> Int? { token.flatMap(Int.init) }
+        if tokens.first == "apps", let i = index(tokens.dropFirst().first), apps.indices.contains(i) {
+            out = "apps[\(JSONWriter.quoted(apps[i].appID))]"
+            tokens = tokens.dropFirst(2)
+        } else if tokens.first == "domains", let i = index(tokens.dropFirst().first), domains.indices.contains(i) {
+            let domain = domains[i]
+            out = "domains[\(JSONWriter.quoted(domain.host))]"
+            tokens = tokens.dropFirst(2)
+            if tokens.first == "host" { return out }
+            if tokens.first == "apps", let j = index(tokens.dropFirst().first), domain.apps.indices.contains(j) {
+                out += "[\(JSONWriter.quoted(domain.apps[j].appID))]"
+                tokens = tokens.dropFirst(2)
+                if tokens.first == "appID" { return out }
+                if tokens.first == "rules" {
+                    tokens = tokens.dropFirst()
+                }
+            }
+        } else {
+            return field
+        }
+        for token in tokens { out += Int(token) != nil ? "[\(token)]" : "[\(JSONWriter.quoted(token))]" }
+        return out
+    }
+}

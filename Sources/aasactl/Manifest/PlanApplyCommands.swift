@@ -1,0 +1,165 @@
+import AASAModel
+import ArgumentParser
+import Foundation
+
+/// What `plan` and `apply` share: the manifest, its team, and the dry run that makes a plan.
+struct ManifestOptions: ParsableArguments {
+    @Option(name: [.short, .customLong("file")], help: "The manifest (YAML or JSON); - reads standard input.")
+    var file: String
+
+    @Option(help: "The team (default: the manifest's `team`, else the logged-in token's team).")
+    var team: String?
+
+    func load(_ remote: RemoteOptions) throws -> (manifest: ManifestFile, team: String) {
+        let manifest = try ManifestFile.load(file)
+        if let team, let declared = manifest.team, team != declared {
+            throw CLIFailure("--team \(team) differs from the manifest's team \(declared)")
+        }
+        return (manifest, try team ?? manifest.team ?? remote.team(nil))
+    }
+
+    static func endpoint(_ team: String) -> String { APIClient.path("v1", "teams", team, "manifest") }
+}
+
+/// Prints a plan or an apply's answer for people.
+enum PlanText {
+    static func lines(_ json: JSONValue, applied: Bool) -> [String] {
+        let o = json.objectValue ?? [:]
+        var lines: [String] = []
+        var counts = (create: 0, update: 0, ruleSets: 0, domains: 0)
+        for app in o["apps"]?.arrayValue ?? [] {
+            switch Table.value(app, "action") {
+            case "create": counts.create += 1; lines.append("+ app \(Table.value(app, "appID")) (\(Table.value(app, "services")))")
+            case "update": counts.update += 1
+                lines.append("~ app \(Table.value(app, "appID")) services \(Table.value(app, "previousServices")) -> \(Table.value(app, "services"))")
+            default: break
+            }
+        }
+        for domain in o["domains"]?.arrayValue ?? [] {
+            let changed = domain.objectValue?["changed"]?.boolValue == true
+            if changed { counts.domains += 1 }
+            lines.append("\(Table.value(domain, "host")):\(changed ? "" : " no changes")")
+            if applied {
+                // The plan was printed before; after applying, only what happened next.
+                if let publish = domain.objectValue?["publish"] { lines += publishLines(publish).map { "  " + $0 } }
+                if let error = domain.objectValue?["publishError"]?.stringValue { lines.append("  PUBLISH FAILED: \(error)") }
+                continue
+            }
+            for rules in domain.objectValue?["rules"]?.arrayValue ?? [] where Table.value(rules, "action") != "unchanged" {
+                counts.ruleSets += 1
+                lines.append("  ~ \(Table.value(rules, "appID")): \(Table.value(rules, "rulesBefore")) -> \(Table.value(rules, "rulesAfter")) rules (\(Table.value(rules, "action")))")
+            }
+            if changed, let diff = domain.objectValue?["diff"] {
+                lines += DocumentDiff.textLines(json: diff).map { "    " + $0 }
+            }
+            lines += Table.findings(domain.objectValue?["warnings"], heading: "Warnings:").map { "  " + $0 }
+        }
+        let changed = o["changed"]?.boolValue == true
+        if !changed {
+            lines.append("No changes: the server already matches the manifest.")
+        } else {
+            lines.append(applied
+                ? "Applied: \(counts.create) app(s) created, \(counts.update) updated, \(counts.ruleSets) rule set(s) changed on \(counts.domains) domain(s)."
+                : "Plan: \(counts.create) app(s) to create, \(counts.update) to update, \(counts.ruleSets) rule set(s) to change on \(counts.domains) domain(s).")
+        }
+        return lines
+    }
+
+    /// A refused manifest: the problem with each field named in the file's terms.
+    static func failure(_ failure: APIFailure, manifest: ManifestFile) -> [String] {
+        var lines = ["error: \(failure.title)" + (failure.errors.isEmpty ? failure.detail.map { ": \($0)" } ?? "" : "")]
+        for e in failure.errors { lines.append("  \(manifest.describe(e.field)): \(e.message) [\(e.rule)]") }
+        return lines
+    }
+}
+
+struct Plan: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "What applying a manifest would change on the server, without changing it.",
+        discussion: """
+            Prints the apps to create or update, each domain's rule changes, AASAModel's warnings
+            and the URLs whose opening app would change. --output json prints the server's plan.
+            Exit status (like terraform plan -detailed-exitcode): 0 no changes, 2 changes, 1 errors.
+            """
+    )
+    @OptionGroup var remote: RemoteOptions
+    @OptionGroup var options: ManifestOptions
+
+    func run() async throws {
+        let (manifest, team) = try options.load(remote)
+        let plan: APIResponse
+        do {
+            plan = try await remote.client.send(.POST, ManifestOptions.endpoint(team), query: [("dryRun", "true")], body: manifest.body())
+        } catch let failure as APIFailure {
+            PlanText.failure(failure, manifest: manifest).forEach(CLIOutput.error)
+            throw ExitCode(1)
+        }
+        try remote.show(plan) { PlanText.lines($0, applied: false) }
+        if try plan.json().objectValue?["changed"]?.boolValue == true { throw ExitCode(2) }
+    }
+}
+
+struct Apply: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Make the server match a manifest, in one transaction, or change nothing.",
+        discussion: """
+            Plans first and shows the plan, then applies exactly that plan: the plan's state tag
+            goes as If-Match (someone changing the same apps in between gives an error, not a lost
+            update) and one Idempotency-Key covers every retry, so a connection lost mid-apply is
+            retried without applying twice. Without --yes, asks on a terminal and refuses otherwise.
+            With --publish, every domain in the manifest is published afterwards.
+            Exit status: 0 applied or nothing to do; 1 refused, failed, or a publish target failed.
+            """
+    )
+    @OptionGroup var remote: RemoteOptions
+    @OptionGroup var options: ManifestOptions
+
+    @Flag(help: "Publish every domain the manifest lists after applying.")
+    var publish = false
+
+    @Option(help: "The publish reason (default: \"aasactl apply <file>\").")
+    var reason: String?
+
+    @Flag(help: "Apply without asking.")
+    var yes = false
+
+    @Option(help: "The Idempotency-Key (default: a new UUID); reuse one to retry an apply by hand.")
+    var idempotencyKey: String?
+
+    func run() async throws {
+        let (manifest, team) = try options.load(remote)
+        let client = try remote.client
+        let reason = publish ? (reason ?? "aasactl apply \((options.file as NSString).lastPathComponent)") : nil
+        let body = manifest.body(publishReason: reason)
+        do {
+            let plan = try await client.send(.POST, ManifestOptions.endpoint(team), query: [("dryRun", "true")], body: manifest.body())
+            let json = try plan.json()
+            let changed = json.objectValue?["changed"]?.boolValue == true
+            if !remote.quiet && remote.output == .table { PlanText.lines(json, applied: false).forEach(CLIOutput.print) }
+            if !changed && !publish { return }
+            if changed && !yes {
+                guard isatty(STDIN_FILENO) != 0 else { throw CLIFailure("refusing to apply without --yes: standard input is not a terminal") }
+                FileHandle.standardError.write(Data("Apply these changes? Only 'yes' applies: ".utf8))
+                guard readLine() == "yes" else { throw CLIFailure("not applied") }
+            }
+            let stateTag = json.objectValue?["stateTag"]?.stringValue ?? "*"
+            let key = idempotencyKey ?? UUID().uuidString.lowercased()
+            let applied = try await client.send(.POST, ManifestOptions.endpoint(team), body: body,
+                                                headers: [("If-Match", stateTag), ("Idempotency-Key", key)])
+            if applied.header("Idempotency-Replayed") == "true" {
+                remote.say("The server had already applied this request (Idempotency-Key \(key)); its answer follows.")
+            }
+            try remote.show(applied) { PlanText.lines($0, applied: true) }
+            let domains = try applied.json().objectValue?["domains"]?.arrayValue ?? []
+            if domains.contains(where: { $0.objectValue?["publishError"] != nil }) { throw ExitCode(1) }
+            for domain in domains { if let p = domain.objectValue?["publish"] { try failIfTargetFailed(p) } }
+        } catch let failure as APIFailure {
+            if failure.status == 412 {
+                CLIOutput.error("error: the apps or rules this manifest owns changed on the server after the plan; nothing was applied. Run aasactl apply again.")
+            } else {
+                PlanText.failure(failure, manifest: manifest).forEach(CLIOutput.error)
+            }
+            throw ExitCode(1)
+        }
+    }
+}

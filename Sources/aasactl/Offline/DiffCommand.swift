@@ -1,0 +1,65 @@
+import AASAModel
+import ArgumentParser
+
+struct Diff: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compare two files by meaning: rules per app, services, and URLs whose app changes.",
+        discussion: """
+            Two files: `aasactl diff OLD NEW`. A domain's revisions on the server:
+            `aasactl diff --domain HOST --from N [--to M|draft]` (the draft by default).
+            Exit status: 0 when the documents mean the same, 1 when they differ or one is unreadable.
+            """
+    )
+
+    @Flag(help: "Print a JSON object.")
+    var json = false
+
+    @Option(help: "Host used in the example URLs.")
+    var host = "example.com"
+
+    @Argument(help: "The old file.")
+    var fileA: String?
+
+    @Argument(help: "The new file.")
+    var fileB: String?
+
+    @Option(help: "A domain on the server: compare its revisions.")
+    var domain: String?
+
+    @Option(help: "With --domain: the older revision number.")
+    var from: Int?
+
+    @Option(help: "With --domain: a revision number, or draft.")
+    var to = "draft"
+
+    @OptionGroup var remote: RemoteOptions
+
+    func validate() throws {
+        if domain == nil && (fileA == nil || fileB == nil) { throw ValidationError("name two files, or --domain HOST --from N") }
+        if domain != nil && from == nil { throw ValidationError("--domain needs --from N") }
+    }
+
+    func run() async throws {
+        if let domain, let from {
+            let response = try await remote.client.send(.GET, APIClient.path("v1", "domains", domain, "diff"),
+                                                        query: [("from", String(from)), ("to", to)])
+            let diff = try response.json().objectValue?["diff"] ?? .null
+            if json { CLIOutput.json(diff) } else { try remote.show(response) { _ in DocumentDiff.textLines(json: diff) } }
+            if diff.objectValue?["changed"]?.boolValue == true { throw ExitCode(1) }
+            return
+        }
+        let a = try load(fileA!), b = try load(fileB!)
+        let diff = DocumentDiff(from: a, to: b, host: host)
+        if json { CLIOutput.json(diff.jsonValue) } else { diff.textLines.forEach(CLIOutput.print) }
+        if !diff.isEmpty { throw ExitCode(1) }
+    }
+
+    func load(_ file: String) throws -> AASADocument {
+        let parsed = AASAParser.parse(try CLIOutput.read(file))
+        guard let document = parsed.document else {
+            for d in parsed.diagnostics { CLIOutput.error("\(file): \(d)") }
+            throw ExitCode(1)
+        }
+        return document
+    }
+}

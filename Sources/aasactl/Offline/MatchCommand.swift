@@ -1,0 +1,88 @@
+import AASAModel
+import ArgumentParser
+
+struct Match: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Which app opens each URL, by Apple's rules.",
+        discussion: """
+            For each URL: the app ID that opens it (the first app, in order of appearance, whose own
+            decision is match), or none. With --json, an array of
+              {"url", "appID": string|null, "detailsIndex": int|null, "componentIndex": int|null,
+               "pathIndex": int|null, "excluded": bool}
+            excluded is true when no app opens the URL and an exclude rule stopped at least one app.
+            Exit status: 0 when the file was read (whatever the answers), 1 when it is not a document.
+
+            Without --file, the server answers (POST /v1/match) from the domain's published
+            revision, or its draft with --draft, naming the team, app and rule that decided.
+            """
+    )
+
+    @Flag(help: "Print a JSON array.")
+    var json = false
+
+    @Option(name: .long, help: "The AASA file; - reads standard input. Without it, ask the server.")
+    var file: String?
+
+    @Flag(help: "With the server: match against the draft instead of the published revision.")
+    var draft = false
+
+    @OptionGroup var remote: RemoteOptions
+
+    @Option(help: "The host the file is served for: URLs on other hosts open no app.")
+    var domain: String?
+
+    @Argument(help: "URLs (https://host/path?query#fragment) or bare paths (/path).")
+    var urls: [String]
+
+    func validate() throws {
+        if urls.isEmpty { throw ValidationError("name at least one URL") }
+    }
+
+    func run() async throws {
+        guard let file else { return try await runRemote() }
+        let parsed = AASAParser.parse(try CLIOutput.read(file))
+        guard let document = parsed.document else {
+            for d in parsed.diagnostics { CLIOutput.error("\(file): \(d)") }
+            throw ExitCode(1)
+        }
+        let matcher = AASAMatcher(document)
+        let results = urls.map { (url: $0, resolution: matcher.resolve(url: $0, domain: domain)) }
+        if json {
+            CLIOutput.json(.array(results.map { $0.resolution.jsonValue(url: $0.url) }), pretty: false)
+            return
+        }
+        for (url, r) in results {
+            if let app = r.appID {
+                CLIOutput.print("\(url) -> \(app) (\(r.rule.map { "rule \($0)" } ?? ""))")
+            } else {
+                CLIOutput.print("\(url) -> none\(r.excluded ? " (excluded)" : "")")
+            }
+        }
+    }
+
+    private func runRemote() async throws {
+        let client = try remote.client
+        var answers: [APIResponse] = []
+        for url in urls {
+            answers.append(try await client.send(.POST, "/v1/match", body: .object([
+                "url": .string(url), "source": .string(draft ? "draft" : "published"),
+            ])))
+        }
+        if json || remote.output == .json {
+            if !remote.quiet { CLIOutput.json(.array(try answers.map { try $0.json() })) }
+            return
+        }
+        for answer in answers {
+            try remote.show(answer) { r in
+                let source = Table.value(r, "source") + (r.objectValue?["revision"].map { " revision " + Table.text($0) } ?? "")
+                var line = "\(Table.value(r, "url")) -> \(Table.value(r, "appID") == "-" ? "none" : Table.value(r, "appID")) [\(Table.value(r, "host")) \(source)]"
+                if r.objectValue?["rule"] != nil {
+                    line += " rule \(Table.value(r, "rule.path"))"
+                    if let team = r.objectValue?["rule"]?.objectValue?["team"]?.stringValue { line += " (team \(team), rule \(Table.value(r, "rule.ruleID")))" }
+                }
+                if let parent = r.objectValue?["wildcardParent"]?.stringValue { line += " (no domain of its own: apps with applinks:*.\(parent) read \(parent)'s file)" }
+                return [line]
+            }
+        }
+    }
+}
