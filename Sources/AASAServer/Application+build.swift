@@ -30,13 +30,18 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ProblemMiddleware())
+    let routes = RouteTable()
+    router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
     router.add(middleware: ETagHeaderMiddleware())
     router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database), maxBodyBytes: config.maxBodyBytes))
     router.add(middleware: IdempotencyMiddleware(database: database))
     let api = APIImplementation(database: database, migrator: migrator, metrics: .shared, served: served,
                                 webRootBases: config.webRootBases)
-    try api.registerHandlers(on: router)
+    try api.registerHandlers(on: RouteRecordingTransport(inner: router, table: routes))
     RevisionFileRoute(database: database).register(on: router)
+    routes.add(.get, RevisionFileRoute.path)
+    routes.add(.get, WellKnownMiddleware.path)
+    routes.add(.head, WellKnownMiddleware.path)
 
     var app = Application(
         router: router,

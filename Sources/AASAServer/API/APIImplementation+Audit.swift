@@ -24,7 +24,8 @@ extension APIImplementation {
             if let asked = q.team, asked != own { throw APIProblem.forbidden("a team token reads its own team's audit trail only") }
             filter.team = own
         }
-        let events = try await read { try await $0.listAudit(filter) }
+        let query = filter
+        let events = try await read { try await $0.listAudit(query) }
         let items = try events.map { e in
             Components.Schemas.AuditEvent(
                 id: String(e.id), at: e.at,

@@ -55,6 +55,9 @@ extension APIImplementation {
     func listRevisions(_ input: Operations.ListRevisions.Input) async throws -> Operations.ListRevisions.Output {
         _ = try principal()
         let limit = try Names.limit(input.query.limit, default: 50)
+        if let before = input.query.before, before < 1 {
+            throw APIProblem.badRequest("before is a revision number, 1 or more", field: "before", rule: "minimum")
+        }
         let (host, items) = try await read { session in
             let domain = try await lookupDomain(input.path.host, session: session)
             return (domain.host, try await session.listRevisions(domainID: domain.id, before: input.query.before.map(Int.init), limit: limit))
@@ -85,6 +88,9 @@ extension APIImplementation {
                     throw APIProblem.notFound("\(domain.host) has no revision \(number)")
                 }
                 return r.bytes
+            }
+            guard input.query.from >= 1 else {
+                throw APIProblem.badRequest("from is a revision number, 1 or more", field: "from", rule: "minimum")
             }
             let old = try await bytes(Int(input.query.from))
             let new: [UInt8]

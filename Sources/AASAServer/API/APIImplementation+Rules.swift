@@ -66,7 +66,7 @@ extension APIImplementation {
     /// - Parameter bodyField: the request-body pointer of a rule (by ID and index), if it came from the body.
     private func changeRules(host: String, appID: String, ifMatch: String?, action: String,
                              bodyField: @escaping @Sendable (UUID, Int) -> String?,
-                             change: @Sendable ([StoredRule]) throws -> [StoredRule]) async throws -> (RuleSetRecord, String, [Finding]) {
+                             change: @escaping @Sendable ([StoredRule]) throws -> [StoredRule]) async throws -> (RuleSetRecord, String, [Finding]) {
         let principal = try principal()
         return try await write { session in
             let domain = try await lookupDomain(host, session: session, forUpdate: true)

@@ -57,3 +57,12 @@ extension APIImplementation {
         return .noContent(.init())
     }
 }
+
+extension APIImplementation {
+    func whoami(_ input: Operations.Whoami.Input) async throws -> Operations.Whoami.Output {
+        let principal = try principal()
+        return .ok(.init(body: .json(.init(
+            tokenID: principal.tokenID.uuidString.lowercased(), name: principal.tokenName, team: principal.teamName,
+            scopes: principal.scopes.sorted().compactMap { Components.Schemas.Scope(rawValue: $0.rawValue) }))))
+    }
+}

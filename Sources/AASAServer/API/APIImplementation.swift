@@ -36,11 +36,11 @@ struct APIImplementation: APIProtocol {
             before: before, after: after, requestID: state.requestID))
     }
 
-    func write<Result: Sendable>(_ body: (DBSession) async throws -> Result) async throws -> Result {
+    func write<Result: Sendable>(_ body: @escaping @Sendable (DBSession) async throws -> Result) async throws -> Result {
         try await database.transaction(logger: logger, body)
     }
 
-    func read<Result: Sendable>(_ body: (DBSession) async throws -> Result) async throws -> Result {
+    func read<Result: Sendable>(_ body: @escaping @Sendable (DBSession) async throws -> Result) async throws -> Result {
         try await database.read(logger: logger, body)
     }
 }
@@ -50,6 +50,11 @@ enum ETag {
     static func of(_ version: Int64) -> String { "\"\(version)\"" }
 
     static func check(_ ifMatch: String?, version: Int64) throws {
+        try check(ifMatch, current: of(version))
+    }
+
+    /// `If-Match` against any current tag (a version, or a manifest's state tag).
+    static func check(_ ifMatch: String?, current: String) throws {
         guard let ifMatch else { return }
         guard ifMatch.utf8.count <= 100 else {
             throw APIProblem.badRequest("If-Match is at most 100 characters", field: "If-Match", rule: "maxLength")
@@ -59,8 +64,8 @@ enum ETag {
             if t.hasPrefix("W/") { t.removeFirst(2) }
             return t
         }
-        if tags.contains("*") || tags.contains(of(version)) { return }
-        throw APIProblem.preconditionFailed(current: of(version))
+        if tags.contains("*") || tags.contains(current) { return }
+        throw APIProblem.preconditionFailed(current: current)
     }
 }
 

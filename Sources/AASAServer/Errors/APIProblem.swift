@@ -27,6 +27,8 @@ struct APIProblem: Error, Sendable {
     var detail: String?
     var errors: [FieldError] = []
     var warnings: [Finding] = []
+    /// The `Allow` header of a 405.
+    var allow: [String] = []
 
     static func badRequest(_ detail: String, field: String? = nil, rule: String = "syntax") -> APIProblem {
         APIProblem(status: .badRequest, slug: "bad-request", title: "The request cannot be read", detail: detail,

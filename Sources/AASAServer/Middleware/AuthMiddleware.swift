@@ -1,3 +1,4 @@
+import AASAModel
 import AASAStore
 import Foundation
 import Hummingbird
@@ -17,7 +18,12 @@ struct AuthMiddleware: RouterMiddleware {
             throw HTTPError(.contentTooLarge)
         }
         if request.method != .get && request.method != .head {
-            _ = try await request.collectBody(upTo: maxBodyBytes)
+            let body = try await request.collectBody(upTo: maxBodyBytes)
+            // No field of this API takes null; the generated decoder would read it as "absent".
+            if request.headers[.contentType]?.hasPrefix("application/json") == true,
+               let parsed = try? JSONParser.parse(Array(body.readableBytesView)), let pointer = Self.firstNull(parsed.value, at: []) {
+                throw APIProblem.badRequest("null is not a value here; leave the field out instead", field: pointer.description, rule: "type")
+            }
         }
         guard var state = RequestState.current else { return try await next(request, context) }
         guard request.uri.path.hasPrefix("/v1/") else { return try await next(request, context) }
@@ -42,5 +48,17 @@ struct AuthMiddleware: RouterMiddleware {
         return try await RequestState.$current.withValue(state) {
             try await next(request, context)
         }
+    }
+
+    static func firstNull(_ value: JSONValue, at path: [String]) -> JSONPointer? {
+        switch value {
+        case .null: return JSONPointer(tokens: path)
+        case .array(let items):
+            for (i, item) in items.enumerated() { if let p = firstNull(item, at: path + [String(i)]) { return p } }
+        case .object(let object):
+            for member in object { if let p = firstNull(member.value, at: path + [member.key]) { return p } }
+        default: break
+        }
+        return nil
     }
 }

@@ -46,6 +46,14 @@ struct ProblemMiddleware: RouterMiddleware {
         case let psql as PSQLError where psql.sqlState == "40P01" || psql.sqlState == "40001":
             // Two transactions crossed (deadlock or serialization failure); PostgreSQL undid one.
             return .conflict("a concurrent change touched the same data; nothing was changed, retry the request")
+        case is DatabaseUnavailable:
+            logger.error("database unavailable: no connection within the lease timeout")
+            return .unavailable("the database is unavailable; retry later")
+        case let other where String(reflecting: type(of: other)).hasSuffix("ConnectionPoolError"):
+            // PostgresNIO's pool gave up (its circuit breaker after failed connection attempts);
+            // its error type lives in a module that is not part of PostgresNIO's public API.
+            logger.error("database unavailable", metadata: ["error": .string(String(describing: other))])
+            return .unavailable("the database is unavailable; retry later")
         case let psql as PSQLError where Self.isUnavailable(psql):
             logger.error("database unavailable", metadata: ["error": .string(String(describing: psql.code))])
             return .unavailable("the database is unavailable; retry later")
@@ -94,6 +102,7 @@ struct ProblemMiddleware: RouterMiddleware {
         var headers = HTTPFields()
         headers[.contentType] = "application/problem+json"
         if problem.status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        if !problem.allow.isEmpty { headers[.allow] = problem.allow.joined(separator: ", ") }
         return Response(status: problem.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
     }
 }

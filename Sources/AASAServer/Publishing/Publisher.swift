@@ -44,8 +44,8 @@ struct Publisher: Sendable {
 
     /// - Parameter authorize: runs in the transaction with the locked domain; throws to refuse.
     func publish(host: String, reason: String, source: Source, actor: Actor, logger: Logger,
-                 authorize: @Sendable (DBSession, DomainRecord) async throws -> Void = { _, _ in }) async throws -> Outcome {
-        try await database.client.withConnection { connection in
+                 authorize: @escaping @Sendable (DBSession, DomainRecord) async throws -> Void = { _, _ in }) async throws -> Outcome {
+        try await database.withConnection { connection in
             let session = DBSession(connection: connection, logger: logger)
             guard let domainID = try await session.domain(host: host)?.id else { throw APIProblem.notFound("no domain \(host)") }
             return try await withDomainLock(domainID: domainID, session: session) { session in
@@ -56,8 +56,8 @@ struct Publisher: Sendable {
 
     /// Runs `body` on one connection holding the domain's publishing lock (a session advisory lock,
     /// released on the same connection before it goes back to the pool).
-    func withDomainLock<T: Sendable>(domainID: Int64, logger: Logger, _ body: @Sendable (DBSession) async throws -> T) async throws -> T {
-        try await database.client.withConnection { connection in
+    func withDomainLock<T: Sendable>(domainID: Int64, logger: Logger, _ body: @escaping @Sendable (DBSession) async throws -> T) async throws -> T {
+        try await database.withConnection { connection in
             try await withDomainLock(domainID: domainID, session: DBSession(connection: connection, logger: logger), body)
         }
     }

@@ -9,8 +9,10 @@ import NIOCore
 struct RevisionFileRoute: Sendable {
     let database: Database
 
+    static let path = "/v1/domains/{host}/revisions/{number}/file"
+
     func register(on router: Router<AppRequestContext>) {
-        router.get("/v1/domains/{host}/revisions/{number}/file") { request, context in
+        router.get(RouterPath(Self.path)) { request, context in
             guard let state = RequestState.current, state.principal != nil else {
                 throw APIProblem.unauthorized("send `Authorization: Bearer <token>`")
             }

@@ -1,22 +1,64 @@
 import Logging
 import PostgresNIO
+import Synchronization
+
+/// Whether a connection was leased, shared by the lease and its timer.
+private final class LeaseFlag: Sendable {
+    let value = Mutex(false)
+}
+
+/// No pooled connection came within `Database.leaseTimeout`: PostgreSQL is down or unreachable.
+public struct DatabaseUnavailable: Error, Sendable {}
 
 /// The pooled PostgreSQL client and the two ways the service talks to it: a transaction for every
 /// write (with its audit event), a plain session for reads. `client` must be run as a service.
 public struct Database: Sendable {
     public let client: PostgresClient
+    /// How long a request waits for a pooled connection before it answers "unavailable". Without
+    /// it, a request made while PostgreSQL is down waits for the pool's circuit breaker (60 s).
+    public var leaseTimeout: Duration
 
-    public init(client: PostgresClient) {
+    public init(client: PostgresClient, leaseTimeout: Duration = .seconds(5)) {
         self.client = client
+        self.leaseTimeout = leaseTimeout
+    }
+
+    /// Runs `body` on a pooled connection, giving up with `DatabaseUnavailable` when none comes
+    /// within `leaseTimeout` (the lease is cancelled; a running `body` is never cut short).
+    public func withConnection<Result: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        let leased = LeaseFlag()
+        let client = client, timeout = leaseTimeout
+        return try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask {
+                try await client.withConnection { connection in
+                    leased.value.withLock { $0 = true }
+                    return try await body(connection)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                if !leased.value.withLock({ $0 }) { throw DatabaseUnavailable() }
+                return nil
+            }
+            while let next = try await group.next() {
+                if let value = next {
+                    group.cancelAll()
+                    return value
+                }
+            }
+            throw DatabaseUnavailable()
+        }
     }
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws, and the
     /// error passes through unchanged (PostgresNIO's own helper wraps it).
     public func transaction<Result: Sendable>(
         logger: Logger,
-        _ body: (DBSession) async throws -> Result
+        _ body: @escaping @Sendable (DBSession) async throws -> Result
     ) async throws -> Result {
-        try await client.withConnection { connection in
+        try await withConnection { connection in
             let session = DBSession(connection: connection, logger: logger)
             try await connection.query("BEGIN", logger: logger)
             do {
@@ -31,8 +73,8 @@ public struct Database: Sendable {
     }
 
     /// Runs `body` on one pooled connection, outside a transaction.
-    public func read<Result: Sendable>(logger: Logger, _ body: (DBSession) async throws -> Result) async throws -> Result {
-        try await client.withConnection { connection in
+    public func read<Result: Sendable>(logger: Logger, _ body: @escaping @Sendable (DBSession) async throws -> Result) async throws -> Result {
+        try await withConnection { connection in
             try await body(DBSession(connection: connection, logger: logger))
         }
     }

@@ -10,13 +10,14 @@ final class ServerProcess: @unchecked Sendable {
     let log: URL
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(database url: DatabaseURL) throws {
+    init(database url: DatabaseURL, logLevel: String? = nil) throws {
         port = Int.random(in: 20_000..<40_000)
         process.executableURL = URL(fileURLWithPath: try ProcessTests.binary())
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
         environment["AASA_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
         environment["AASA_LISTEN"] = "127.0.0.1:\(port)"
+        if let logLevel { environment["LOG_LEVEL"] = logLevel }
         process.environment = environment
         log = FileManager.default.temporaryDirectory.appendingPathComponent("aasad-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
