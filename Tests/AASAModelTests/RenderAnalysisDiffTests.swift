@@ -44,6 +44,41 @@ import Testing
 @Suite struct AnalysisTests {
     func analyze(_ text: String) -> RuleAnalysis { RuleAnalyzer.analyze(.parse(text)) }
 
+    /// Found by libFuzzer (`Fuzz/regressions/star-run-timeout.json`): a run of 150 `*` made the
+    /// overlap analysis take seconds. A run of stars is one star; the analysis of the fuzzer's
+    /// file must say exactly what it says of the same file with each run collapsed.
+    @Test func starRunsAnalyseLikeOneStar() throws {
+        var root = URL(fileURLWithPath: #filePath)
+        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { root.deleteLastPathComponent() }
+        let text = try String(contentsOf: root.appendingPathComponent("Fuzz/regressions/star-run-timeout.json"), encoding: .utf8)
+        let collapsed = text.replacingOccurrences(of: #"\*+"#, with: "*", options: .regularExpression)
+        #expect(collapsed != text)
+        let a = analyze(text), b = analyze(collapsed)
+        #expect(a.shadowed.map(\.rule.index) == b.shadowed.map(\.rule.index))
+        #expect(a.diagnostics.map(\.code) == b.diagnostics.map(\.code))
+        #expect(a.overlaps.count == b.overlaps.count)
+    }
+
+    /// `*a` followed by many `?` makes every inclusion question explore an exponential number of
+    /// states, each up to its own bound, and a file can ask many such questions. The shared budget
+    /// stops the analysis, and the report says it is incomplete, instead of costing seconds per lint
+    /// or per write.
+    @Test func analysisStopsAtItsBudgetAndSaysSo() throws {
+        var root = URL(fileURLWithPath: #filePath)
+        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { root.deleteLastPathComponent() }
+        let text = try String(contentsOf: root.appendingPathComponent("Fuzz/regressions/analysis-budget.json"), encoding: .utf8)
+        let document = try AASADocument(json: text)
+        let small = RuleAnalyzer.analyze(document, budget: 1_000_000)
+        #expect(!small.complete)
+        #expect(small.diagnostics.last?.code == .analysisIncomplete)
+        // A budget is a budget: a larger one finds at least what a smaller one found.
+        let larger = RuleAnalyzer.analyze(document, budget: 2_000_000)
+        #expect(Set(larger.shadowed.map(\.rule.index)).isSuperset(of: small.shadowed.map(\.rule.index)))
+        // An ordinary file stays far inside the default budget.
+        let ordinary = analyze(#"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a/*"},{"/":"/a/??"}]}]}}"#)
+        #expect(ordinary.complete)
+    }
+
     @Test func catchAllShadowsLaterRules() {
         let a = analyze(#"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"comment":"everything"},{"/":"/never/*"}]}]}}"#)
         #expect(a.catchAll.map(\.rule.index) == [0])

@@ -55,7 +55,12 @@ struct Automaton: Sendable {
     /// Appends `tokens` after state `from`; returns the state reached at their end.
     private mutating func append(_ tokens: [PatternToken], from: Int, variables: VariableTable, depth: Int) -> Int {
         var current = from
+        var afterRun = false
         for token in tokens {
+            // `**…*` means what `*` means; a chain of loop states would only multiply the state
+            // pairs an intersection visits (a fuzzer found 150 stars taking seconds to analyse).
+            if case .anyRun = token, afterRun { continue }
+            if case .anyRun = token { afterRun = true } else { afterRun = false }
             switch token {
             case .literal(let c):
                 let next = addState()
@@ -139,13 +144,32 @@ struct Automaton: Sendable {
     }
 }
 
+/// The work one document's rule analysis may do, shared by all its language questions. Each
+/// question is bounded on its own (`LanguageOps.workLimit` product states), but a document can
+/// ask thousands of them, and shapes like `*a??????????????????` make each one hit its bound: the
+/// shared budget keeps a hostile or unlucky file from costing seconds of CPU per lint or write.
+/// Past it every question answers "unknown", and the analysis says it is incomplete.
+final class AnalysisBudget {
+    private(set) var remaining: Int
+    private(set) var exhausted = false
+
+    init(steps: Int) { remaining = steps }
+
+    /// Takes `steps`; false (and exhausted from then on) when the budget is spent.
+    func spend(_ steps: Int = 1) -> Bool {
+        remaining -= steps
+        if remaining < 0 { exhausted = true }
+        return !exhausted
+    }
+}
+
 /// Language questions on automata, with a work bound: past it the answer is "unknown" (nil), and
 /// callers then report nothing rather than guess.
 enum LanguageOps {
     static let workLimit = 50_000
 
     /// A shortest string accepted by both, nil when there is none (or past the work bound).
-    static func intersectionWitness(_ a: Automaton, _ b: Automaton) -> [UInt32]?? {
+    static func intersectionWitness(_ a: Automaton, _ b: Automaton, budget: AnalysisBudget) -> [UInt32]?? {
         struct Node: Hashable { let p: Int, q: Int }
         let reps = Automaton.representatives([a, b])
         var parent: [Node: (Node, UInt32)] = [:]
@@ -162,6 +186,7 @@ enum LanguageOps {
             if seen.count > workLimit { return nil }
             let node = queue[head]
             head += 1
+            guard budget.spend(1 + a.edges[node.p].count * b.edges[node.q].count) else { return nil }
             if a.accepting[node.p] && b.accepting[node.q] {
                 var witness: [UInt32] = []
                 var cursor = node
@@ -190,7 +215,7 @@ enum LanguageOps {
     }
 
     /// True when every string `a` accepts, `b` accepts too; nil when unknown (work bound).
-    static func isSubset(_ a: Automaton, of b: Automaton) -> Bool? {
+    static func isSubset(_ a: Automaton, of b: Automaton, budget: AnalysisBudget) -> Bool? {
         struct Node: Hashable { let p: Int, set: [Int] }
         let reps = Automaton.representatives([a, b])
         var seen = Set<Node>()
@@ -205,14 +230,19 @@ enum LanguageOps {
             if seen.count > workLimit { return nil }
             let node = queue[head]
             head += 1
+            guard budget.spend(1 + node.set.count) else { return nil }
             if a.accepting[node.p] && !node.set.contains(where: { b.accepting[$0] }) { return false }
             for ea in a.edges[node.p] {
                 for c in reps where a.label(ea.label, accepts: c) {
                     var next: [Int] = []
+                    var work = 1
                     for s in node.set {
+                        work += b.edges[s].count
                         for eb in b.edges[s] where b.label(eb.label, accepts: c) { next.append(eb.target) }
                     }
                     let nextSet = b.closure(next)
+                    // The step's real cost: every edge looked at, and the new set hashed and stored.
+                    guard budget.spend(work + 4 * nextSet.count) else { return nil }
                     for p in a.closure([ea.target]) {
                         let n = Node(p: p, set: nextSet)
                         if seen.insert(n).inserted { queue.append(n) }

@@ -51,11 +51,11 @@ struct RuleLanguage {
     }
 
     /// Every URL `self` matches, `other` matches too. False when unknown.
-    func isSubset(of other: RuleLanguage) -> Bool {
+    func isSubset(of other: RuleLanguage, budget: AnalysisBudget) -> Bool {
         func part(_ mine: Automaton?, _ theirs: Automaton?) -> Bool {
             guard let theirs else { return true }
             guard let mine, percentEncoded == other.percentEncoded else { return false }
-            return LanguageOps.isSubset(mine, of: theirs) == true
+            return LanguageOps.isSubset(mine, of: theirs, budget: budget) == true
         }
         guard part(path, other.path), part(fragment, other.fragment) else { return false }
         switch (query, other.query) {
@@ -73,11 +73,11 @@ struct RuleLanguage {
     }
 
     /// A URL (path, query and fragment as text) that both rules match, nil when none is known.
-    func commonExample(with other: RuleLanguage) -> (path: String, query: String, fragment: String)? {
+    func commonExample(with other: RuleLanguage, budget: AnalysisBudget) -> (path: String, query: String, fragment: String)? {
         func part(_ a: Automaton?, _ b: Automaton?) -> String? {
             if a != nil, b != nil, percentEncoded != other.percentEncoded { return nil }
             let x = a ?? Automaton.universal(), y = b ?? Automaton.universal()
-            guard let found = LanguageOps.intersectionWitness(x, y), let witness = found else { return nil }
+            guard let found = LanguageOps.intersectionWitness(x, y, budget: budget), let witness = found else { return nil }
             return RuleLanguage.text(witness)
         }
         guard let path = part(path, other.path), let fragment = part(fragment, other.fragment) else { return nil }
@@ -91,10 +91,10 @@ struct RuleLanguage {
             guard let text = part(a, b) else { return nil }
             query = text
         case (.items(let a), .any), (.any, .items(let a)):
-            guard let text = RuleLanguage.itemsExample(a, [], true) else { return nil }
+            guard let text = RuleLanguage.itemsExample(a, [], true, budget) else { return nil }
             query = text
         case (.items(let a), .items(let b)):
-            guard let text = RuleLanguage.itemsExample(a, b, percentEncoded == other.percentEncoded) else { return nil }
+            guard let text = RuleLanguage.itemsExample(a, b, percentEncoded == other.percentEncoded, budget) else { return nil }
             query = text
         default:
             return nil  // a whole-query pattern against a dictionary: not worked out, so not claimed
@@ -102,7 +102,8 @@ struct RuleLanguage {
         return (path, query, fragment)
     }
 
-    private static func itemsExample(_ a: [(name: String, pattern: Automaton?)], _ b: [(name: String, pattern: Automaton?)], _ sameEncoding: Bool) -> String? {
+    private static func itemsExample(_ a: [(name: String, pattern: Automaton?)], _ b: [(name: String, pattern: Automaton?)], _ sameEncoding: Bool,
+                                     _ budget: AnalysisBudget) -> String? {
         guard sameEncoding || a.isEmpty || b.isEmpty else { return nil }
         var names: [String] = []
         for item in a + b where !names.contains(item.name) { names.append(item.name) }
@@ -110,7 +111,7 @@ struct RuleLanguage {
         for name in names {
             let x = a.first(where: { $0.name == name })?.pattern ?? Automaton.universal()
             let y = b.first(where: { $0.name == name })?.pattern ?? Automaton.universal()
-            guard let witness = LanguageOps.intersectionWitness(x, y), let value = witness else { return nil }
+            guard let witness = LanguageOps.intersectionWitness(x, y, budget: budget), let value = witness else { return nil }
             parts.append(name + "=" + text(value))
         }
         return parts.joined(separator: "&")

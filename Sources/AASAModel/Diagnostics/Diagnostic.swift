@@ -85,6 +85,7 @@ public enum DiagnosticCode: String, Sendable, Hashable, CaseIterable {
     case shadowedRule = "W040"
     case overlappingRule = "W041"
     case catchAllRule = "W042"
+    case analysisIncomplete = "W043"
 
     public var severity: Diagnostic.Severity { rawValue.hasPrefix("E") ? .error : .warning }
 }
