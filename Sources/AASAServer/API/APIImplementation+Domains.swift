@@ -146,14 +146,18 @@ extension APIImplementation {
 
     func deleteDomain(_ input: Operations.DeleteDomain.Input) async throws -> Operations.DeleteDomain.Output {
         let principal = try principal()
-        try await write { session in
+        let host = try await write { session in
             let domain = try await lookupDomain(input.path.host, session: session, forUpdate: true)
             try requireAdmin(principal)
             try ETag.check(input.headers.ifMatch, version: domain.version)
             try await session.deleteDomain(id: domain.id)
             try await audit(session, principal, action: "domain.delete", entityType: "domain", entityID: domain.host,
                             domain: domain.host, before: AuditJSON.domain(domain))
+            // Delivered on commit: the other replicas stop serving the host too.
+            try await session.notifyRevision(host: domain.host)
+            return domain.host
         }
+        served.remove(host: host)
         return .noContent(.init())
     }
 }

@@ -23,8 +23,9 @@ struct RevisionFollower: Service {
     }
 
     func reloadAll() async throws {
+        let start = served.beginReload()
         let revisions = try await database.read(logger: logger) { try await $0.servedRevisions() }
-        served.replaceAll(revisions)
+        served.replaceAll(revisions, readSince: start)
     }
 
     private func reloadForever() async {
@@ -46,6 +47,7 @@ struct RevisionFollower: Service {
                         for try await notification in notifications {
                             let host = notification.payload
                             let revisions = try await database.read(logger: logger) { try await $0.servedRevisions(host: host) }
+                            if revisions.isEmpty { served.remove(host: host) }
                             for revision in revisions { served.update(revision) }
                         }
                     }

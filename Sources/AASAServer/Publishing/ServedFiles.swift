@@ -3,7 +3,14 @@ import Synchronization
 
 /// What this replica answers on `/.well-known/apple-app-site-association`: each host's (and
 /// alias's) current revision, pre-encoded in memory, with its ETag. Replaced whole on reload and
-/// per domain on a revision notification, so a reader always sees one consistent revision.
+/// per domain on a publish or a revision notification, so a reader always sees one consistent
+/// revision.
+///
+/// A full reload reads the database before it installs what it read, and a publish can land in
+/// between. Installing that older snapshot would un-publish the domain on this replica until the
+/// next reload (CI met this: the proxied file was 404 right after a publish). So every update is
+/// stamped with a clock, a reload says when it started reading, and a domain updated after that
+/// keeps its newer file. Per domain, revision numbers only grow, so an update never goes back.
 final class ServedFiles: Sendable {
     struct File: Sendable, Equatable {
         var host: String
@@ -12,25 +19,62 @@ final class ServedFiles: Sendable {
         var etag: String
     }
 
-    private let files = Mutex<[String: File]>([:])
+    /// When a reload began reading, on this object's clock.
+    struct ReloadStart: Sendable { fileprivate let tick: UInt64 }
+
+    private struct State {
+        var files: [String: File] = [:]
+        /// Per domain (primary host): the clock tick of its last update.
+        var updated: [String: UInt64] = [:]
+        var clock: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
 
     func file(for host: String) -> File? {
-        files.withLock { $0[host] }
+        state.withLock { $0.files[host] }
     }
 
-    /// Replaces everything (start-up and periodic full reloads, which also drop deleted domains).
-    func replaceAll(_ revisions: [ServedRevision]) {
+    /// Call before reading the database for `replaceAll`.
+    func beginReload() -> ReloadStart {
+        state.withLock { ReloadStart(tick: $0.clock) }
+    }
+
+    /// Replaces everything (start-up and periodic full reloads, which also drop deleted domains),
+    /// except domains updated since `start`: what they hold is newer than what the reload read.
+    func replaceAll(_ revisions: [ServedRevision], readSince start: ReloadStart) {
         var map: [String: File] = [:]
         for r in revisions { for (name, file) in Self.entries(r) { map[name] = file } }
-        files.withLock { $0 = map }
+        state.withLock { state in
+            let newer = Set(state.updated.filter { $0.value > start.tick }.keys)
+            if !newer.isEmpty {
+                map = map.filter { !newer.contains($0.value.host) }
+                for (name, file) in state.files where newer.contains(file.host) { map[name] = file }
+            }
+            state.files = map
+            state.updated = state.updated.filter { newer.contains($0.key) }
+        }
     }
 
-    /// Installs one domain's current revision; stale names of that domain are dropped.
+    /// Installs one domain's current revision; stale names of that domain are dropped. An older
+    /// revision than the one served (a late caller) is ignored.
     func update(_ r: ServedRevision) {
         let entries = Self.entries(r)
-        files.withLock { map in
-            map = map.filter { $0.value.host != r.host }
-            for (name, file) in entries { map[name] = file }
+        state.withLock { state in
+            if let current = state.files[r.host], current.host == r.host, current.revision > r.number { return }
+            state.clock += 1
+            state.updated[r.host] = state.clock
+            state.files = state.files.filter { $0.value.host != r.host }
+            for (name, file) in entries { state.files[name] = file }
+        }
+    }
+
+    /// Stops serving a deleted domain at once instead of at the next reload.
+    func remove(host: String) {
+        state.withLock { state in
+            state.clock += 1
+            state.updated[host] = state.clock
+            state.files = state.files.filter { $0.value.host != host }
         }
     }
 
