@@ -6,6 +6,8 @@ enum Curl {
         var status: Int
         var headers: [String: String]
         var body: [UInt8]
+        /// curl's exit status: 0 done, 7 could not connect, 18 body cut short, 52 no reply, 56 reset.
+        var exit: Int32 = 0
     }
 
     /// A JSON API call with a bearer token.
@@ -15,15 +17,10 @@ enum Curl {
         return try await get(url, headers: headers, method: method, body: json)
     }
 
-    /// Waits for curl on a Dispatch thread: blocking the few threads of the concurrency pool
-    /// would starve the in-process server the request is going to.
+    /// Waits for curl off the concurrency pool (`offPool`).
     static func get(_ url: String, host: String? = nil, headers: [String: String] = [:],
                     method: String = "GET", body: String? = nil) async throws -> Reply {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try blockingGet(url, host: host, headers: headers, method: method, body: body) })
-            }
-        }
+        try await offPool { try blockingGet(url, host: host, headers: headers, method: method, body: body) }
     }
 
     private static func blockingGet(_ url: String, host: String?, headers: [String: String],
@@ -52,6 +49,6 @@ enum Curl {
             guard let colon = line.firstIndex(of: ":") else { continue }
             fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        return Reply(status: status, headers: fields, body: [UInt8](body))
+        return Reply(status: status, headers: fields, body: [UInt8](body), exit: process.terminationStatus)
     }
 }
