@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.21.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
     ],
     targets: [
         // Pure model: no Foundation, no NIO. Shared by the server and the CLI.
@@ -41,6 +43,10 @@ let package = Package(
             dependencies: [
                 "AASAModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strict
         ),
@@ -104,9 +110,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
-            name: "aasa-bench-matcher",
+            name: "aasa-bench-bare",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/BareRoute",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "aasa-bench-model",
             dependencies: ["AASAModel"],
-            path: "Benchmarks/MatcherBenchmark",
+            path: "Benchmarks/ModelBenchmark",
             swiftSettings: strict
         ),
         .testTarget(

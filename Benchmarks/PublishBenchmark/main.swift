@@ -116,6 +116,7 @@ try await withClient(serverURL.with(database: "postgres")) { db in
 }
 
 print("publish \(domainCount) domains (\(bytesPerDomain.first?.count ?? 0) bytes each), one at a time, in one run")
+print("")
 print("| path | domains/s | time vs loop | p50 ms | p99 ms |")
 print("|---|---|---|---|---|")
 print(String(format: "| plain loop: temp + fsync + rename | %.0f | 1.0x | %.3f | %.3f |",
