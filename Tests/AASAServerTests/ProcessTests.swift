@@ -12,39 +12,17 @@ import Testing
         return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) })
     }
 
-    /// Starts `aasad serve` on `url`, waits until it listens, sends SIGTERM: it must exit 0.
+    /// Starts `aasad serve` on a fresh database, waits until it listens, sends SIGTERM: it must exit 0.
     @Test func sigtermShutsDownGracefully() async throws {
         let url = try await TestDatabase.shared.clone()
         defer { Task { await TestDatabase.shared.drop(url) } }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.binary())
-        var environment = ProcessInfo.processInfo.environment
-        environment["DATABASE_URL"] = "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
-        environment["AASA_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
-        environment["AASA_LISTEN"] = "127.0.0.1:\(Int.random(in: 20_000..<40_000))"
-        process.environment = environment
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("aasad-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardError = handle
-        process.standardOutput = handle
-        try process.run()
-        defer { try? FileManager.default.removeItem(at: log) }
-
-        var listening = false
-        for _ in 0..<100 where !listening {
-            try await Task.sleep(for: .milliseconds(100))
-            listening = (try? String(contentsOf: log, encoding: .utf8))?.contains("listening on") == true
-        }
-        #expect(listening)
-        process.terminate()  // SIGTERM
-        for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(!process.isRunning)
-        #expect(process.terminationStatus == 0)
+        let server = try ServerProcess(database: url)
+        try await server.start()
+        server.process.terminate()  // SIGTERM
+        try await offPool { server.process.waitUntilExit() }
+        #expect(server.process.terminationStatus == 0, "\(server.output)")
     }
-}
 
-extension ProcessTests {
     /// SIGTERM while requests are in flight and clients keep coming: the requests already in the
     /// server finish with their normal answer and their writes commit, new connections are refused,
     /// no client sees a cut-off response or a 5xx, and the process exits 0.
