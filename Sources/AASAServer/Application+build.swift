@@ -18,7 +18,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let files = try MigrationFile.load(from: config.migrationsDirectory)
     let client = PostgresClient(configuration: config.databaseURL.clientConfiguration(maximumConnections: config.databaseConnections),
                                 backgroundLogger: logger)
-    let database = Database(client: client)
+    let database = Database(client: client, leaseTimeout: config.databaseLeaseTimeout)
     let migrator = Migrator(files: files)
 
     let served = ServedFiles()

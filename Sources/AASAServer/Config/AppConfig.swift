@@ -17,6 +17,9 @@ public struct AppConfig: Sendable {
     /// When not empty, a domain's web roots must lie inside one of these directories, so an admin
     /// token cannot point publishing at arbitrary places on the host.
     public var webRootBases: [String]
+    /// How long a request waits for a pooled connection before it gets 503 (PostgreSQL down or
+    /// the pool exhausted). Tests on an overloaded machine raise it; operators keep the default.
+    public var databaseLeaseTimeout: Duration = .seconds(5)
 
     public init(host: String = "127.0.0.1", port: Int = 8080, databaseURL: DatabaseURL,
                 migrationsDirectory: String = "migrations", logLevel: Logger.Level = .info,

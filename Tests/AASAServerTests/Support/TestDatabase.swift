@@ -101,7 +101,8 @@ actor TestDatabase {
             group.addTask { await client.run(); return nil }
             defer { group.cancelAll() }
             do {
-                return try await body(Database(client: client))
+                // A helper's first connection can be slow while many tests clone databases.
+                return try await body(Database(client: client, leaseTimeout: .seconds(60)))
             } catch {
                 print("database error: \(String(reflecting: error))")
                 throw error
