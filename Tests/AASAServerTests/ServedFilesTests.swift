@@ -52,4 +52,18 @@ import Testing
         served.update(Self.revision("example.com", 1))
         #expect(served.file(for: "example.com")?.revision == 1)
     }
+
+    /// Two reloads overlap (the listener's on reconnect and the periodic one): the one that began
+    /// later is installed first, then the earlier one finishes. Neither the publish in between nor
+    /// the later reload's newer data may be undone.
+    @Test func overlappingReloadsKeepTheNewestState() {
+        let served = ServedFiles()
+        let early = served.beginReload()
+        served.update(Self.revision("example.com", 2))
+        let late = served.beginReload()
+        served.replaceAll([Self.revision("example.com", 2), Self.revision("other.example", 7)], readSince: late)
+        served.replaceAll([Self.revision("example.com", 1), Self.revision("other.example", 6)], readSince: early)
+        #expect(served.file(for: "example.com")?.revision == 2)
+        #expect(served.file(for: "other.example")?.revision == 7)
+    }
 }

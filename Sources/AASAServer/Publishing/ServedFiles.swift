@@ -19,14 +19,22 @@ final class ServedFiles: Sendable {
         var etag: String
     }
 
-    /// When a reload began reading, on this object's clock.
-    struct ReloadStart: Sendable { fileprivate let tick: UInt64 }
+    /// When a reload began reading, on this object's clock, and which reload it is.
+    struct ReloadStart: Sendable {
+        fileprivate let tick: UInt64
+        fileprivate let sequence: UInt64
+    }
 
     private struct State {
         var files: [String: File] = [:]
-        /// Per domain (primary host): the clock tick of its last update.
+        /// Per domain (primary host): the clock tick of its last update. One entry per domain
+        /// ever updated; never pruned, because a reload that began earlier may still be reading.
         var updated: [String: UInt64] = [:]
         var clock: UInt64 = 0
+        var reloadsBegun: UInt64 = 0
+        /// The latest-begun reload installed so far: an earlier-begun one that finishes later read
+        /// older data and is dropped.
+        var reloadInstalled: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -37,7 +45,10 @@ final class ServedFiles: Sendable {
 
     /// Call before reading the database for `replaceAll`.
     func beginReload() -> ReloadStart {
-        state.withLock { ReloadStart(tick: $0.clock) }
+        state.withLock { state in
+            state.reloadsBegun += 1
+            return ReloadStart(tick: state.clock, sequence: state.reloadsBegun)
+        }
     }
 
     /// Replaces everything (start-up and periodic full reloads, which also drop deleted domains),
@@ -46,13 +57,14 @@ final class ServedFiles: Sendable {
         var map: [String: File] = [:]
         for r in revisions { for (name, file) in Self.entries(r) { map[name] = file } }
         state.withLock { state in
+            guard start.sequence > state.reloadInstalled else { return }
+            state.reloadInstalled = start.sequence
             let newer = Set(state.updated.filter { $0.value > start.tick }.keys)
             if !newer.isEmpty {
                 map = map.filter { !newer.contains($0.value.host) }
                 for (name, file) in state.files where newer.contains(file.host) { map[name] = file }
             }
             state.files = map
-            state.updated = state.updated.filter { newer.contains($0.key) }
         }
     }
 
