@@ -36,7 +36,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database), maxBodyBytes: config.maxBodyBytes))
     router.add(middleware: IdempotencyMiddleware(database: database))
     let api = APIImplementation(database: database, migrator: migrator, metrics: .shared, served: served,
-                                webRootBases: config.webRootBases)
+                                webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain)
     try api.registerHandlers(on: RouteRecordingTransport(inner: router, table: routes))
     RevisionFileRoute(database: database).register(on: router)
     routes.add(.get, RevisionFileRoute.path)

@@ -86,17 +86,23 @@ struct Serve: AsyncParsableCommand {
             help: "A directory domain web roots must lie in; repeat for several (env AASA_WEB_ROOT_BASES, colon-separated; default: any)")
     var webRootBases: [String] = []
 
+    @Option(help: "The most rules one team may keep on one domain (env AASA_MAX_RULES_PER_TEAM, default 1000)")
+    var maxRulesPerTeam: Int?
+
     func run() async throws {
         let address = listen ?? database.environment["AASA_LISTEN"] ?? "127.0.0.1:8080"
         guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]) else {
             throw ValidationError("--listen must be host:port")
         }
-        let config = AppConfig(host: String(address[..<colon]), port: port, databaseURL: try database.url(),
+        var config = AppConfig(host: String(address[..<colon]), port: port, databaseURL: try database.url(),
                                migrationsDirectory: database.migrations, logLevel: try database.level(),
                                maxBodyBytes: maxBodyBytes, databaseConnections: databaseConnections,
                                webRootBases: webRootBases.isEmpty
                                    ? (database.environment["AASA_WEB_ROOT_BASES"] ?? "").split(separator: ":").map(String.init)
                                    : webRootBases)
+        if let cap = maxRulesPerTeam ?? database.environment["AASA_MAX_RULES_PER_TEAM"].flatMap({ Int($0) }) {
+            config.maxRulesPerTeamPerDomain = cap
+        }
         let app = try buildApplication(config: config)
         try await app.runService()
     }

@@ -152,13 +152,26 @@ struct Automaton: Sendable {
 final class AnalysisBudget {
     private(set) var remaining: Int
     private(set) var exhausted = false
+    private let shouldStop: (@Sendable () -> Bool)?
+    private var untilNextAsk = 0
 
-    init(steps: Int) { remaining = steps }
+    init(steps: Int, shouldStop: (@Sendable () -> Bool)? = nil) {
+        remaining = steps
+        self.shouldStop = shouldStop
+    }
 
-    /// Takes `steps`; false (and exhausted from then on) when the budget is spent.
+    /// Takes `steps`; false (and exhausted from then on) when the budget is spent, or when the
+    /// caller said stop (asked every 10,000 steps or so: a few milliseconds of work).
     func spend(_ steps: Int = 1) -> Bool {
         remaining -= steps
         if remaining < 0 { exhausted = true }
+        if let shouldStop, !exhausted {
+            untilNextAsk -= steps
+            if untilNextAsk <= 0 {
+                untilNextAsk = 10_000
+                if shouldStop() { exhausted = true }
+            }
+        }
         return !exhausted
     }
 }

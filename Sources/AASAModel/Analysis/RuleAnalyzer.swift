@@ -33,6 +33,8 @@ public struct RuleAnalysis: Sendable {
     /// False when the work budget ran out: some shadowed or overlapping rules may be unreported.
     public var complete = true
 
+    public init() {}
+
     public var diagnostics: [Diagnostic] {
         var out: [Diagnostic] = []
         for c in catchAll {
@@ -73,68 +75,134 @@ public enum RuleAnalyzer {
     /// mutant of that file running out a 10-million budget under AddressSanitizer.
     public static let defaultBudget = 2_000_000
 
+    /// - Parameter shouldStop: asked now and then; true ends the analysis as if the budget ran out
+    ///   (a server passes "the request is gone").
     public static func analyze(_ document: AASADocument, matcher: AASAMatcher? = nil, host: String = "example.com",
-                               budget steps: Int = defaultBudget) -> RuleAnalysis {
-        let budget = AnalysisBudget(steps: steps)
+                               budget steps: Int = defaultBudget,
+                               shouldStop: (@Sendable () -> Bool)? = nil) -> RuleAnalysis {
+        analyze(document, matcher: matcher, host: host, budget: AnalysisBudget(steps: steps, shouldStop: shouldStop), pairing: .indexed)
+    }
+
+    /// Which pairs of rules are put to the automata: those the prefix index says may meet, or
+    /// (for tests that check the index loses nothing) every pair.
+    enum Pairing { case indexed, allPairs }
+
+    static func analyze(_ document: AASADocument, matcher: AASAMatcher?, host: String, budget: AnalysisBudget,
+                        pairing: Pairing) -> RuleAnalysis {
         let matcher = matcher ?? AASAMatcher(document)
         let variables = VariableTable(document.applinks?.substitutionVariables)
-        let languages = matcher.rules.map { RuleLanguage($0, variables: variables, legacy: $0.location.kind == .path) }
         var analysis = RuleAnalysis()
+        let rules = matcher.rules
+        // Building each rule's automata is work too: one step per rule, so that a budget of N
+        // steps bounds a document of any size.
+        var languages: [RuleLanguage] = []
+        languages.reserveCapacity(rules.count)
+        for rule in rules {
+            guard budget.spend(1) else { analysis.complete = false; return analysis }
+            languages.append(RuleLanguage(rule, variables: variables, legacy: rule.location.kind == .path))
+        }
+        let keys = languages.map { $0.path?.commonPrefix() ?? [] }
+        guard budget.spend(keys.reduce(0) { $0 + $1.count }) else { analysis.complete = false; return analysis }
+        let index = RulePrefixIndex(keys: keys)
 
-        // Shadowing: per app, in that app's evaluation order.
-        var subsetCache: [Int: Bool] = [:]
+        /// The rules that may meet `rule`, each once, ascending; a step of budget each.
+        func candidates(of rule: Int, earlierOnly: Bool, where keep: (Int) -> Bool) -> [Int] {
+            var found: [Int] = []
+            switch pairing {
+            case .indexed:
+                index.ancestors(of: rule) { other, _ in
+                    guard budget.spend(1) else { return false }
+                    if (!earlierOnly || other < rule) && keep(other) { found.append(other) }
+                    return true
+                }
+                found.sort()
+            case .allPairs:
+                for other in rules.indices where other != rule && (!earlierOnly || other < rule) && keep(other) { found.append(other) }
+            }
+            return found
+        }
+
+        // Shadowing: per app, in that app's evaluation order (rule number order): the first
+        // earlier rule of the app whose language holds this rule's.
+        var subsetCache: [Pair: Bool] = [:]
+        // A shortest path of each rule, found once: an outer rule that does not accept it cannot
+        // hold the inner rule, and testing that costs a walk, not the inclusion question.
+        var samples: [[UInt32]??] = Array(repeating: nil, count: rules.count)
+        func refutedBySample(_ j: Int, in i: Int) -> Bool {
+            guard let outer = languages[i].path, let inner = languages[j].path,
+                  languages[i].percentEncoded == languages[j].percentEncoded else { return false }
+            if samples[j] == nil { samples[j] = .some(inner.shortestMember()) }
+            guard let sample = samples[j] ?? nil, budget.spend(1 + sample.count) else { return false }
+            return !outer.accepts(sample)
+        }
         func included(_ j: Int, in i: Int) -> Bool {
-            let key = i &* 1_000_003 &+ j
+            let key = Pair(i: i, j: j)
             if let known = subsetCache[key] { return known }
-            let result = mayInclude(matcher.rules[i], matcher.rules[j]) && languages[j].isSubset(of: languages[i], budget: budget)
+            let result = mayInclude(rules[i], rules[j]) && !refutedBySample(j, in: i)
+                && languages[j].isSubset(of: languages[i], budget: budget)
             subsetCache[key] = result
             return result
         }
         var shadowIndex: [Pair: Int] = [:]
         var catchAllIndex: [Int: Int] = [:]
-        for (app, appID) in matcher.appIDs.enumerated() {
-            let order = matcher.rules.indices.filter { matcher.ruleApps[$0].contains(app) && !matcher.rules[$0].matchesNothing }
+        apps: for (app, appID) in matcher.appIDs.enumerated() {
+            let order = rules.indices.filter { matcher.ruleApps[$0].contains(app) && !rules[$0].matchesNothing }
             for (position, j) in order.enumerated() {
+                if budget.exhausted { break apps }
                 if languages[j].isUniversal && position < order.count - 1 {
                     if let k = catchAllIndex[j] { analysis.catchAll[k].appIDs.append(appID) }
                     else {
                         catchAllIndex[j] = analysis.catchAll.count
-                        analysis.catchAll.append((matcher.rules[j].location, [appID]))
+                        analysis.catchAll.append((rules[j].location, [appID]))
                     }
                 }
-                guard let i = order[..<position].first(where: { included(j, in: $0) }) else { continue }
+                // An outer rule holds every URL of the inner one only if its prefix begins the inner's.
+                let earlier = candidates(of: j, earlierOnly: true) { matcher.ruleApps[$0].contains(app) && !rules[$0].matchesNothing }
+                guard let i = earlier.first(where: { included(j, in: $0) }) else { continue }
                 let pair = Pair(i: i, j: j)
                 if let k = shadowIndex[pair] { analysis.shadowed[k].appIDs.append(appID); continue }
                 shadowIndex[pair] = analysis.shadowed.count
                 analysis.shadowed.append(ShadowedRule(
-                    rule: matcher.rules[j].location, shadowedBy: matcher.rules[i].location, appIDs: [appID],
-                    ruleExcludes: matcher.rules[j].exclude, shadowExcludes: matcher.rules[i].exclude))
+                    rule: rules[j].location, shadowedBy: rules[i].location, appIDs: [appID],
+                    ruleExcludes: rules[j].exclude, shadowExcludes: rules[i].exclude))
             }
         }
 
-        // Overlaps: opening rules of different entries whose apps differ.
-        let opening = matcher.rules.indices.filter { !matcher.rules[$0].exclude && !matcher.rules[$0].matchesNothing }
-        for (a, i) in opening.enumerated() {
-            for j in opening[(a + 1)...] {
-                let ri = matcher.rules[i], rj = matcher.rules[j]
-                let appsI = matcher.ruleApps[i], appsJ = matcher.ruleApps[j]
-                guard ri.location.detailsIndex != rj.location.detailsIndex, Set(appsI) != Set(appsJ),
-                      !appsI.isEmpty, !appsJ.isEmpty, mayOverlap(ri, rj),
-                      let example = languages[i].commonExample(with: languages[j], budget: budget) else { continue }
-                let url = exampleURL(host: host, example, percentEncoded: ri.percentEncoded)
-                let subject = URLSubject(SplitURL(url))
-                guard ri.matches(subject), rj.matches(subject) else { continue }
-                let resolution = matcher.resolve(url: url)
-                // Only a real conflict: each rule is what decides `match` for its apps at this URL.
-                let decidedByI = appsI.contains { resolution.decisions[$0].decision.rule == ri.location }
-                let decidedByJ = appsJ.contains { resolution.decisions[$0].decision.rule == rj.location }
-                guard decidedByI, decidedByJ else { continue }
-                analysis.overlaps.append(RuleOverlap(
-                    first: ri.location, firstAppIDs: appsI.map { matcher.appIDs[$0] },
-                    second: rj.location, secondAppIDs: appsJ.map { matcher.appIDs[$0] },
-                    exampleURL: url, opener: resolution.appID,
-                    secondAlwaysLoses: mayInclude(ri, rj) && languages[j].isSubset(of: languages[i], budget: budget)))
+        // Overlaps: opening rules of different entries whose apps differ, as (earlier, later) pairs
+        // in rule order.
+        let opens = rules.map { !$0.exclude && !$0.matchesNothing }
+        var pairs: [Pair] = []
+        for j in rules.indices where opens[j] {
+            if budget.exhausted { break }
+            for i in candidates(of: j, earlierOnly: pairing == .allPairs, where: { opens[$0] }) {
+                guard pairing == .allPairs || i < j || keys[i].count < keys[j].count else { continue }
+                pairs.append(Pair(i: min(i, j), j: max(i, j)))
             }
+        }
+        pairs.sort { ($0.i, $0.j) < ($1.i, $1.j) }
+        for pair in pairs {
+            let (i, j) = (pair.i, pair.j)
+            let ri = rules[i], rj = rules[j]
+            let appsI = matcher.ruleApps[i], appsJ = matcher.ruleApps[j]
+            guard !budget.exhausted else { break }
+            guard ri.location.detailsIndex != rj.location.detailsIndex, Set(appsI) != Set(appsJ),
+                  !appsI.isEmpty, !appsJ.isEmpty,
+                  let example = languages[i].commonExample(with: languages[j], budget: budget) else { continue }
+            let url = exampleURL(host: host, example, percentEncoded: ri.percentEncoded)
+            let subject = URLSubject(SplitURL(url))
+            guard ri.matches(subject), rj.matches(subject) else { continue }
+            // Resolving a URL visits the rules in order: charge it as such.
+            guard budget.spend(rules.count) else { break }
+            let resolution = matcher.resolve(url: url)
+            // Only a real conflict: each rule is what decides `match` for its apps at this URL.
+            let decidedByI = appsI.contains { resolution.decisions[$0].decision.rule == ri.location }
+            let decidedByJ = appsJ.contains { resolution.decisions[$0].decision.rule == rj.location }
+            guard decidedByI, decidedByJ else { continue }
+            analysis.overlaps.append(RuleOverlap(
+                first: ri.location, firstAppIDs: appsI.map { matcher.appIDs[$0] },
+                second: rj.location, secondAppIDs: appsJ.map { matcher.appIDs[$0] },
+                exampleURL: url, opener: resolution.appID,
+                secondAlwaysLoses: mayInclude(ri, rj) && languages[j].isSubset(of: languages[i], budget: budget)))
         }
         analysis.complete = !budget.exhausted
         return analysis
@@ -149,12 +217,6 @@ public enum RuleAnalyzer {
         guard let innerSegment = inner.firstSegment, inner.path != nil else { return false }
         guard outer.caseSensitive == inner.caseSensitive, outer.percentEncoded == inner.percentEncoded else { return true }
         return outerSegment == innerSegment
-    }
-
-    static func mayOverlap(_ a: CompiledRule, _ b: CompiledRule) -> Bool {
-        guard let sa = a.firstSegment, let sb = b.firstSegment, a.path != nil, b.path != nil,
-              a.caseSensitive == b.caseSensitive, a.percentEncoded == b.percentEncoded else { return true }
-        return sa == sb
     }
 
     /// A URL whose parts, read the way each rule reads them, are the witness texts.

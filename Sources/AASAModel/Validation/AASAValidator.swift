@@ -9,16 +9,26 @@ public enum AASAValidator {
         /// Run the rule analysis (shadowing, overlaps, paths vs components). Costs more than the rest.
         public var analyzeRules: Bool
         public var host: String
+        /// Asked now and then during the rule analysis; true cuts it short (reported as incomplete).
+        public var shouldStop: (@Sendable () -> Bool)?
 
-        public init(analyzeRules: Bool = true, host: String = "example.com") {
+        public init(analyzeRules: Bool = true, host: String = "example.com", shouldStop: (@Sendable () -> Bool)? = nil) {
             self.analyzeRules = analyzeRules
             self.host = host
+            self.shouldStop = shouldStop
         }
     }
 
     /// Findings about `document`. `servedByteCount` is the size of the file as it will be served
     /// (the input file, or the rendered bytes); without it the canonical compact rendering is measured.
     public static func validate(_ document: AASADocument, servedByteCount: Int? = nil, options: Options = Options()) -> [Diagnostic] {
+        validateWithAnalysis(document, servedByteCount: servedByteCount, options: options).diagnostics
+    }
+
+    /// `validate`, also handing back the rule analysis it ran (nil when it ran none), for callers
+    /// that report shadowed and overlapping rules in detail without analysing twice.
+    public static func validateWithAnalysis(_ document: AASADocument, servedByteCount: Int? = nil,
+                                            options: Options = Options()) -> (diagnostics: [Diagnostic], analysis: RuleAnalysis?) {
         var v = Checks(document: document)
         v.run()
         let size = servedByteCount ?? AASARenderer.render(document).count
@@ -26,12 +36,15 @@ public enum AASAValidator {
             v.out.append(.error(.fileTooLarge, at: .root,
                 "the file is \(size) bytes; Apple reads at most \(maxFileSize) bytes (128 KB) uncompressed"))
         }
+        var analysis: RuleAnalysis?
         if options.analyzeRules, document.applinks?.details?.isEmpty == false {
             let matcher = AASAMatcher(document)
-            v.out += RuleAnalyzer.analyze(document, matcher: matcher, host: options.host).diagnostics
+            let found = RuleAnalyzer.analyze(document, matcher: matcher, host: options.host, shouldStop: options.shouldStop)
+            v.out += found.diagnostics
             v.out += pathsAgainstComponents(document, host: options.host)
+            analysis = found
         }
-        return v.out
+        return (v.out, analysis)
     }
 
     /// Where an entry has both `paths` (old systems) and `components` (new ones), a URL on which the

@@ -6,10 +6,11 @@ import Foundation
 
 extension APIImplementation {
     func renderedDraft(_ host: String) async throws -> DomainDocument {
-        try await read { session in
-            let domain = try await lookupDomain(host, session: session)
-            return DomainDocument(try await session.snapshot(of: domain))
+        // The connection goes back to the pool before the (possibly long) validation.
+        let snapshot = try await read { session in
+            try await session.snapshot(of: try await lookupDomain(host, session: session))
         }
+        return try await DomainDocument.render(snapshot)
     }
 
     func getDraftDocument(_ input: Operations.GetDraftDocument.Input) async throws -> Operations.GetDraftDocument.Output {
@@ -23,7 +24,7 @@ extension APIImplementation {
     func getReport(_ input: Operations.GetReport.Input) async throws -> Operations.GetReport.Output {
         _ = try principal()
         let rendered = try await renderedDraft(input.path.host)
-        let analysis = RuleAnalyzer.analyze(rendered.document, host: rendered.host)
+        let analysis = rendered.analysis ?? RuleAnalysis()
         func ref(_ location: RuleLocation) -> Components.Schemas.RuleRef {
             let r = rendered.ruleRef(location)
             return .init(team: r.team, appID: r.appID ?? "", ruleID: r.ruleID, path: r.path)

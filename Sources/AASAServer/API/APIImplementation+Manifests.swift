@@ -107,7 +107,7 @@ extension APIImplementation {
         let before = try await stateTag(session, manifest: manifest, existing: existing, domains: locked)
         try ETag.check(ifMatch, current: before)
         var documentsBefore: [Int64: DomainDocument] = [:]
-        for domain in locked { documentsBefore[domain.id] = DomainDocument(try await session.snapshot(of: domain)) }
+        for domain in locked { documentsBefore[domain.id] = try await DomainDocument.render(try await session.snapshot(of: domain)) }
 
         // Apps.
         var appChanges: [Components.Schemas.ManifestAppChange] = []
@@ -172,6 +172,13 @@ extension APIImplementation {
                 if let grant, let k = Self.firstRuleOutside(rules, prefixes: grant.pathPrefixes, defaults: domain.defaults), let wanted {
                     errors.append(FieldError(field: "\(wanted.pointer)/rules/\(k)/~1", rule: "outside-grant",
                                              message: "the rule is outside team \(team.name)'s grant on \(domain.host) (\(grant.pathPrefixes.joined(separator: ", ")))"))
+                    continue
+                }
+                do {
+                    try await checkRuleCap(session, domain: domain, team: team.name, appID: app.appID,
+                                           before: current.rules.count, after: rules.count, field: "\(wanted?.pointer ?? app.pointer)/rules")
+                } catch let problem as APIProblem {
+                    errors += problem.errors
                     continue
                 }
                 let version = try await session.saveRuleSet(domainID: domain.id, appPK: record.id, rules: rules, previousVersion: current.version)

@@ -7,7 +7,7 @@ extension APIImplementation {
         _ = try principal()
         let (domain, order) = try await read { session in
             let domain = try await lookupDomain(input.path.host, session: session)
-            return (domain, DomainDocument(try await session.snapshot(of: domain)).order)
+            return (domain, DomainDocument.Draft(try await session.snapshot(of: domain)).order)
         }
         return .ok(.init(headers: .init(eTag: ETag.of(domain.orderVersion)),
                          body: .json(.init(host: domain.host, apps: order, version: domain.orderVersion))))

@@ -46,7 +46,8 @@ extension APIImplementation {
         let principal = try principal()
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let outcome = try await publisher.publish(host: try Names.pathHost(input.path.host), reason: try Self.reason(body),
-                                                  source: .revision(Int(input.path.number)), actor: actor(principal),
+                                                  source: .revision(Int(input.path.number), team: principal.isAdmin ? nil : principal.teamName),
+                                                  actor: actor(principal),
                                                   logger: logger, authorize: authorizePublish(principal))
         let result = Self.publishResult(outcome)
         return outcome.created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
@@ -95,7 +96,7 @@ extension APIImplementation {
             let old = try await bytes(Int(input.query.from))
             let new: [UInt8]
             if input.query.to == "draft" {
-                new = DomainDocument(try await session.snapshot(of: domain)).bytes
+                new = try await DomainDocument.render(try await session.snapshot(of: domain)).bytes
             } else if let number = Int(input.query.to), number > 0 {
                 new = try await bytes(number)
             } else {
@@ -121,7 +122,7 @@ extension APIImplementation {
             if let id = try await session.domainID(answeringTo: urlHost), let domain = try await session.domain(id: id) {
                 switch source {
                 case .draft:
-                    let rendered = DomainDocument(try await session.snapshot(of: domain))
+                    let rendered = try await DomainDocument.render(try await session.snapshot(of: domain))
                     return (domain.host, nil, rendered.bytes, rendered, nil)
                 case .published:
                     let revision = try await domain.currentRevision.asyncMap { try await session.revision(domainID: domain.id, number: $0) } ?? nil

@@ -85,6 +85,8 @@ extension APIImplementation {
                 let path = rules[index].component.objectValue?["/"]?.stringValue.map { "`\($0)`" } ?? "a rule without `/` (every path)"
                 throw APIProblem.forbidden("\(path) is outside team \(app.teamName)'s grant on \(domain.host) (\(grant.pathPrefixes.joined(separator: ", ")))")
             }
+            try await checkRuleCap(session, domain: domain, team: app.teamName, appID: app.appID,
+                                   before: current.rules.count, after: rules.count, field: "/rules")
             let version = try await session.saveRuleSet(domainID: domain.id, appPK: app.id, rules: rules, previousVersion: current.version)
             let rendered = try await DomainGate.check(session, domain: domain) { finding in
                 guard finding.appID == app.appID, let ruleID = finding.ruleID,
@@ -102,6 +104,18 @@ extension APIImplementation {
             saved.version = version
             return (saved, domain.host, rendered.warnings.map(rendered.finding))
         }
+    }
+
+    /// A change may not take a team above `maxRulesPerTeamPerDomain` rules on one domain (a team
+    /// above it, after the cap was lowered, may still shrink).
+    func checkRuleCap(_ session: DBSession, domain: DomainRecord, team: String, appID: String,
+                      before: Int, after: Int, field: String) async throws {
+        guard after > before else { return }
+        let others = try await session.listRuleSets(domainID: domain.id)
+            .filter { $0.teamName == team && $0.appID != appID }.reduce(0) { $0 + $1.rules.count }
+        guard others + after > maxRulesPerTeamPerDomain else { return }
+        throw APIProblem.invalid(field: field, rule: "max-rules",
+            "team \(team) would have \(others + after) rules on \(domain.host); a team may have at most \(maxRulesPerTeamPerDomain) on one domain")
     }
 
     static func pointerTokens(_ pointer: String) -> [String] {

@@ -13,6 +13,7 @@ struct APIImplementation: APIProtocol {
     let metrics: MetricsExport
     let served: ServedFiles
     let webRootBases: [String]
+    let maxRulesPerTeamPerDomain: Int
 
     var state: RequestState { RequestState.current ?? RequestState(requestID: "-", logger: Logger(label: "aasad"), principal: nil) }
     var logger: Logger { state.logger }

@@ -20,6 +20,9 @@ public struct AppConfig: Sendable {
     /// How long a request waits for a pooled connection before it gets 503 (PostgreSQL down or
     /// the pool exhausted). Tests on an overloaded machine raise it; operators keep the default.
     public var databaseLeaseTimeout: Duration = .seconds(5)
+    /// The most rules one team may keep on one domain: the rule analysis of a domain grows with
+    /// its rules, and one team must not be able to make every write to a shared domain slow.
+    public var maxRulesPerTeamPerDomain = 1_000
 
     public init(host: String = "127.0.0.1", port: Int = 8080, databaseURL: DatabaseURL,
                 migrationsDirectory: String = "migrations", logLevel: Logger.Level = .info,

@@ -13,10 +13,22 @@ struct DomainDocument: Sendable {
         var ruleIDs: [UUID]
     }
 
+    /// The document as the stored state assembles it, before AASAModel has read it: cheap.
+    struct Draft: Sendable {
+        let host: String
+        let root: JSONValue
+        /// `details[i]` speaks for `entries[i]`.
+        let entries: [Entry]
+        /// Every app on the domain in the order Apple will consult them.
+        let order: [String]
+    }
+
     let host: String
     let document: AASADocument
     let bytes: [UInt8]
     let diagnostics: [Diagnostic]
+    /// Shadowed and overlapping rules (nil for a document without `details`).
+    let analysis: RuleAnalysis?
     /// `details[i]` speaks for `entries[i]`.
     let entries: [Entry]
     /// Every app on the domain in the order Apple will consult them.
@@ -25,59 +37,24 @@ struct DomainDocument: Sendable {
     var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
     var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
 
-    init(_ snapshot: DomainSnapshot) {
-        let domain = snapshot.domain
-        host = domain.host
-        let withRules = snapshot.ruleSets.filter { !$0.rules.isEmpty }
-        let ruleSetsByApp = Dictionary(uniqueKeysWithValues: withRules.map { ($0.appID, $0) })
-        order = Self.effectiveOrder(explicit: domain.appOrder, present: Set(withRules.map(\.appID)))
-
-        var entries: [Entry] = []
-        var details: [JSONValue] = []
-        for appID in order {
-            guard let set = ruleSetsByApp[appID] else { continue }
-            entries.append(Entry(appID: appID, team: set.teamName, ruleIDs: set.rules.map(\.id)))
-            details.append(.object(["appIDs": .array([.string(appID)]), "components": .array(set.rules.map(\.component))]))
-        }
-        var applinks = JSONObject()
-        if !domain.defaults.isEmpty {
-            var defaults = JSONObject()
-            if let c = domain.defaults.caseSensitive { defaults.append("caseSensitive", .bool(c)) }
-            if let p = domain.defaults.percentEncoded { defaults.append("percentEncoded", .bool(p)) }
-            applinks.append("defaults", .object(defaults))
-        }
-        if !domain.substitutionVariables.isEmpty {
-            applinks.append("substitutionVariables", .object(JSONObject(domain.substitutionVariables.map {
-                JSONMember($0.name, .array($0.values.map(JSONValue.string)))
-            })))
-        }
-        applinks.append("details", .array(details))
-        var root: JSONObject = ["applinks": .object(applinks)]
-
-        // Other services: apps of granted teams that enabled them, in the domain's order.
-        let grantedTeams = Set(snapshot.grants.map(\.teamID))
-        let rank = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
-        let serviceApps = snapshot.apps.filter { grantedTeams.contains($0.teamID) }
-            .sorted { (rank[$0.appID] ?? Int.max, $0.appID) < (rank[$1.appID] ?? Int.max, $1.appID) }
-        for service in [AppService.webcredentials, .appclips, .activitycontinuation] {
-            let ids = serviceApps.filter { $0.services.contains(service) }.map(\.appID)
-            if !ids.isEmpty { root.append(service.rawValue, .object(["apps": .array(ids.map(JSONValue.string))])) }
-        }
-
-        let parsed = AASAParser.read(.object(root))
-        let document = parsed.document ?? AASADocument()
-        let bytes = AASARenderer.render(document)
-        var diagnostics = parsed.diagnostics
-        for d in AASAValidator.validate(document, servedByteCount: bytes.count, options: .init(analyzeRules: true, host: host))
-        where !diagnostics.contains(d) {
-            diagnostics.append(d)
-        }
-        self.document = document
-        self.bytes = bytes
-        self.diagnostics = diagnostics
-        self.entries = entries
+    /// Renders and validates the domain's state. The validation (the rule analysis above all) runs
+    /// off the concurrency pool and stops if the request is cancelled; a state rendered before
+    /// with the same content is answered from `ValidatedRenders` without analysing again.
+    static func render(_ snapshot: DomainSnapshot) async throws -> DomainDocument {
+        let draft = Draft(snapshot)
+        let validated = try await ValidatedRenders.shared.validated(draft.root, host: draft.host)
+        return DomainDocument(draft: draft, validated: validated)
     }
 
+    private init(draft: Draft, validated: ValidatedRenders.Render) {
+        host = draft.host
+        entries = draft.entries
+        order = draft.order
+        document = validated.document
+        bytes = validated.bytes
+        diagnostics = validated.diagnostics
+        analysis = validated.analysis
+    }
     /// Listed apps first (those still present), then the others by app ID.
     static func effectiveOrder(explicit: [String], present: Set<String>) -> [String] {
         var seen = Set<String>()
@@ -111,5 +88,52 @@ struct DomainDocument: Sendable {
         let entry = entries[location.detailsIndex]
         let ruleID = entry.ruleIDs.indices.contains(location.index) ? entry.ruleIDs[location.index].uuidString.lowercased() : nil
         return (entry.team, entry.appID, ruleID, location.pointer.description)
+    }
+}
+
+extension DomainDocument.Draft {
+    /// One `details` entry per app that has rules (in the domain's app order), the domain's
+    /// defaults and substitution variables, and the other services' app lists (apps of teams
+    /// holding a grant on the domain).
+    init(_ snapshot: DomainSnapshot) {
+        let domain = snapshot.domain
+        host = domain.host
+        let withRules = snapshot.ruleSets.filter { !$0.rules.isEmpty }
+        let ruleSetsByApp = Dictionary(uniqueKeysWithValues: withRules.map { ($0.appID, $0) })
+        order = DomainDocument.effectiveOrder(explicit: domain.appOrder, present: Set(withRules.map(\.appID)))
+
+        var entries: [DomainDocument.Entry] = []
+        var details: [JSONValue] = []
+        for appID in order {
+            guard let set = ruleSetsByApp[appID] else { continue }
+            entries.append(.init(appID: appID, team: set.teamName, ruleIDs: set.rules.map(\.id)))
+            details.append(.object(["appIDs": .array([.string(appID)]), "components": .array(set.rules.map(\.component))]))
+        }
+        self.entries = entries
+        var applinks = JSONObject()
+        if !domain.defaults.isEmpty {
+            var defaults = JSONObject()
+            if let c = domain.defaults.caseSensitive { defaults.append("caseSensitive", .bool(c)) }
+            if let p = domain.defaults.percentEncoded { defaults.append("percentEncoded", .bool(p)) }
+            applinks.append("defaults", .object(defaults))
+        }
+        if !domain.substitutionVariables.isEmpty {
+            applinks.append("substitutionVariables", .object(JSONObject(domain.substitutionVariables.map {
+                JSONMember($0.name, .array($0.values.map(JSONValue.string)))
+            })))
+        }
+        applinks.append("details", .array(details))
+        var root: JSONObject = ["applinks": .object(applinks)]
+
+        // Other services: apps of granted teams that enabled them, in the domain's order.
+        let grantedTeams = Set(snapshot.grants.map(\.teamID))
+        let rank = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+        let serviceApps = snapshot.apps.filter { grantedTeams.contains($0.teamID) }
+            .sorted { (rank[$0.appID] ?? Int.max, $0.appID) < (rank[$1.appID] ?? Int.max, $1.appID) }
+        for service in [AppService.webcredentials, .appclips, .activitycontinuation] {
+            let ids = serviceApps.filter { $0.services.contains(service) }.map(\.appID)
+            if !ids.isEmpty { root.append(service.rawValue, .object(["apps": .array(ids.map(JSONValue.string))])) }
+        }
+        self.root = .object(root)
     }
 }

@@ -11,7 +11,7 @@ enum DomainGate {
     ///   rules being written; otherwise the finding's document pointer is used.
     static func check(_ session: DBSession, domain: DomainRecord,
                       field: (Finding) -> String? = { _ in nil }) async throws -> DomainDocument {
-        let rendered = DomainDocument(try await session.snapshot(of: domain))
+        let rendered = try await DomainDocument.render(try await session.snapshot(of: domain))
         let errors = rendered.errors
         Counter(label: "aasad_domain_validations_total", dimensions: [("outcome", errors.isEmpty ? "valid" : "invalid")]).increment()
         guard errors.isEmpty else {

@@ -17,7 +17,9 @@ struct Publisher: Sendable {
 
     enum Source: Sendable {
         case draft
-        case revision(Int)
+        /// Republish an old revision's bytes. `team` is the acting team for a team token (it may
+        /// then change only its own part of the file), nil for an admin or the system.
+        case revision(Int, team: String?)
     }
 
     struct Actor: Sendable {
@@ -92,7 +94,7 @@ struct Publisher: Sendable {
                 let rendered = try await DomainGate.check(session, domain: domain)
                 warnings = rendered.warnings.map(rendered.finding)
                 bytes = rendered.bytes
-            case .revision(let number):
+            case .revision(let number, _):
                 guard let old = try await session.revision(domainID: domainID, number: number) else {
                     throw APIProblem.notFound("\(domain.host) has no revision \(number)")
                 }
@@ -100,6 +102,9 @@ struct Publisher: Sendable {
                 rollbackOf = number
             }
             let current = try await domain.currentRevision.asyncMap { try await session.revision(domainID: domainID, number: $0) } ?? nil
+            if case .revision(let number, let team) = source {
+                try await checkRollback(session, domain: domain, number: number, bytes: bytes, current: current, team: team)
+            }
             let sha = SHA256.hash(data: Data(bytes)).map { String(format: "%02x", $0) }.joined()
             if let current, current.sha256 == sha {
                 revision = current
@@ -135,6 +140,38 @@ struct Publisher: Sendable {
                                      bytes: revision.bytes, sha256: revision.sha256))
         let targets = await writeTargets(session, domain: domain, revision: revision)
         return Outcome(host: domain.host, revision: revision, created: created, targets: targets, warnings: warnings)
+    }
+
+    /// Refuses a rollback that today's grants, apps or the acting team's reach do not allow
+    /// (`RollbackBounds`), naming every part that is out of bounds.
+    private func checkRollback(_ session: DBSession, domain: DomainRecord, number: Int, bytes: [UInt8],
+                               current: RevisionRecord?, team: String?) async throws {
+        let old = try AASADocument(json: bytes)
+        let currentDocument = try current.map { try AASADocument(json: $0.bytes) }
+        var apps: [String: RollbackBounds.AppToday] = [:]
+        let ids = RollbackBounds.appIDs(in: old).union(currentDocument.map(RollbackBounds.appIDs) ?? [])
+        for appID in ids.sorted() {
+            guard let app = try await session.app(appID: appID) else { continue }
+            let grant = try await session.grant(domainID: domain.id, teamID: app.teamID)
+            apps[appID] = .init(app: app, grantPrefixes: grant?.pathPrefixes)
+        }
+        var errors = RollbackBounds.violations(old, apps: apps)
+        for d in AASAValidator.validate(old, servedByteCount: bytes.count, options: .init(analyzeRules: false, host: domain.host))
+        where d.severity == .error {
+            errors.append(FieldError(field: d.path.description, rule: d.code.rawValue, message: d.message))
+        }
+        guard errors.isEmpty else {
+            throw APIProblem.invalid(errors, detail: "revision \(number) of \(domain.host) cannot be published under today's grants and apps: "
+                + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+        }
+        if let team {
+            let changed = RollbackBounds.otherTeamsChanged(old: old, current: currentDocument, team: team,
+                                                           teamOf: apps.mapValues(\.app.teamName))
+            guard changed.isEmpty else {
+                throw APIProblem.forbidden("rolling back to revision \(number) would change the rules of team \(changed.joined(separator: ", ")); "
+                    + "a team rolls back only its own part of the file, an admin may roll back all of it")
+            }
+        }
     }
 
     /// Writes every web root; one failing does not stop the others. Outcomes are recorded.

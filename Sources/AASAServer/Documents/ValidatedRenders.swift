@@ -1,0 +1,93 @@
+import AASAModel
+import Crypto
+import Metrics
+import NIOPosix
+import Synchronization
+
+/// The last validated renders, by content: a domain's assembled JSON (and host) → AASAModel's
+/// document, bytes, diagnostics and rule analysis. Reads of a draft (`…/aasa`, `…/report`, draft
+/// match and diff) and writes that leave a domain's document as it was are answered from here
+/// instead of analysing again; the key is the content itself, so an entry can never be stale.
+///
+/// Validation runs on NIO's thread pool, not on the concurrency pool that serves every other
+/// request (the served file included), and stops when the waiting request is cancelled.
+final class ValidatedRenders: Sendable {
+    static let shared = ValidatedRenders()
+
+    struct Render: Sendable {
+        var document: AASADocument
+        var bytes: [UInt8]
+        var diagnostics: [Diagnostic]
+        var analysis: RuleAnalysis?
+    }
+
+    /// Bounds on what is kept: entries, and their rendered bytes (a proxy for their memory).
+    let maxEntries: Int
+    let maxBytes: Int
+
+    private struct State {
+        var renders: [[UInt8]: Render] = [:]
+        var arrival: [[UInt8]] = []
+        var bytes = 0
+    }
+    private let state = Mutex(State())
+
+    init(maxEntries: Int = 256, maxBytes: Int = 8 << 20) {
+        self.maxEntries = maxEntries
+        self.maxBytes = maxBytes
+    }
+
+    func validated(_ root: JSONValue, host: String) async throws -> Render {
+        let input = JSONWriter().bytes(root)
+        var hasher = SHA256()
+        hasher.update(data: Array(host.utf8) + [0])
+        hasher.update(data: input)
+        let key = Array(hasher.finalize())
+        if let hit = state.withLock({ $0.renders[key] }) {
+            Counter(label: "aasad_render_cache_total", dimensions: [("outcome", "hit")]).increment()
+            return hit
+        }
+        Counter(label: "aasad_render_cache_total", dimensions: [("outcome", "miss")]).increment()
+        let stop = StopFlag()
+        let render = try await withTaskCancellationHandler {
+            try await NIOThreadPool.singleton.runIfActive { Self.validate(root, host: host, stop: stop) }
+        } onCancel: {
+            stop.set()
+        }
+        // A cut-short analysis is not the document's analysis: never kept, never answered.
+        if stop.isSet { throw CancellationError() }
+        remember(render, key: key)
+        return render
+    }
+
+    private func remember(_ render: Render, key: [UInt8]) {
+        state.withLock { state in
+            guard state.renders.updateValue(render, forKey: key) == nil else { return }
+            state.arrival.append(key)
+            state.bytes += render.bytes.count
+            while state.arrival.count > maxEntries || (state.bytes > maxBytes && state.arrival.count > 1) {
+                let oldest = state.arrival.removeFirst()
+                state.bytes -= state.renders.removeValue(forKey: oldest)?.bytes.count ?? 0
+            }
+        }
+    }
+
+    private static func validate(_ root: JSONValue, host: String, stop: StopFlag) -> Render {
+        let parsed = AASAParser.read(root)
+        let document = parsed.document ?? AASADocument()
+        let bytes = AASARenderer.render(document)
+        var diagnostics = parsed.diagnostics
+        let (found, analysis) = AASAValidator.validateWithAnalysis(
+            document, servedByteCount: bytes.count,
+            options: .init(analyzeRules: true, host: host, shouldStop: { stop.isSet }))
+        for d in found where !diagnostics.contains(d) { diagnostics.append(d) }
+        return Render(document: document, bytes: bytes, diagnostics: diagnostics, analysis: analysis)
+    }
+}
+
+/// Set once, from a cancellation handler; read by the analysis on another thread.
+final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .relaxed) }
+    var isSet: Bool { value.load(ordering: .relaxed) }
+}
