@@ -51,7 +51,7 @@ func percentile(_ values: [Double], _ p: Double) -> Double {
 let benchDB = "aasa_bench_\(getpid())"
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-bench-\(getpid())").path
 try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-try await withClient(serverURL.with(database: "postgres")) { db in
+_ = try await withClient(serverURL.with(database: "postgres")) { db in
     try await db.read(logger: logger) { try await $0.run("CREATE DATABASE \(unescaped: benchDB)") }
 }
 let url = serverURL.with(database: benchDB)
@@ -60,7 +60,7 @@ defer {
 }
 
 let (publishSeconds, perPublish, bytesPerDomain) = try await withClient(url) { db -> (Double, [Double], [[UInt8]]) in
-    try await db.read(logger: logger) { try await Migrator(files: try MigrationFile.load(from: migrations)).migrate($0) }
+    _ = try await db.read(logger: logger) { try await Migrator(files: try MigrationFile.load(from: migrations)).migrate($0) }
     // Seed: one team and app, N domains each with a web root, a grant and two rules.
     try await db.transaction(logger: logger) { s in
         let team = try await s.insertTeam(name: "bench", displayName: "Bench")
@@ -111,7 +111,7 @@ for (i, bytes) in bytesPerDomain.enumerated() {
 let baselineTotal = ContinuousClock.now - baselineStart
 let baselineSeconds = Double(baselineTotal.components.seconds) + Double(baselineTotal.components.attoseconds) / 1e18
 
-try await withClient(serverURL.with(database: "postgres")) { db in
+_ = try await withClient(serverURL.with(database: "postgres")) { db in
     try await db.read(logger: logger) { try await $0.run("DROP DATABASE IF EXISTS \(unescaped: benchDB) WITH (FORCE)") }
 }
 

@@ -35,7 +35,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     router.add(middleware: ETagHeaderMiddleware())
     router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database), maxBodyBytes: config.maxBodyBytes))
     router.add(middleware: IdempotencyMiddleware(database: database))
-    let api = APIImplementation(database: database, migrator: migrator, metrics: .shared, served: served,
+    let api = APIImplementation(database: database, migrator: migrator, metrics: .shared, served: served, publisher: publisher,
                                 webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain)
     try api.registerHandlers(on: RouteRecordingTransport(inner: router, table: routes))
     RevisionFileRoute(database: database).register(on: router)

@@ -9,7 +9,10 @@ import Testing
         #expect(files.count == 77)
         for file in files {
             let report = AASALinter.lint(try SharedData.bytes("corpus/" + file))
-            let want = try #require(expected[file]?.boolValue, "no expectation for \(file)")
+            guard let want = expected[file]?.boolValue else {
+                Issue.record("no expectation for \(file)")
+                continue
+            }
             #expect(report.isValid == want, "\(file): \(report.errors)")
             if !want {
                 let first = try #require(report.errors.first)

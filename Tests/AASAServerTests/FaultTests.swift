@@ -28,7 +28,7 @@ import Testing
             // A file, not a pipe: the PostgreSQL server it starts outlives it and could keep a
             // pipe's write end open, so reading to the end would never finish.
             let out = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString)")
-            FileManager.default.createFile(atPath: out.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
             defer { try? FileManager.default.removeItem(at: out) }
             p.standardOutput = try FileHandle(forWritingTo: out)
             p.standardError = FileHandle.nullDevice

@@ -23,7 +23,7 @@ import Testing
             try await database.read(logger: Logger(label: "t")) { session in
                 var counts: [String: Int] = [:]
                 for table in ["teams", "tokens", "apps", "domains", "grants", "rule_sets", "audit_events", "revisions"] {
-                    counts[table] = try await session.first("SELECT count(*)::bigint FROM \(unescaped: table)", as: Int.self) ?? -1
+                    counts[table] = try await session.first("SELECT count(*)::bigint FROM \(unescaped: table)", as: Int.self)
                 }
                 return counts
             }

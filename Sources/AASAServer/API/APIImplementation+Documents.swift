@@ -16,7 +16,7 @@ extension APIImplementation {
     func getDraftDocument(_ input: Operations.GetDraftDocument.Input) async throws -> Operations.GetDraftDocument.Output {
         _ = try principal()
         let rendered = try await renderedDraft(input.path.host)
-        let digest = SHA256.hash(data: Data(rendered.bytes)).map { String(format: "%02x", $0) }.joined()
+        let digest = Hex.sha256(rendered.bytes)
         let document = try JSONDecoder().decode(Components.Schemas.AASADocument.self, from: Data(rendered.bytes))
         return .ok(.init(headers: .init(eTag: "\"sha256-\(digest)\""), body: .json(document)))
     }

@@ -243,6 +243,6 @@ extension APIImplementation {
             }
         }
         let digest = SHA256.hash(data: Data(lines.sorted().joined(separator: "\n").utf8))
-        return "\"m-" + digest.prefix(12).map { String(format: "%02x", $0) }.joined() + "\""
+        return "\"m-" + Hex.string(digest.prefix(12)) + "\""
     }
 }

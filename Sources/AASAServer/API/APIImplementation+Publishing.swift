@@ -6,8 +6,6 @@ import Logging
 import OpenAPIRuntime
 
 extension APIImplementation {
-    var publisher: Publisher { Publisher(database: database, served: served) }
-
     /// Admin, or a write token of a team holding a grant on the domain.
     func authorizePublish(_ principal: Principal) -> @Sendable (DBSession, DomainRecord) async throws -> Void {
         { session, domain in

@@ -12,6 +12,7 @@ struct APIImplementation: APIProtocol {
     let migrator: Migrator
     let metrics: MetricsExport
     let served: ServedFiles
+    let publisher: Publisher
     let webRootBases: [String]
     let maxRulesPerTeamPerDomain: Int
 
@@ -37,12 +38,16 @@ struct APIImplementation: APIProtocol {
             before: before, after: after, requestID: state.requestID))
     }
 
-    func write<Result: Sendable>(_ body: @escaping @Sendable (DBSession) async throws -> Result) async throws -> Result {
-        try await database.transaction(logger: logger, body)
+    /// One transaction on the request's connection (or a pooled one outside a request).
+    func write<Result: Sendable>(_ body: (DBSession) async throws -> Result) async throws -> Result {
+        if let session = state.session { return try await session.inTransaction { try await body(session) } }
+        return try await database.transaction(logger: logger, body)
     }
 
-    func read<Result: Sendable>(_ body: @escaping @Sendable (DBSession) async throws -> Result) async throws -> Result {
-        try await database.read(logger: logger, body)
+    /// Reads on the request's connection (or a pooled one outside a request).
+    func read<Result: Sendable>(_ body: (DBSession) async throws -> Result) async throws -> Result {
+        if let session = state.session { return try await body(session) }
+        return try await database.read(logger: logger, body)
     }
 }
 

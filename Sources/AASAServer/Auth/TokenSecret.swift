@@ -1,3 +1,4 @@
+import AASAStore
 import Crypto
 import Foundation
 
@@ -47,6 +48,6 @@ public enum TokenSecret {
     }
 
     private static func hex(_ id: UUID) -> String {
-        withUnsafeBytes(of: id.uuid) { bytes in bytes.map { String(format: "%02x", $0) }.joined() }
+        withUnsafeBytes(of: id.uuid) { Hex.string($0) }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import AASAStore
 import Logging
 
 /// Hummingbird's per-request context; what the generated handlers need travels in `RequestState`.
@@ -17,6 +18,15 @@ struct RequestState: Sendable {
     var requestID: String
     var logger: Logger
     var principal: Principal?
+    /// The request's one pooled connection, leased by `AuthMiddleware` for authentication and kept
+    /// for every read and write the request makes (nil outside `/v1/`).
+    var session: DBSession?
 
     @TaskLocal static var current: RequestState?
+
+    /// Runs `body` on the request's connection, or on a pooled one when the request has none.
+    func onConnection<Result: Sendable>(_ database: Database, _ body: (DBSession) async throws -> Result) async throws -> Result {
+        if let session { return try await body(session) }
+        return try await database.read(logger: logger, body)
+    }
 }

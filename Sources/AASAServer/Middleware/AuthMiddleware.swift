@@ -6,7 +6,9 @@ import Logging
 import Metrics
 
 /// Authenticates `/v1/` requests from `Authorization: Bearer …` and hands the principal to the
-/// handlers; also refuses bodies above the size limit before anything reads them.
+/// handlers, with the pooled connection it authenticated on: one lease per request, for its
+/// authentication, reads and writes. Also refuses bodies above the size limit before anything
+/// reads them.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let authenticator: Authenticator
@@ -36,17 +38,19 @@ struct AuthMiddleware: RouterMiddleware {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw APIProblem.unauthorized("the Authorization header must be `Bearer <token>`")
         }
-        do {
-            state.principal = try await authenticator.database.read(logger: state.logger) { session in
-                try await authenticator.authenticate(bearer: String(parts[1]), session: session)
+        let bearer = String(parts[1])
+        return try await authenticator.database.read(logger: state.logger) { session in
+            do {
+                state.principal = try await authenticator.authenticate(bearer: bearer, session: session)
+            } catch let failure as Authenticator.Failure {
+                Counter(label: "aasad_auth_failures_total", dimensions: [("reason", "\(failure)")]).increment()
+                throw APIProblem.unauthorized(failure.message)
             }
-        } catch let failure as Authenticator.Failure {
-            Counter(label: "aasad_auth_failures_total", dimensions: [("reason", "\(failure)")]).increment()
-            throw APIProblem.unauthorized(failure.message)
-        }
-        state.logger[metadataKey: "token_id"] = .string(state.principal!.tokenID.uuidString.lowercased())
-        return try await RequestState.$current.withValue(state) {
-            try await next(request, context)
+            state.logger[metadataKey: "token_id"] = .string(state.principal!.tokenID.uuidString.lowercased())
+            state.session = DBSession(connection: session.connection, logger: state.logger)
+            return try await RequestState.$current.withValue(state) {
+                try await next(request, context)
+            }
         }
     }
 

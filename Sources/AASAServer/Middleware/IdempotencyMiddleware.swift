@@ -13,6 +13,11 @@ import NIOCore
 /// The claim is committed before the handler runs and the answer after it: if the process dies
 /// between the handler's commit and the answer being stored, the key stays claimed and a retry
 /// gets 409 rather than a second write (safe, but the client must look at the resource).
+///
+/// The fingerprint covers the method, the path, the query (a `?dryRun=true` call never answers
+/// for a real one) and the body. An answer that carries a token's secret is never stored: the
+/// record keeps the answer without the secret, and a replay is 409 naming the token, because a
+/// secret exists only in the one answer that created it (only its SHA-256 is kept anywhere).
 struct IdempotencyMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     static let header = HTTPField.Name("Idempotency-Key")!
@@ -31,11 +36,11 @@ struct IdempotencyMiddleware: RouterMiddleware {
         var request = request
         let body = try await request.collectBody(upTo: .max)
         var hasher = SHA256()
-        hasher.update(data: Data("\(request.method.rawValue) \(request.uri.path)\n".utf8))
+        hasher.update(data: Data("\(request.method.rawValue) \(request.uri.path)?\(request.uri.query ?? "")\n".utf8))
         hasher.update(data: Data(body.readableBytesView))
         let fingerprint = Array(hasher.finalize())
 
-        let existing = try await database.read(logger: state.logger) { session in
+        let existing = try await state.onConnection(database) { session in
             try await session.claimIdempotencyKey(tokenID: principal.tokenID, key: key, fingerprint: fingerprint)
         }
         if let existing {
@@ -46,6 +51,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
             guard let status = existing.status else {
                 throw APIProblem.conflict("a request with this Idempotency-Key is still running, or its answer was lost; look at the resource before retrying",
                                           field: "Idempotency-Key", rule: "in-progress")
+            }
+            if existing.contentType == Self.withheld {
+                let token = (try? JSONSerialization.jsonObject(with: Data(existing.body)) as? [String: Any])?["token"] as? [String: Any]
+                throw APIProblem.conflict("this key created token \(token?["id"] as? String ?? "?"); its secret was shown once and is stored nowhere, "
+                    + "so the answer cannot be replayed: revoke that token and create another if the secret was lost",
+                                          field: "Idempotency-Key", rule: "secret-not-replayed")
             }
             var headers = HTTPFields()
             if let contentType = existing.contentType { headers[.contentType] = contentType }
@@ -70,10 +81,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
         let collector = BodyCollector()
         try await response.body.write(collector)
         let bytes = collector.bytes
+        let secretless = Self.withoutSecret(bytes)
         let stored = IdempotentResponse(fingerprint: fingerprint, status: Int(response.status.code),
-                                        contentType: response.headers[.contentType], etag: response.headers[.eTag],
-                                        location: response.headers[.location], body: bytes)
-        try await database.read(logger: state.logger) { session in
+                                        contentType: secretless == nil ? response.headers[.contentType] : Self.withheld,
+                                        etag: response.headers[.eTag], location: response.headers[.location],
+                                        body: secretless ?? bytes)
+        try await state.onConnection(database) { session in
             try await session.completeIdempotencyKey(tokenID: principal.tokenID, key: key, response: stored)
         }
         var replay = response
@@ -81,8 +94,20 @@ struct IdempotencyMiddleware: RouterMiddleware {
         return replay
     }
 
+    /// Marks a stored answer whose secret was left out (never sent to a client as a content type).
+    static let withheld = "application/x-aasa-secret-withheld"
+
+    /// The answer without its top-level `secret`, or nil when it has none.
+    static func withoutSecret(_ body: [UInt8]) -> [UInt8]? {
+        guard body.count < 1 << 16, let text = String(validating: body, as: UTF8.self), text.contains("\"secret\""),
+              var object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+              object.removeValue(forKey: "secret") != nil,
+              let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return nil }
+        return [UInt8](data)
+    }
+
     private func release(principal: Principal, key: String, state: RequestState) async throws {
-        try await database.read(logger: state.logger) { session in
+        try await state.onConnection(database) { session in
             try await session.releaseIdempotencyKey(tokenID: principal.tokenID, key: key)
         }
     }

@@ -13,7 +13,9 @@ import PostgresNIO
 /// the last web root is written, so two publishes never interleave their writes.
 struct Publisher: Sendable {
     let database: Database
-    let served: ServedFiles
+    /// This process's served copy; nil in a process that serves nothing (`aasad publish --all`,
+    /// benchmarks): the serving replicas learn of the revision through NOTIFY.
+    let served: ServedFiles?
 
     enum Source: Sendable {
         case draft
@@ -47,10 +49,10 @@ struct Publisher: Sendable {
     /// - Parameter authorize: runs in the transaction with the locked domain; throws to refuse.
     func publish(host: String, reason: String, source: Source, actor: Actor, logger: Logger,
                  authorize: @escaping @Sendable (DBSession, DomainRecord) async throws -> Void = { _, _ in }) async throws -> Outcome {
-        try await database.withConnection { connection in
-            let session = DBSession(connection: connection, logger: logger)
+        // On the request's connection when there is one: a request never waits for a second lease.
+        try await (RequestState.current ?? RequestState(requestID: "-", logger: logger)).onConnection(database) { session in
             guard let domainID = try await session.domain(host: host)?.id else { throw APIProblem.notFound("no domain \(host)") }
-            return try await withDomainLock(domainID: domainID, session: session) { session in
+            return try await session.holding(.publishing(domainID: domainID)) {
                 try await publishLocked(session, domainID: domainID, reason: reason, source: source, actor: actor, authorize: authorize)
             }
         }
@@ -60,32 +62,17 @@ struct Publisher: Sendable {
     /// released on the same connection before it goes back to the pool).
     func withDomainLock<T: Sendable>(domainID: Int64, logger: Logger, _ body: @escaping @Sendable (DBSession) async throws -> T) async throws -> T {
         try await database.withConnection { connection in
-            try await withDomainLock(domainID: domainID, session: DBSession(connection: connection, logger: logger), body)
-        }
-    }
-
-    private func withDomainLock<T: Sendable>(domainID: Int64, session: DBSession, _ body: @Sendable (DBSession) async throws -> T) async throws -> T {
-        try await session.lockPublishing(domainID: domainID)
-        do {
-            let result = try await body(session)
-            try await session.unlockPublishing(domainID: domainID)
-            return result
-        } catch {
-            _ = try? await session.unlockPublishing(domainID: domainID)
-            throw error
+            let session = DBSession(connection: connection, logger: logger)
+            return try await session.holding(.publishing(domainID: domainID)) { try await body(session) }
         }
     }
 
     private func publishLocked(_ session: DBSession, domainID: Int64, reason: String, source: Source, actor: Actor,
                                authorize: @Sendable (DBSession, DomainRecord) async throws -> Void) async throws -> Outcome {
-        try await session.run("BEGIN")
-        let domain: DomainRecord
-        let revision: RevisionRecord
-        let created: Bool
         var warnings: [Finding] = []
-        do {
+        let (domain, revision, created) = try await session.inTransaction { () -> (DomainRecord, RevisionRecord, Bool) in
             guard let locked = try await session.domain(id: domainID, forUpdate: true) else { throw APIProblem.notFound("the domain was deleted") }
-            domain = locked
+            let domain = locked
             try await authorize(session, domain)
             let bytes: [UInt8]
             var rollbackOf: Int?
@@ -105,11 +92,9 @@ struct Publisher: Sendable {
             if case .revision(let number, let team) = source {
                 try await checkRollback(session, domain: domain, number: number, bytes: bytes, current: current, team: team)
             }
-            let sha = SHA256.hash(data: Data(bytes)).map { String(format: "%02x", $0) }.joined()
-            if let current, current.sha256 == sha {
-                revision = current
-                created = false
-            } else {
+            let sha = Hex.sha256(bytes)
+            if let current, current.sha256 == sha { return (domain, current, false) }
+            do {
                 let diff = current.flatMap { old in
                     (try? AASADocument(json: old.bytes)).flatMap { before in
                         (try? AASADocument(json: bytes)).map { DocumentDiff(from: before, to: $0, host: domain.host).jsonValue }
@@ -127,16 +112,11 @@ struct Publisher: Sendable {
                                     "rollbackOf": rollbackOf.map { .number(String($0)) } ?? .null]),
                     requestID: actor.requestID))
                 try await session.notifyRevision(host: domain.host)
-                revision = record
-                created = true
+                return (domain, record, true)
             }
-            try await session.run("COMMIT")
-        } catch {
-            _ = try? await session.run("ROLLBACK")
-            throw error
         }
         Counter(label: "aasad_publishes_total", dimensions: [("created", "\(created)")]).increment()
-        served.update(ServedRevision(host: domain.host, aliases: domain.aliases, number: revision.number,
+        served?.update(ServedRevision(host: domain.host, aliases: domain.aliases, number: revision.number,
                                      bytes: revision.bytes, sha256: revision.sha256))
         let targets = await writeTargets(session, domain: domain, revision: revision)
         return Outcome(host: domain.host, revision: revision, created: created, targets: targets, warnings: warnings)

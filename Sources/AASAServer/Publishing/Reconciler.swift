@@ -46,8 +46,7 @@ struct Reconciler: Service {
                     let legacy = current.legacyRootPath
                     let onDisk = try await NIOThreadPool.singleton.runIfActive {
                         WebRootWriter.removeTemporaries(root: root, legacy: legacy)
-                        return
-                        (WebRootWriter.read(root: root), legacy ? FileManager.default.contents(atPath: root + "/" + WebRootWriter.fileName).map { [UInt8]($0) } : revision.bytes)
+                        return (WebRootWriter.read(root: root), legacy ? FileManager.default.contents(atPath: root + "/" + WebRootWriter.fileName).map { [UInt8]($0) } : revision.bytes)
                     }
                     guard onDisk.0 != revision.bytes || onDisk.1 != revision.bytes else { continue }
                     let state = onDisk.0 == nil ? "missing" : "different"
@@ -80,7 +79,7 @@ public enum Reconciliation {
     }
 
     public static func runOnce(database: Database, logger: Logger) async throws -> Summary {
-        let reconciler = Reconciler(database: database, publisher: Publisher(database: database, served: ServedFiles()), logger: logger)
+        let reconciler = Reconciler(database: database, publisher: Publisher(database: database, served: nil), logger: logger)
         let report = try await reconciler.reconcileAll()
         return Summary(checked: report.checked, rewritten: report.rewritten, failed: report.failed)
     }

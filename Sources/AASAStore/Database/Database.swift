@@ -7,6 +7,13 @@ private final class LeaseFlag: Sendable {
     let value = Mutex(false)
 }
 
+/// A value the compiler cannot prove may cross tasks, here a closure that a task group runs and
+/// awaits before the call that made it returns.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
 /// No pooled connection came within `Database.leaseTimeout`: PostgreSQL is down or unreachable.
 public struct DatabaseUnavailable: Error, Sendable {}
 
@@ -25,30 +32,37 @@ public struct Database: Sendable {
 
     /// Runs `body` on a pooled connection, giving up with `DatabaseUnavailable` when none comes
     /// within `leaseTimeout` (the lease is cancelled; a running `body` is never cut short).
+    ///
+    /// A request takes one lease for all its work (authentication, reads, writes: see
+    /// `AuthMiddleware`), so this timer is paid once per request.
     public func withConnection<Result: Sendable>(
-        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+        _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let leased = LeaseFlag()
         let client = client, timeout = leaseTimeout
-        return try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask {
-                try await client.withConnection { connection in
-                    leased.value.withLock { $0 = true }
-                    return try await body(connection)
+        return try await withoutActuallyEscaping(body) { body in
+            // The group is awaited before this returns, so `body` never outlives this call.
+            let work = UncheckedSendable(body)
+            return try await withThrowingTaskGroup(of: Result?.self) { group in
+                group.addTask {
+                    try await client.withConnection { connection in
+                        leased.value.withLock { $0 = true }
+                        return try await work.value(connection)
+                    }
                 }
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                if !leased.value.withLock({ $0 }) { throw DatabaseUnavailable() }
-                return nil
-            }
-            while let next = try await group.next() {
-                if let value = next {
-                    group.cancelAll()
-                    return value
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    if !leased.value.withLock({ $0 }) { throw DatabaseUnavailable() }
+                    return nil
                 }
+                while let next = try await group.next() {
+                    if let value = next {
+                        group.cancelAll()
+                        return value
+                    }
+                }
+                throw DatabaseUnavailable()
             }
-            throw DatabaseUnavailable()
         }
     }
 
@@ -56,24 +70,16 @@ public struct Database: Sendable {
     /// error passes through unchanged (PostgresNIO's own helper wraps it).
     public func transaction<Result: Sendable>(
         logger: Logger,
-        _ body: @escaping @Sendable (DBSession) async throws -> Result
+        _ body: (DBSession) async throws -> Result
     ) async throws -> Result {
         try await withConnection { connection in
             let session = DBSession(connection: connection, logger: logger)
-            try await connection.query("BEGIN", logger: logger)
-            do {
-                let result = try await body(session)
-                try await connection.query("COMMIT", logger: logger)
-                return result
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
-            }
+            return try await session.inTransaction { try await body(session) }
         }
     }
 
     /// Runs `body` on one pooled connection, outside a transaction.
-    public func read<Result: Sendable>(logger: Logger, _ body: @escaping @Sendable (DBSession) async throws -> Result) async throws -> Result {
+    public func read<Result: Sendable>(logger: Logger, _ body: (DBSession) async throws -> Result) async throws -> Result {
         try await withConnection { connection in
             try await body(DBSession(connection: connection, logger: logger))
         }
@@ -96,14 +102,14 @@ public struct DBSession: Sendable {
     }
 
     /// Every row of `query` decoded as `T`.
-    public func all<each T: PostgresDecodable>(_ query: PostgresQuery, as types: (repeat each T).Type) async throws -> [(repeat each T)] {
+    public func all<each T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each T).Type) async throws -> [(repeat each T)] {
         var out: [(repeat each T)] = []
         for try await row in try await run(query).decode(types) { out.append(row) }
         return out
     }
 
     /// The first row of `query` decoded as `T`, or nil.
-    public func first<each T: PostgresDecodable>(_ query: PostgresQuery, as types: (repeat each T).Type) async throws -> (repeat each T)? {
+    public func first<each T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each T).Type) async throws -> (repeat each T)? {
         for try await row in try await run(query).decode(types) { return row }
         return nil
     }

@@ -15,7 +15,7 @@ public struct MigrationFile: Sendable, Equatable {
         self.version = version
         self.name = name
         self.sql = sql
-        self.checksum = SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
+        self.checksum = Hex.sha256(sql.utf8)
     }
 
     /// Reads every `NNNN_name.sql` of `directory`, in version order. Two files with one number,
@@ -61,8 +61,6 @@ public enum MigrationError: Error, CustomStringConvertible, Equatable {
 /// Applies migration files in order, each in its own transaction, under an advisory lock so two
 /// replicas never migrate at once; and tells the server whether the database matches its files.
 public struct Migrator: Sendable {
-    /// The advisory lock key for migrations (an arbitrary constant: "aasa" in ASCII).
-    static let lockKey: Int64 = 0x6161_7361
     public let files: [MigrationFile]
 
     public init(files: [MigrationFile]) {
@@ -106,16 +104,14 @@ public struct Migrator: Sendable {
     /// Applies every pending file; returns the versions applied. Refuses if an applied file changed.
     @discardableResult
     public func migrate(_ session: DBSession) async throws -> [Int] {
-        try await session.run("SELECT pg_advisory_lock(\(Self.lockKey))")
-        do {
+        try await session.holding(.migrations) {
             try await ensureTable(session)
             let status = try await status(session)
             if let problem = status.problems.first { throw problem }
             var applied: [Int] = []
             for file in files where status.pending.contains(file.version) {
                 session.logger.info("applying migration", metadata: ["version": "\(file.version)", "name": "\(file.name)"])
-                try await session.run("BEGIN")
-                do {
+                try await session.inTransaction {
                     // The file's text is ours (from the migrations directory), not a client's.
                     for statement in SQLStatements.split(file.sql) {
                         try await session.run(PostgresQuery(unsafeSQL: statement))
@@ -123,18 +119,10 @@ public struct Migrator: Sendable {
                     try await session.run("""
                         INSERT INTO schema_migrations (version, name, checksum) VALUES (\(file.version), \(file.name), \(file.checksum))
                         """)
-                    try await session.run("COMMIT")
-                } catch {
-                    _ = try? await session.run("ROLLBACK")
-                    throw error
                 }
                 applied.append(file.version)
             }
-            try await session.run("SELECT pg_advisory_unlock(\(Self.lockKey))")
             return applied
-        } catch {
-            _ = try? await session.run("SELECT pg_advisory_unlock(\(Self.lockKey))")
-            throw error
         }
     }
 

@@ -73,13 +73,4 @@ extension DBSession {
             ServedRevision(host: $0.0, aliases: $0.1, number: $0.2, bytes: [UInt8]($0.3), sha256: $0.4)
         }
     }
-
-    /// Serialises publishing of one domain across every replica, for as long as this session holds it.
-    public func lockPublishing(domainID: Int64) async throws {
-        try await run("SELECT pg_advisory_lock(\(Int32(0x6161)), \(Int32(truncatingIfNeeded: domainID)))")
-    }
-
-    public func unlockPublishing(domainID: Int64) async throws {
-        try await run("SELECT pg_advisory_unlock(\(Int32(0x6161)), \(Int32(truncatingIfNeeded: domainID)))")
-    }
 }

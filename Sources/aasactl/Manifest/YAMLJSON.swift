@@ -33,7 +33,7 @@ enum YAMLJSON {
                 object.append(k.string, try value(item, file: file))
             }
             return .object(object)
-        @unknown default:
+        case .alias:
             throw CLIFailure("\(file): YAML aliases are not supported")
         }
     }

@@ -47,7 +47,7 @@ struct CLIRunner: Sendable {
             let input = Pipe(), output = Pipe()
             // Standard error goes to a file, so a full pipe can never stall the child.
             let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("aasactl-err-\(UUID().uuidString)")
-            FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
             defer { try? FileManager.default.removeItem(at: errorFile) }
             p.standardInput = input
             p.standardOutput = output

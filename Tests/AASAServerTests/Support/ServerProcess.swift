@@ -20,7 +20,7 @@ final class ServerProcess: @unchecked Sendable {
         if let logLevel { environment["LOG_LEVEL"] = logLevel }
         process.environment = environment
         log = FileManager.default.temporaryDirectory.appendingPathComponent("aasad-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardError = handle
         process.standardOutput = handle

@@ -58,14 +58,14 @@ actor TestDatabase {
             let building = name + "_b\(ProcessInfo.processInfo.processIdentifier)"
             try await admin.query("DROP DATABASE IF EXISTS \(unescaped: building)")
             try await admin.query("CREATE DATABASE \(unescaped: building)")
-            try await shared.withClient(database: building) { database in
+            _ = try await shared.withClient(database: building) { database in
                 try await database.read(logger: logger) { try await Migrator(files: files).migrate($0) }
             }
             do {
                 try await admin.query("ALTER DATABASE \(unescaped: building) RENAME TO \(unescaped: name)")
             } catch {
                 // Another test process won the race; use its template.
-                try? await admin.query("DROP DATABASE IF EXISTS \(unescaped: building)")
+                _ = try? await admin.query("DROP DATABASE IF EXISTS \(unescaped: building)")
             }
         }
         return name

@@ -1,0 +1,50 @@
+import PostgresNIO
+
+/// PostgreSQL session advisory locks the service takes, each with its key in one place.
+public enum AdvisoryLock: Sendable {
+    /// Applying migrations (one replica at a time).
+    case migrations
+    /// Publishing one domain (serialised across replicas, held until its web roots are written).
+    case publishing(domainID: Int64)
+
+    func query(_ function: String) -> PostgresQuery {
+        switch self {
+        case .migrations:  // one 64-bit key: "aasa" in ASCII
+            "SELECT \(unescaped: function)(\(Int64(0x6161_7361)))"
+        case .publishing(let id):  // a pair of keys: "aa", then the domain
+            "SELECT \(unescaped: function)(\(Int32(0x6161)), \(Int32(truncatingIfNeeded: id)))"
+        }
+    }
+}
+
+/// The two ways a unit of work holds PostgreSQL, written once and used by the services, the
+/// publisher and the migrator: a transaction, and a session advisory lock.
+extension DBSession {
+    /// Runs `body` in one transaction on this session's connection: committed if it returns,
+    /// rolled back if it throws, and the error passes through unchanged.
+    public func inTransaction<Result>(_ body: () async throws -> Result) async throws -> Result {
+        try await run("BEGIN")
+        do {
+            let result = try await body()
+            try await run("COMMIT")
+            return result
+        } catch {
+            _ = try? await run("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` holding `lock`, released on this same connection whether `body` returns or throws
+    /// (a session lock outlives transactions, so it must never go back to the pool held).
+    public func holding<Result>(_ lock: AdvisoryLock, _ body: () async throws -> Result) async throws -> Result {
+        try await run(lock.query("pg_advisory_lock"))
+        do {
+            let result = try await body()
+            try await run(lock.query("pg_advisory_unlock"))
+            return result
+        } catch {
+            _ = try? await run(lock.query("pg_advisory_unlock"))
+            throw error
+        }
+    }
+}
