@@ -22,7 +22,9 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let migrator = Migrator(files: files)
 
     let served = ServedFiles()
-    let publisher = Publisher(database: database, served: served)
+    // The organisation's domain policies: checked on every change to a draft and on every publish.
+    let policies = DomainPolicies()
+    let publisher = Publisher(database: database, served: served, policies: policies)
 
     let router = Router(context: AppRequestContext.self)
     // The served file is answered first, by Host, before request IDs, metrics or routing.
@@ -35,7 +37,9 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     router.add(middleware: ETagHeaderMiddleware())
     router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database), maxBodyBytes: config.maxBodyBytes))
     router.add(middleware: IdempotencyMiddleware(database: database))
+    let pipeline = DomainChangePipeline(database: database, publisher: publisher, served: served, policies: policies)
     let api = APIImplementation(database: database, migrator: migrator, metrics: .shared, served: served, publisher: publisher,
+                                pipeline: pipeline,
                                 webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain)
     try api.registerHandlers(on: RouteRecordingTransport(inner: router, table: routes))
     RevisionFileRoute(database: database).register(on: router)

@@ -162,23 +162,15 @@ struct TokenCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let generated = TokenSecret.generate()
             let name = self.name
             let expiry = expiresInDays.map { Date().addingTimeInterval(Double($0) * 86_400) }
-            try await database.withDatabase { db, logger in
+            let token = try await database.withDatabase { db, logger in
                 try await db.transaction(logger: logger) { session in
                     try await Migrator(files: try MigrationFile.load(from: database.migrations)).verify(session)
-                    let token = try await session.insertToken(id: generated.id, teamID: nil, name: name, scopes: [.admin],
-                                                              secretHash: generated.hash, expiresAt: expiry)
-                    try await session.appendAudit(AuditEventRecord(
-                        actorToken: nil, actorName: "aasad token create (server host)", actorTeam: nil, team: nil,
-                        domain: nil, appID: nil, action: "token.create", entityType: "token",
-                        entityID: token.id.uuidString.lowercased(),
-                        before: nil, after: .object(["id": .string(token.id.uuidString.lowercased()), "name": .string(name),
-                                                     "scopes": .array([.string("admin")])]), requestID: nil))
+                    return try await TokenIssuer.createAdminToken(session, name: name, expiresAt: expiry)
                 }
             }
-            print(generated.token)
+            print(token)
         }
     }
 }

@@ -8,7 +8,7 @@ extension APIImplementation {
     func renderedDraft(_ host: String) async throws -> DomainDocument {
         // The connection goes back to the pool before the (possibly long) validation.
         let snapshot = try await read { session in
-            try await session.snapshot(of: try await lookupDomain(host, session: session))
+            try await session.snapshot(of: try await Lookup.domain(host, session: session))
         }
         return try await DomainDocument.render(snapshot)
     }

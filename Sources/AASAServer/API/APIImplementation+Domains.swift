@@ -10,16 +10,8 @@ extension APIImplementation {
         return .ok(.init(body: .json(.init(items: domains.map { Components.Schemas.Domain($0) }))))
     }
 
-    func lookupDomain(_ host: String, session: DBSession, forUpdate: Bool = false) async throws -> DomainRecord {
-        let normalized = try Names.pathHost(host)
-        guard let domain = try await session.domain(host: normalized, forUpdate: forUpdate) else {
-            throw APIProblem.notFound("no domain \(host)")
-        }
-        return domain
-    }
-
     /// A domain's settings as given in a body, checked field by field.
-    struct DomainSettings {
+    struct DomainSettings: Sendable {
         var aliases: [String]
         var variables: [SubstitutionVariable]
         var defaults: DomainDefaults
@@ -83,81 +75,31 @@ extension APIImplementation {
                                           variables: body.substitutionVariables?.additionalProperties,
                                           defaults: body.defaults, webRoots: body.webRoots, autoPublish: body.autoPublish,
                                           legacyRootPath: body.legacyRootPath, current: nil, bases: webRootBases)
-        let (domain, rendered) = try await write { session in
-            let domain: DomainRecord
-            do {
-                domain = try await session.insertDomain(host: host, aliases: settings.aliases, variables: settings.variables,
-                                                        defaults: settings.defaults, webRoots: settings.webRoots,
-                                                        autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
-            } catch StoreError.duplicate {
-                throw APIProblem.conflict("\(host) or one of its aliases already belongs to a domain", field: "/host", rule: "unique")
-            }
-            let rendered = try await DomainGate.check(session, domain: domain, field: Self.domainField)
-            try await audit(session, principal, action: "domain.create", entityType: "domain", entityID: host,
-                            domain: host, after: AuditJSON.domain(domain))
-            return (domain, rendered)
-        }
-        return .created(.init(headers: .init(eTag: ETag.of(domain.version)),
-                              body: .json(.init(domain, warnings: rendered.warnings.map(rendered.finding)))))
-    }
-
-    /// Findings about the domain's own settings name the request-body field they came from.
-    static func domainField(_ finding: Finding) -> String? {
-        for key in ["substitutionVariables", "defaults"] where finding.path.hasPrefix("/applinks/\(key)") {
-            return String(finding.path.dropFirst("/applinks".count))
-        }
-        return nil
+        let changed = try await change(DomainSettingsChange(kind: .create(host: host, settings: settings), ifMatch: nil))
+        return .created(.init(headers: .init(eTag: ETag.of(changed.output.version)),
+                              body: .json(.init(changed.output, warnings: changed.warnings))))
     }
 
     func getDomain(_ input: Operations.GetDomain.Input) async throws -> Operations.GetDomain.Output {
         _ = try principal()
-        let domain = try await read { try await lookupDomain(input.path.host, session: $0) }
+        let domain = try await read { try await Lookup.domain(input.path.host, session: $0) }
         return .ok(.init(headers: .init(eTag: ETag.of(domain.version)), body: .json(.init(domain))))
     }
 
     func updateDomain(_ input: Operations.UpdateDomain.Input) async throws -> Operations.UpdateDomain.Output {
-        let principal = try principal()
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
-        let (domain, rendered) = try await write { session in
-            let before = try await lookupDomain(input.path.host, session: session, forUpdate: true)
-            try requireAdmin(principal)
-            try ETag.check(input.headers.ifMatch, version: before.version)
-            let settings = try DomainSettings(host: before.host, aliases: body.aliases,
-                                              variables: body.substitutionVariables?.additionalProperties,
-                                              defaults: body.defaults, webRoots: body.webRoots, autoPublish: body.autoPublish,
-                                              legacyRootPath: body.legacyRootPath, current: before, bases: webRootBases)
-            let after: DomainRecord
-            do {
-                after = try await session.updateDomain(id: before.id, aliases: settings.aliases, variables: settings.variables,
-                                                       defaults: settings.defaults, webRoots: settings.webRoots,
-                                                       autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
-            } catch StoreError.duplicate {
-                throw APIProblem.conflict("an alias already belongs to another domain", field: "/aliases", rule: "unique")
-            }
-            let rendered = try await DomainGate.check(session, domain: after, field: Self.domainField)
-            try await audit(session, principal, action: "domain.update", entityType: "domain", entityID: after.host,
-                            domain: after.host, before: AuditJSON.domain(before), after: AuditJSON.domain(after))
-            return (after, rendered)
-        }
-        await autoPublishIfEnabled(domain.host, after: "domain.update")
-        return .ok(.init(headers: .init(eTag: ETag.of(domain.version)),
-                         body: .json(.init(domain, warnings: rendered.warnings.map(rendered.finding)))))
+        let bases = webRootBases
+        let changed = try await change(DomainSettingsChange(kind: .update(host: input.path.host) { before in
+            try DomainSettings(host: before.host, aliases: body.aliases, variables: body.substitutionVariables?.additionalProperties,
+                               defaults: body.defaults, webRoots: body.webRoots, autoPublish: body.autoPublish,
+                               legacyRootPath: body.legacyRootPath, current: before, bases: bases)
+        }, ifMatch: input.headers.ifMatch))
+        return .ok(.init(headers: .init(eTag: ETag.of(changed.output.version)),
+                         body: .json(.init(changed.output, warnings: changed.warnings))))
     }
 
     func deleteDomain(_ input: Operations.DeleteDomain.Input) async throws -> Operations.DeleteDomain.Output {
-        let principal = try principal()
-        let host = try await write { session in
-            let domain = try await lookupDomain(input.path.host, session: session, forUpdate: true)
-            try requireAdmin(principal)
-            try ETag.check(input.headers.ifMatch, version: domain.version)
-            try await session.deleteDomain(id: domain.id)
-            try await audit(session, principal, action: "domain.delete", entityType: "domain", entityID: domain.host,
-                            domain: domain.host, before: AuditJSON.domain(domain))
-            // Delivered on commit: the other replicas stop serving the host too.
-            try await session.notifyRevision(host: domain.host)
-            return domain.host
-        }
-        served.remove(host: host)
+        _ = try await change(DomainSettingsChange(kind: .delete(host: input.path.host), ifMatch: input.headers.ifMatch))
         return .noContent(.init())
     }
 }

@@ -45,7 +45,9 @@ extension APIImplementation {
                     }
                 }
             } else {
-                for domain in domains where domain.changed { await autoPublishIfEnabled(domain.host, after: "manifest") }
+                for domain in domains where domain.changed && result.autoPublish.contains(domain.host) {
+                    await pipeline.autoPublish(domain.host, after: "manifest", actor: actor(principal), logger: logger)
+                }
             }
         }
         let answer = Components.Schemas.ManifestResult(team: result.team, dryRun: dryRun, changed: result.changed,
@@ -59,6 +61,8 @@ extension APIImplementation {
         var stateTag: String
         var apps: [Components.Schemas.ManifestAppChange]
         var domains: [Components.Schemas.ManifestDomainResult]
+        /// Hosts of the changed domains that publish after every valid change.
+        var autoPublish: Set<String> = []
     }
 
     /// Thrown out of a dry run's transaction so that it rolls back, carrying the plan.
@@ -68,7 +72,7 @@ extension APIImplementation {
 
     private func applyLocked(_ manifest: ManifestRequest, team teamName: String, ifMatch: String?, dryRun: Bool,
                              principal: Principal, session: DBSession) async throws -> ManifestOutcome {
-        let team = try await visibleTeam(teamName, principal, session: session)
+        let team = try await Lookup.visibleTeam(teamName, principal, session: session)
         guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot apply a manifest") }
         var errors: [FieldError] = []
 
@@ -169,13 +173,13 @@ extension APIImplementation {
                                              message: "\(app.appID) does not have the applinks service; add it under apps"))
                     continue
                 }
-                if let grant, let k = Self.firstRuleOutside(rules, prefixes: grant.pathPrefixes, defaults: domain.defaults), let wanted {
+                if let grant, let k = GrantCoverage.firstRuleOutside(rules, prefixes: grant.pathPrefixes, defaults: domain.defaults), let wanted {
                     errors.append(FieldError(field: "\(wanted.pointer)/rules/\(k)/~1", rule: "outside-grant",
                                              message: "the rule is outside team \(team.name)'s grant on \(domain.host) (\(grant.pathPrefixes.joined(separator: ", ")))"))
                     continue
                 }
                 do {
-                    try await checkRuleCap(session, domain: domain, team: team.name, appID: app.appID,
+                    try await RuleCap(maxRulesPerTeamPerDomain).check(session, domain: domain, team: team.name, appID: app.appID,
                                            before: current.rules.count, after: rules.count, field: "\(wanted?.pointer ?? app.pointer)/rules")
                 } catch let problem as APIProblem {
                     errors += problem.errors
@@ -196,23 +200,28 @@ extension APIImplementation {
         var warnings: [Finding] = []
         var results: [Components.Schemas.ManifestDomainResult] = []
         var anyChange = appChanges.contains { $0.action != .unchanged }
+        var autoPublish = Set<String>()
         for domain in locked {
             let rendered: DomainDocument
             do {
-                rendered = try await DomainGate.check(session, domain: domain) { finding in
+                rendered = try await pipeline.validate(session, domain: domain) { finding in
                     guard let appID = finding.appID, let ruleID = finding.ruleID,
                           let base = pointers["\(domain.host) \(appID) \(ruleID)"] else { return nil }
-                    return base + JSONPointer(tokens: Array(Self.pointerTokens(finding.path).dropFirst(5))).description
+                    return base + JSONPointer(tokens: Array(JSONPointer.tokens(of: finding.path).dropFirst(5))).description
                 }
             } catch let problem as APIProblem where problem.status == .unprocessableContent {
                 errors += problem.errors
                 warnings += problem.warnings
                 continue
             }
+            try await pipeline.checkPolicies(PolicyCandidate(stage: .draft, action: "manifest.apply", domain: domain, document: rendered,
+                                                             bytes: rendered.bytes, actor: Actor(principal, requestID: state.requestID)),
+                                             session: session)
             let changes = ruleChanges[domain.id] ?? []
             let old = documentsBefore[domain.id]
             let changed = changes.contains { $0.action != .unchanged } || old?.bytes != rendered.bytes
             anyChange = anyChange || changed
+            if changed && domain.autoPublish { autoPublish.insert(domain.host) }
             guard changed || manifest.domains.contains(where: { $0.host == domain.host }) else { continue }
             let diff = DocumentDiff(from: old?.document ?? AASADocument(), to: rendered.document, host: domain.host)
             results.append(.init(host: domain.host, changed: changed, rules: changes,
@@ -226,7 +235,7 @@ extension APIImplementation {
         let after = try await stateTag(session, manifest: manifest, existing: apps, domains: locked)
         // A plan names the state it was made from (the apply's If-Match); an apply the state it left.
         return ManifestOutcome(team: team.name, changed: anyChange, stateTag: dryRun ? before : after,
-                               apps: appChanges, domains: results)
+                               apps: appChanges, domains: results, autoPublish: autoPublish)
     }
 
     /// A digest of everything the manifest owns: its apps' versions and their rule sets' versions

@@ -17,8 +17,8 @@ extension APIImplementation {
         }
     }
 
-    func actor(_ principal: Principal) -> Publisher.Actor {
-        Publisher.Actor(tokenID: principal.tokenID, name: principal.auditName, team: principal.teamName, requestID: state.requestID)
+    func actor(_ principal: Principal) -> Actor {
+        Actor(principal, requestID: state.requestID)
     }
 
     static func reason(_ body: Components.Schemas.PublishRequest) throws -> String {
@@ -58,7 +58,7 @@ extension APIImplementation {
             throw APIProblem.badRequest("before is a revision number, 1 or more", field: "before", rule: "minimum")
         }
         let (host, items) = try await read { session in
-            let domain = try await lookupDomain(input.path.host, session: session)
+            let domain = try await Lookup.domain(input.path.host, session: session)
             return (domain.host, try await session.listRevisions(domainID: domain.id, before: input.query.before.map(Int.init), limit: limit))
         }
         let next = items.count == limit && (items.last?.number ?? 0) > 1 ? items.last?.number : nil
@@ -68,7 +68,7 @@ extension APIImplementation {
     func getRevision(_ input: Operations.GetRevision.Input) async throws -> Operations.GetRevision.Output {
         _ = try principal()
         let (host, revision) = try await read { session in
-            let domain = try await lookupDomain(input.path.host, session: session)
+            let domain = try await Lookup.domain(input.path.host, session: session)
             guard let revision = try await session.revision(domainID: domain.id, number: Int(input.path.number)) else {
                 throw APIProblem.notFound("\(domain.host) has no revision \(input.path.number)")
             }
@@ -81,7 +81,7 @@ extension APIImplementation {
     func diffRevisions(_ input: Operations.DiffRevisions.Input) async throws -> Operations.DiffRevisions.Output {
         _ = try principal()
         let (host, old, new) = try await read { session -> (String, [UInt8], [UInt8]) in
-            let domain = try await lookupDomain(input.path.host, session: session)
+            let domain = try await Lookup.domain(input.path.host, session: session)
             func bytes(_ number: Int) async throws -> [UInt8] {
                 guard let r = try await session.revision(domainID: domain.id, number: number) else {
                     throw APIProblem.notFound("\(domain.host) has no revision \(number)")
@@ -170,20 +170,5 @@ extension APIImplementation {
               created: o.created,
               targets: o.targets.map { .init(webRoot: $0.webRoot, ok: $0.ok, error: $0.error, paths: $0.paths) },
               warnings: o.warnings.map(Components.Schemas.Finding.init))
-    }
-}
-
-extension APIImplementation {
-    /// For domains with `autoPublish`: publish after a change has committed. A failure is logged
-    /// and left to the next publish or reconciliation; the change itself stands.
-    func autoPublishIfEnabled(_ host: String, after action: String) async {
-        guard let principal = state.principal else { return }
-        do {
-            guard try await read({ try await $0.domain(host: host)?.autoPublish }) == true else { return }
-            _ = try await publisher.publish(host: host, reason: "auto-publish after \(action)", source: .draft,
-                                            actor: actor(principal), logger: logger)
-        } catch {
-            logger.error("auto-publish failed", metadata: ["host": .string(host), "error": .string(String(describing: error))])
-        }
     }
 }

@@ -28,16 +28,9 @@ extension APIImplementation {
     }
 
     /// The team by name, if the principal may see it (other teams are not found, not forbidden).
-    func visibleTeam(_ name: String, _ principal: Principal, session: DBSession, forUpdate: Bool = false) async throws -> TeamRecord {
-        guard let team = try await session.team(named: name, forUpdate: forUpdate), principal.canRead(team: team.id) else {
-            throw APIProblem.notFound("no team \(name)")
-        }
-        return team
-    }
-
     func getTeam(_ input: Operations.GetTeam.Input) async throws -> Operations.GetTeam.Output {
         let principal = try principal()
-        let team = try await read { try await visibleTeam(input.path.team, principal, session: $0) }
+        let team = try await read { try await Lookup.visibleTeam(input.path.team, principal, session: $0) }
         return .ok(.init(headers: .init(eTag: ETag.of(team.version)), body: .json(.init(team))))
     }
 
@@ -45,7 +38,7 @@ extension APIImplementation {
         let principal = try principal()
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let team = try await write { session in
-            let before = try await visibleTeam(input.path.team, principal, session: session, forUpdate: true)
+            let before = try await Lookup.visibleTeam(input.path.team, principal, session: session, forUpdate: true)
             try requireAdmin(principal)
             try ETag.check(input.headers.ifMatch, version: before.version)
             let after = try await session.updateTeam(id: before.id, displayName: body.displayName ?? before.displayName)
@@ -57,26 +50,7 @@ extension APIImplementation {
     }
 
     func deleteTeam(_ input: Operations.DeleteTeam.Input) async throws -> Operations.DeleteTeam.Output {
-        let principal = try principal()
-        try await write { session in
-            let team = try await visibleTeam(input.path.team, principal, session: session, forUpdate: true)
-            try requireAdmin(principal)
-            try ETag.check(input.headers.ifMatch, version: team.version)
-            let apps = try await session.countApps(teamID: team.id)
-            guard apps == 0 else {
-                throw APIProblem.conflict("the team still owns \(apps) app(s); delete or move them first", field: "team", rule: "in-use")
-            }
-            // Its grants go with it: re-check the domains whose service lists it was on.
-            let domains = try await session.domainIDsGranted(teamID: team.id)
-            try await session.deleteTeam(id: team.id)
-            for id in domains {
-                if let domain = try await session.domain(id: id, forUpdate: true) {
-                    _ = try await DomainGate.check(session, domain: domain)
-                }
-            }
-            try await audit(session, principal, action: "team.delete", entityType: "team", entityID: team.name,
-                            team: team.name, before: AuditJSON.team(team))
-        }
+        _ = try await change(TeamDeletion(team: input.path.team, ifMatch: input.headers.ifMatch))
         return .noContent(.init())
     }
 }

@@ -6,7 +6,7 @@ extension APIImplementation {
     func listTokens(_ input: Operations.ListTokens.Input) async throws -> Operations.ListTokens.Output {
         let principal = try principal()
         let tokens = try await read { session in
-            let team = try await visibleTeam(input.path.team, principal, session: session)
+            let team = try await Lookup.visibleTeam(input.path.team, principal, session: session)
             return try await session.listTokens(teamID: team.id)
         }
         return .ok(.init(body: .json(.init(items: tokens.map(Components.Schemas.Token.init)))))
@@ -22,27 +22,23 @@ extension APIImplementation {
         if let expiry = body.expiresAt, expiry <= Date() {
             throw APIProblem.invalid(field: "/expiresAt", rule: "future", "the expiry must be in the future")
         }
-        let generated = TokenSecret.generate()
-        let token = try await write { session in
-            let team = try await visibleTeam(input.path.team, principal, session: session)
+        let (token, secret) = try await write { session in
+            let team = try await Lookup.visibleTeam(input.path.team, principal, session: session)
             guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot create tokens") }
             if scopes.contains(.admin) && !principal.isAdmin {
                 throw APIProblem.forbidden("only an admin can give the admin scope")
             }
-            let token = try await session.insertToken(id: generated.id, teamID: team.id, name: name, scopes: scopes.sorted(),
-                                                      secretHash: generated.hash, expiresAt: body.expiresAt)
-            try await audit(session, principal, action: "token.create", entityType: "token",
-                            entityID: token.id.uuidString.lowercased(), team: team.name, after: AuditJSON.token(token))
-            return token
+            return try await TokenIssuer.issue(session, team: team, name: name, scopes: scopes.sorted(), expiresAt: body.expiresAt,
+                                               by: Actor(principal, requestID: state.requestID))
         }
-        return .created(.init(body: .json(.init(token: .init(token), secret: generated.token))))
+        return .created(.init(body: .json(.init(token: .init(token), secret: secret))))
     }
 
     func revokeToken(_ input: Operations.RevokeToken.Input) async throws -> Operations.RevokeToken.Output {
         let principal = try principal()
         let id = try Names.uuid(input.path.tokenID, what: "token")
         try await write { session in
-            let team = try await visibleTeam(input.path.team, principal, session: session)
+            let team = try await Lookup.visibleTeam(input.path.team, principal, session: session)
             guard let token = try await session.token(id: id), token.teamID == team.id else {
                 throw APIProblem.notFound("no token \(input.path.tokenID) in team \(team.name)")
             }

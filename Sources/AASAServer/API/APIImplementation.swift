@@ -13,6 +13,7 @@ struct APIImplementation: APIProtocol {
     let metrics: MetricsExport
     let served: ServedFiles
     let publisher: Publisher
+    let pipeline: DomainChangePipeline
     let webRootBases: [String]
     let maxRulesPerTeamPerDomain: Int
 
@@ -32,10 +33,15 @@ struct APIImplementation: APIProtocol {
     func audit(_ session: DBSession, _ principal: Principal, action: String, entityType: String, entityID: String,
                team: String? = nil, domain: String? = nil, appID: String? = nil,
                before: JSONValue? = nil, after: JSONValue? = nil) async throws {
-        try await session.appendAudit(AuditEventRecord(
-            actorToken: principal.tokenID, actorName: principal.auditName, actorTeam: principal.teamName,
-            team: team, domain: domain, appID: appID, action: action, entityType: entityType, entityID: entityID,
-            before: before, after: after, requestID: state.requestID))
+        try await session.appendAudit(AuditEntry(action: action, entityType: entityType, entityID: entityID, team: team,
+                                                 domain: domain, appID: appID, before: before, after: after)
+                                          .record(by: Actor(principal, requestID: state.requestID)))
+    }
+
+    /// Runs a change to domains through the one pipeline (authorize, lock, If-Match, apply,
+    /// validate, policies, audit, commit, auto-publish).
+    func change<Change: DomainChange>(_ change: Change) async throws -> Changed<Change.Output> {
+        try await pipeline.run(change, principal: try principal(), requestID: state.requestID, logger: logger)
     }
 
     /// One transaction on the request's connection (or a pooled one outside a request).

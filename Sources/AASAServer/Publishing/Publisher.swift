@@ -16,19 +16,14 @@ struct Publisher: Sendable {
     /// This process's served copy; nil in a process that serves nothing (`aasad publish --all`,
     /// benchmarks): the serving replicas learn of the revision through NOTIFY.
     let served: ServedFiles?
+    /// The organisation's domain policies, checked on the bytes about to become a revision.
+    var policies = DomainPolicies()
 
     enum Source: Sendable {
         case draft
         /// Republish an old revision's bytes. `team` is the acting team for a team token (it may
         /// then change only its own part of the file), nil for an admin or the system.
         case revision(Int, team: String?)
-    }
-
-    struct Actor: Sendable {
-        var tokenID: UUID?
-        var name: String
-        var team: String?
-        var requestID: String?
     }
 
     struct TargetOutcome: Sendable {
@@ -76,11 +71,13 @@ struct Publisher: Sendable {
             try await authorize(session, domain)
             let bytes: [UInt8]
             var rollbackOf: Int?
+            var rendered: DomainDocument?
             switch source {
             case .draft:
-                let rendered = try await DomainGate.check(session, domain: domain)
-                warnings = rendered.warnings.map(rendered.finding)
-                bytes = rendered.bytes
+                let draft = try await DomainGate.check(session, domain: domain)
+                warnings = draft.warnings.map(draft.finding)
+                bytes = draft.bytes
+                rendered = draft
             case .revision(let number, _):
                 guard let old = try await session.revision(domainID: domainID, number: number) else {
                     throw APIProblem.notFound("\(domain.host) has no revision \(number)")
@@ -92,6 +89,8 @@ struct Publisher: Sendable {
             if case .revision(let number, let team) = source {
                 try await checkRollback(session, domain: domain, number: number, bytes: bytes, current: current, team: team)
             }
+            try await policies.check(PolicyCandidate(stage: .publish(rollbackOf: rollbackOf), action: rollbackOf == nil ? "domain.publish" : "domain.rollback",
+                                                     domain: domain, document: rendered, bytes: bytes, actor: actor), session: session)
             let sha = Hex.sha256(bytes)
             if let current, current.sha256 == sha { return (domain, current, false) }
             do {
@@ -104,13 +103,11 @@ struct Publisher: Sendable {
                                             byteCount: bytes.count, actorToken: actor.tokenID, actorName: actor.name,
                                             reason: reason, createdAt: Date(), diff: diff, rollbackOf: rollbackOf)
                 try await session.insertRevision(record)
-                try await session.appendAudit(AuditEventRecord(
-                    actorToken: actor.tokenID, actorName: actor.name, actorTeam: actor.team, team: nil, domain: domain.host,
-                    appID: nil, action: rollbackOf == nil ? "domain.publish" : "domain.rollback", entityType: "revision",
-                    entityID: "\(domain.host)/\(record.number)", before: current.map { .number(String($0.number)) },
+                try await session.appendAudit(AuditEntry(
+                    action: rollbackOf == nil ? "domain.publish" : "domain.rollback", entityType: "revision",
+                    entityID: "\(domain.host)/\(record.number)", domain: domain.host, before: current.map { .number(String($0.number)) },
                     after: .object(["number": .number(String(record.number)), "sha256": .string(sha), "reason": .string(reason),
-                                    "rollbackOf": rollbackOf.map { .number(String($0)) } ?? .null]),
-                    requestID: actor.requestID))
+                                    "rollbackOf": rollbackOf.map { .number(String($0)) } ?? .null])).record(by: actor))
                 try await session.notifyRevision(host: domain.host)
                 return (domain, record, true)
             }

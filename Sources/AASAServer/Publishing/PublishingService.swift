@@ -12,7 +12,7 @@ public enum PublishingService {
 
     public static func publishDraft(database: Database, host: String, reason: String, logger: Logger) async throws -> Result {
         let outcome = try await Publisher(database: database, served: nil)
-            .publish(host: host, reason: reason, source: .draft, actor: .init(tokenID: nil, name: "system", team: nil, requestID: nil),
+            .publish(host: host, reason: reason, source: .draft, actor: .system,
                      logger: logger)
         return Result(created: outcome.created, revision: outcome.revision.number, failedTargets: outcome.targets.filter { !$0.ok }.count)
     }

@@ -57,11 +57,10 @@ struct Reconciler: Service {
                     single.webRoots = [root]
                     let outcome = await publisher.writeTargets(session, domain: single, revision: revision)
                     if outcome.allSatisfy(\.ok) { report.rewritten.append("\(current.host) \(root)") } else { report.failed.append("\(current.host) \(root)") }
-                    try await session.appendAudit(AuditEventRecord(
-                        actorToken: nil, actorName: "aasad reconcile", actorTeam: nil, team: nil, domain: current.host, appID: nil,
-                        action: "publish.reconcile", entityType: "web-root", entityID: root,
-                        before: .string(state), after: .object(["revision": .number(String(number)), "ok": .bool(outcome.allSatisfy(\.ok))]),
-                        requestID: nil))
+                    try await session.appendAudit(AuditEntry(
+                        action: "publish.reconcile", entityType: "web-root", entityID: root, domain: current.host,
+                        before: .string(state), after: .object(["revision": .number(String(number)), "ok": .bool(outcome.allSatisfy(\.ok))])
+                    ).record(by: Actor(tokenID: nil, name: "aasad reconcile", team: nil, requestID: nil)))
                 }
                 return report
             }

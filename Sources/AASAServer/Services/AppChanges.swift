@@ -1,0 +1,99 @@
+import AASAModel
+import AASAStore
+
+/// An app registered, changed (services, or moved to another team by an admin) or deleted. Apps
+/// reach domains through their rules and, for the other services, through their team's grants:
+/// every such domain is validated again.
+struct AppChange: DomainChange {
+    enum Kind: Sendable {
+        case create(team: String, appID: String, services: [AppService])
+        case update(appID: String, team: String?, services: [AppService]?)
+        case delete(appID: String)
+    }
+
+    let kind: Kind
+    let ifMatch: String?
+    var action: String {
+        switch kind {
+        case .create: "app.create"
+        case .update: "app.update"
+        case .delete: "app.delete"
+        }
+    }
+
+    enum Locked: Sendable {
+        case team(TeamRecord)
+        case app(AppRecord)
+    }
+
+    func authorize(_ principal: Principal) throws {
+        guard principal.canWrite else {
+            switch kind {
+            case .create: throw APIProblem.forbidden("a read token cannot register apps")
+            case .update: throw APIProblem.forbidden("a read token cannot change apps")
+            case .delete: throw APIProblem.forbidden("a read token cannot delete apps")
+            }
+        }
+    }
+
+    func lock(_ session: DBSession, principal: Principal) async throws -> Locked {
+        switch kind {
+        case .create(let team, _, _): .team(try await Lookup.visibleTeam(team, principal, session: session))
+        case .update(let appID, _, _), .delete(let appID):
+            .app(try await Lookup.visibleApp(appID, principal, session: session, forUpdate: true))
+        }
+    }
+
+    func checkIfMatch(_ locked: Locked) throws {
+        if case .app(let app) = locked { try ETag.check(ifMatch, version: app.version) }
+    }
+
+    func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<AppRecord> {
+        switch (kind, locked) {
+        case (.create(_, let appID, let services), .team(let team)):
+            let app: AppRecord
+            do { app = try await session.insertApp(appID: appID, teamID: team.id, services: services) }
+            catch StoreError.duplicate {
+                throw APIProblem.conflict("the app ID \(appID) is already registered", field: "/appID", rule: "unique")
+            }
+            // A new app of a granted team may join a domain's service lists.
+            return Applied(output: app, domains: try await session.domainIDsGranted(teamID: team.id), audit: [AuditEntry(
+                action: action, entityType: "app", entityID: app.appID, team: team.name, appID: app.appID, after: AuditJSON.app(app))])
+
+        case (.update(_, let newTeam, let newServices), .app(let before)):
+            var teamID = before.teamID
+            if let newTeam, newTeam != before.teamName {
+                guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+                guard let team = try await session.team(named: newTeam) else {
+                    throw APIProblem.invalid(field: "/team", rule: "exists", "there is no team \(newTeam)")
+                }
+                teamID = team.id
+            }
+            let services = newServices ?? before.services
+            let ruleDomains = try await session.domainIDsWithRules(appPK: before.id)
+            if !services.contains(.applinks) {
+                for id in ruleDomains where !(try await session.ruleSet(domainID: id, app: before).rules.isEmpty) {
+                    let host = try await session.domain(id: id)?.host ?? "a domain"
+                    throw APIProblem.invalid(field: "/services", rule: "applinks-in-use",
+                        "the app has rules on \(host); remove them before turning applinks off")
+                }
+            }
+            try await session.updateApp(id: before.id, teamID: teamID, services: services)
+            guard let after = try await session.app(appID: before.appID) else { throw APIProblem.notFound("no app \(before.appID)") }
+            let granted = try await session.domainIDsGranted(teamID: teamID) + session.domainIDsGranted(teamID: before.teamID)
+            return Applied(output: after, domains: ruleDomains + granted, audit: [AuditEntry(
+                action: action, entityType: "app", entityID: after.appID, team: after.teamName, appID: after.appID,
+                before: AuditJSON.app(before), after: AuditJSON.app(after))])
+
+        case (.delete, .app(let app)):
+            let domains = try await session.domainIDsWithRules(appPK: app.id) + session.domainIDsGranted(teamID: app.teamID)
+            try await session.deleteApp(id: app.id)
+            return Applied(output: app, domains: domains, audit: [AuditEntry(
+                action: action, entityType: "app", entityID: app.appID, team: app.teamName, appID: app.appID,
+                before: AuditJSON.app(app))])
+
+        default:
+            preconditionFailure("lock(_:principal:) locks what its kind names")
+        }
+    }
+}

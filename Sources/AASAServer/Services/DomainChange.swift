@@ -1,0 +1,97 @@
+import AASAModel
+import AASAStore
+import Foundation
+
+/// One kind of change to what domains serve (rules, app order, domain settings, grants, apps),
+/// as its steps: `DomainChangePipeline` runs them in order, in one transaction. A handler builds
+/// the change from its request and hands it over; it never touches SQL or the transaction.
+protocol DomainChange: Sendable {
+    /// What `lock` found, handed to the later steps.
+    associatedtype Locked: Sendable
+    associatedtype Output: Sendable
+
+    /// The audit action of the change, and the reason given when it auto-publishes.
+    var action: String { get }
+
+    /// Step 1, before any database work: whether this caller may make such a change at all
+    /// (scopes, admin-only changes).
+    func authorize(_ principal: Principal) throws
+
+    /// Step 2: reads and locks (`FOR UPDATE`, domains in ID order) what the change touches. Whether
+    /// the caller may see it at all (404) is decided here, with the rows in hand.
+    func lock(_ session: DBSession, principal: Principal) async throws -> Locked
+
+    /// Step 3: `If-Match` against the locked versions.
+    func checkIfMatch(_ locked: Locked) throws
+
+    /// Step 4: the writes. Returns what the handler answers with, the domains whose document may
+    /// have changed (the pipeline renders and validates each), and the audit entries.
+    func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<Output>
+
+    /// The request-body field a validation finding is about, if it came from this request.
+    func field(for finding: Finding, output: Output) -> String?
+}
+
+extension DomainChange {
+    func authorize(_ principal: Principal) throws {}
+    func checkIfMatch(_ locked: Locked) throws {}
+    func field(for finding: Finding, output: Output) -> String? { nil }
+}
+
+/// What a change's `apply` step did.
+struct Applied<Output: Sendable>: Sendable {
+    var output: Output
+    /// Domains whose document may have changed: each is rendered and validated before commit.
+    var domains: [Int64]
+    var audit: [AuditEntry]
+    /// Hosts that stop being served when the change commits (a deleted domain).
+    var removedHosts: [String] = []
+}
+
+/// The answer of a change that committed: its output and each touched domain's validated document
+/// (warnings included), in domain ID order.
+struct Changed<Output: Sendable>: Sendable {
+    var output: Output
+    var documents: [DomainDocument]
+
+    var warnings: [Finding] { documents.flatMap { document in document.warnings.map(document.finding) } }
+}
+
+/// One audit event: what changed. Who changed it is added by the pipeline (`Actor`).
+struct AuditEntry: Sendable {
+    var action: String
+    var entityType: String
+    var entityID: String
+    var team: String?
+    var domain: String?
+    var appID: String?
+    var before: JSONValue?
+    var after: JSONValue?
+
+    func record(by actor: Actor) -> AuditEventRecord {
+        AuditEventRecord(actorToken: actor.tokenID, actorName: actor.name, actorTeam: actor.team, team: team, domain: domain,
+                         appID: appID, action: action, entityType: entityType, entityID: entityID,
+                         before: before, after: after, requestID: actor.requestID)
+    }
+}
+
+/// Who makes a change, as the audit trail records it.
+struct Actor: Sendable {
+    var tokenID: UUID?
+    var name: String
+    var team: String?
+    var requestID: String?
+
+    static let system = Actor(tokenID: nil, name: "system", team: nil, requestID: nil)
+
+    init(tokenID: UUID?, name: String, team: String?, requestID: String?) {
+        self.tokenID = tokenID
+        self.name = name
+        self.team = team
+        self.requestID = requestID
+    }
+
+    init(_ principal: Principal, requestID: String?) {
+        self.init(tokenID: principal.tokenID, name: principal.auditName, team: principal.teamName, requestID: requestID)
+    }
+}

@@ -1,0 +1,81 @@
+import AASAModel
+import AASAStore
+
+/// A domain created, its settings changed, or the domain deleted (admin only).
+struct DomainSettingsChange: DomainChange {
+    enum Kind: Sendable {
+        case create(host: String, settings: APIImplementation.DomainSettings)
+        /// The settings are made from the body against the locked domain.
+        case update(host: String, settings: @Sendable (DomainRecord) throws -> APIImplementation.DomainSettings)
+        case delete(host: String)
+    }
+
+    let kind: Kind
+    let ifMatch: String?
+    var action: String {
+        switch kind {
+        case .create: "domain.create"
+        case .update: "domain.update"
+        case .delete: "domain.delete"
+        }
+    }
+
+    func authorize(_ principal: Principal) throws {
+        guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+    }
+
+    func lock(_ session: DBSession, principal: Principal) async throws -> DomainRecord? {
+        switch kind {
+        case .create: nil
+        case .update(let host, _), .delete(let host): try await Lookup.domain(host, session: session, forUpdate: true)
+        }
+    }
+
+    func checkIfMatch(_ before: DomainRecord?) throws {
+        if let before { try ETag.check(ifMatch, version: before.version) }
+    }
+
+    func apply(_ before: DomainRecord?, principal: Principal, session: DBSession) async throws -> Applied<DomainRecord> {
+        switch kind {
+        case .create(let host, let settings):
+            let domain: DomainRecord
+            do {
+                domain = try await session.insertDomain(host: host, aliases: settings.aliases, variables: settings.variables,
+                                                        defaults: settings.defaults, webRoots: settings.webRoots,
+                                                        autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
+            } catch StoreError.duplicate {
+                throw APIProblem.conflict("\(host) or one of its aliases already belongs to a domain", field: "/host", rule: "unique")
+            }
+            return Applied(output: domain, domains: [domain.id], audit: [AuditEntry(
+                action: action, entityType: "domain", entityID: host, domain: host, after: AuditJSON.domain(domain))])
+        case .update(_, let makeSettings):
+            guard let before else { throw APIProblem.notFound("no domain") }
+            let settings = try makeSettings(before)
+            let after: DomainRecord
+            do {
+                after = try await session.updateDomain(id: before.id, aliases: settings.aliases, variables: settings.variables,
+                                                       defaults: settings.defaults, webRoots: settings.webRoots,
+                                                       autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
+            } catch StoreError.duplicate {
+                throw APIProblem.conflict("an alias already belongs to another domain", field: "/aliases", rule: "unique")
+            }
+            return Applied(output: after, domains: [after.id], audit: [AuditEntry(
+                action: action, entityType: "domain", entityID: after.host, domain: after.host,
+                before: AuditJSON.domain(before), after: AuditJSON.domain(after))])
+        case .delete:
+            guard let domain = before else { throw APIProblem.notFound("no domain") }
+            try await session.deleteDomain(id: domain.id)
+            return Applied(output: domain, domains: [], audit: [AuditEntry(
+                action: action, entityType: "domain", entityID: domain.host, domain: domain.host, before: AuditJSON.domain(domain))],
+                removedHosts: [domain.host])
+        }
+    }
+
+    /// Findings about the domain's own settings name the request-body field they came from.
+    func field(for finding: Finding, output: DomainRecord) -> String? {
+        for key in ["substitutionVariables", "defaults"] where finding.path.hasPrefix("/applinks/\(key)") {
+            return String(finding.path.dropFirst("/applinks".count))
+        }
+        return nil
+    }
+}

@@ -1,0 +1,76 @@
+import AASAModel
+import AASAStore
+import Foundation
+
+/// Giving a team path prefixes on a domain, changing them, or taking the grant away (admin only).
+/// A grant is not narrowed or removed while the team has rules it would leave outside.
+struct GrantChange: DomainChange {
+    enum Kind: Sendable {
+        /// Create or replace with these (normalized) prefixes.
+        case put([String])
+        case delete
+    }
+
+    let host: String
+    let team: String
+    let kind: Kind
+    let ifMatch: String?
+    var action: String {
+        switch kind {
+        case .put: "grant.put"
+        case .delete: "grant.delete"
+        }
+    }
+
+    struct Locked: Sendable {
+        var domain: DomainRecord
+        var team: TeamRecord
+        var grant: GrantRecord?
+    }
+
+    func authorize(_ principal: Principal) throws {
+        guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+    }
+
+    func lock(_ session: DBSession, principal: Principal) async throws -> Locked {
+        let domain = try await Lookup.domain(host, session: session, forUpdate: true)
+        guard let team = try await session.team(named: team) else {
+            if case .delete = kind { throw APIProblem.notFound("team \(self.team) has no grant on \(domain.host)") }
+            throw APIProblem.notFound("no team \(self.team)")
+        }
+        let grant = try await session.grant(domainID: domain.id, teamID: team.id)
+        if case .delete = kind, grant == nil { throw APIProblem.notFound("team \(team.name) has no grant on \(domain.host)") }
+        return Locked(domain: domain, team: team, grant: grant)
+    }
+
+    func checkIfMatch(_ locked: Locked) throws {
+        try ETag.check(ifMatch, version: locked.grant?.version ?? 0)
+    }
+
+    func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<GrantRecord?> {
+        let (domain, team, before) = (locked.domain, locked.team, locked.grant)
+        let sets = try await session.listRuleSets(domainID: domain.id).filter { $0.teamName == team.name && !$0.rules.isEmpty }
+        switch kind {
+        case .put(let prefixes):
+            for set in sets {
+                if let index = GrantCoverage.firstRuleOutside(set.rules, prefixes: prefixes, defaults: domain.defaults) {
+                    throw APIProblem.invalid(field: "/pathPrefixes", rule: "grant-in-use",
+                        "rule \(set.rules[index].id.uuidString.lowercased()) of \(set.appID) lies outside these prefixes; change the rule first")
+                }
+            }
+            let grant = try await session.upsertGrant(domainID: domain.id, teamID: team.id, pathPrefixes: prefixes)
+            return Applied(output: grant, domains: [domain.id], audit: [AuditEntry(
+                action: before == nil ? "grant.create" : "grant.update", entityType: "grant", entityID: "\(domain.host)/\(team.name)",
+                team: team.name, domain: domain.host, before: before.map(AuditJSON.grant), after: AuditJSON.grant(grant))])
+        case .delete:
+            guard sets.isEmpty else {
+                throw APIProblem.conflict("team \(team.name) still has rules on \(domain.host) (\(sets.map(\.appID).joined(separator: ", "))); remove them first",
+                                          field: "team", rule: "in-use")
+            }
+            try await session.deleteGrant(domainID: domain.id, teamID: team.id)
+            return Applied(output: nil, domains: [domain.id], audit: [AuditEntry(
+                action: "grant.delete", entityType: "grant", entityID: "\(domain.host)/\(team.name)",
+                team: team.name, domain: domain.host, before: before.map(AuditJSON.grant))])
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import AASAModel
+import AASAStore
+import Foundation
+
+/// Finding the rows a request names, with the visibility rule applied the same way everywhere:
+/// what the caller may not see is 404, never 403 (its existence is not revealed).
+enum Lookup {
+    static func domain(_ host: String, session: DBSession, forUpdate: Bool = false) async throws -> DomainRecord {
+        let normalized = try Names.pathHost(host)
+        guard let domain = try await session.domain(host: normalized, forUpdate: forUpdate) else {
+            throw APIProblem.notFound("no domain \(host)")
+        }
+        return domain
+    }
+
+    /// The app, if the principal may see it: admins, and tokens of the team that owns it.
+    static func visibleApp(_ appID: String, _ principal: Principal, session: DBSession, forUpdate: Bool = false) async throws -> AppRecord {
+        guard let app = try await session.app(appID: appID, forUpdate: forUpdate), principal.canRead(team: app.teamID) else {
+            throw APIProblem.notFound("no app \(appID)")
+        }
+        return app
+    }
+
+    /// The team, if the principal may see it: admins, and the team's own tokens.
+    static func visibleTeam(_ name: String, _ principal: Principal, session: DBSession, forUpdate: Bool = false) async throws -> TeamRecord {
+        guard let team = try await session.team(named: name, forUpdate: forUpdate), principal.canRead(team: team.id) else {
+            throw APIProblem.notFound("no team \(name)")
+        }
+        return team
+    }
+}
+
+/// Whether rules stay inside a team's grant on a domain.
+enum GrantCoverage {
+    /// The index of the first rule whose path space is not inside `prefixes`.
+    static func firstRuleOutside(_ rules: [StoredRule], prefixes: [String], defaults: DomainDefaults) -> Int? {
+        rules.firstIndex { rule in
+            let c = rule.component.objectValue ?? [:]
+            let caseSensitive = c["caseSensitive"]?.boolValue ?? defaults.caseSensitive ?? true
+            return !PathGrant.covers(prefixes, pathPattern: c["/"]?.stringValue, caseSensitive: caseSensitive)
+        }
+    }
+}
+
+extension JSONPointer {
+    /// The reference tokens of a pointer written as text (`/a/b~1c` → `a`, `b/c`).
+    static func tokens(of pointer: String) -> [String] {
+        pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+        }
+    }
+}

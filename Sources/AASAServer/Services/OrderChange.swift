@@ -1,0 +1,34 @@
+import AASAStore
+
+/// The order in which Apple consults a domain's apps (admin only).
+struct OrderChange: DomainChange {
+    let host: String
+    let apps: [String]
+    let ifMatch: String?
+    var action: String { "order.replace" }
+
+    func authorize(_ principal: Principal) throws {
+        guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+        guard Set(apps).count == apps.count else { throw APIProblem.invalid(field: "/apps", rule: "unique", "an app is listed twice") }
+    }
+
+    func lock(_ session: DBSession, principal: Principal) async throws -> DomainRecord {
+        try await Lookup.domain(host, session: session, forUpdate: true)
+    }
+
+    func checkIfMatch(_ before: DomainRecord) throws {
+        try ETag.check(ifMatch, version: before.orderVersion)
+    }
+
+    func apply(_ before: DomainRecord, principal: Principal, session: DBSession) async throws -> Applied<DomainRecord> {
+        for (i, appID) in apps.enumerated() where try await session.app(appID: appID) == nil {
+            throw APIProblem.invalid(field: "/apps/\(i)", rule: "exists", "there is no app \(appID)")
+        }
+        try await session.updateOrder(domainID: before.id, apps: apps)
+        guard let after = try await session.domain(id: before.id) else { throw APIProblem.notFound("the domain was deleted") }
+        return Applied(output: after, domains: [after.id], audit: [AuditEntry(
+            action: action, entityType: "order", entityID: after.host, domain: after.host,
+            before: AuditJSON.order(before.appOrder, version: before.orderVersion),
+            after: AuditJSON.order(after.appOrder, version: after.orderVersion))])
+    }
+}

@@ -1,0 +1,95 @@
+import AASAModel
+import AASAStore
+import Foundation
+
+/// A change to one app's rules on one domain: replace them, append one, or delete one. `edit`
+/// makes the new rules from the current ones. The walk of "a team writes a rule" is this file,
+/// `DomainChangePipeline` (the steps) and `DomainGate` (the validation).
+struct RuleSetChange: DomainChange {
+    let host: String
+    let appID: String
+    let ifMatch: String?
+    let action: String
+    let maxRulesPerTeam: Int
+    let edit: @Sendable ([StoredRule]) throws -> [StoredRule]
+    /// The request-body pointer of a rule the request wrote (by ID and position), if it did.
+    let bodyField: @Sendable (UUID, Int) -> String?
+
+    struct Locked: Sendable {
+        var domain: DomainRecord
+        var app: AppRecord
+        var current: RuleSetRecord
+    }
+
+    struct Output: Sendable {
+        var host: String
+        var set: RuleSetRecord
+    }
+
+    func authorize(_ principal: Principal) throws {
+        guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot change rules") }
+    }
+
+    func lock(_ session: DBSession, principal: Principal) async throws -> Locked {
+        let domain = try await Lookup.domain(host, session: session, forUpdate: true)
+        let app = try await Lookup.visibleApp(appID, principal, session: session)
+        return Locked(domain: domain, app: app, current: try await session.ruleSet(domainID: domain.id, app: app))
+    }
+
+    func checkIfMatch(_ locked: Locked) throws {
+        try ETag.check(ifMatch, version: locked.current.version)
+    }
+
+    func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<Output> {
+        let (domain, app, current) = (locked.domain, locked.app, locked.current)
+        guard app.services.contains(.applinks) else {
+            throw APIProblem.invalid(field: "appID", rule: "applinks-disabled", "\(app.appID) does not have the applinks service enabled")
+        }
+        let rules = try edit(current.rules)
+        guard let grant = try await session.grant(domainID: domain.id, teamID: app.teamID) else {
+            throw APIProblem.forbidden("team \(app.teamName) has no grant on \(domain.host)")
+        }
+        if let index = GrantCoverage.firstRuleOutside(rules, prefixes: grant.pathPrefixes, defaults: domain.defaults) {
+            let path = rules[index].component.objectValue?["/"]?.stringValue.map { "`\($0)`" } ?? "a rule without `/` (every path)"
+            throw APIProblem.forbidden("\(path) is outside team \(app.teamName)'s grant on \(domain.host) (\(grant.pathPrefixes.joined(separator: ", ")))")
+        }
+        try await RuleCap(maxRulesPerTeam).check(session, domain: domain, team: app.teamName, appID: app.appID,
+                                                 before: current.rules.count, after: rules.count, field: "/rules")
+        let version = try await session.saveRuleSet(domainID: domain.id, appPK: app.id, rules: rules, previousVersion: current.version)
+        var saved = current
+        saved.rules = rules
+        saved.version = version
+        return Applied(output: Output(host: domain.host, set: saved), domains: [domain.id], audit: [AuditEntry(
+            action: action, entityType: "rules", entityID: "\(domain.host)/\(app.appID)", team: app.teamName,
+            domain: domain.host, appID: app.appID,
+            before: AuditJSON.rules(current.rules, version: current.version), after: AuditJSON.rules(rules, version: version))])
+    }
+
+    /// A finding about one of the written rules names its place in the request body.
+    func field(for finding: Finding, output: Output) -> String? {
+        let rules = output.set.rules
+        guard finding.appID == appID, let ruleID = finding.ruleID,
+              let index = rules.firstIndex(where: { $0.id.uuidString.lowercased() == ruleID }),
+              let base = bodyField(rules[index].id, index) else { return nil }
+        return base + JSONPointer(tokens: Array(JSONPointer.tokens(of: finding.path).dropFirst(5))).description
+    }
+}
+
+/// The per-team cap on rules per domain: the rule analysis of a domain grows with its rules, and
+/// one team must not be able to make every write to a shared domain slow.
+struct RuleCap: Sendable {
+    let maximum: Int
+    init(_ maximum: Int) { self.maximum = maximum }
+
+    /// A change may not take a team above the cap (a team above it, after the cap was lowered,
+    /// may still shrink).
+    func check(_ session: DBSession, domain: DomainRecord, team: String, appID: String,
+               before: Int, after: Int, field: String) async throws {
+        guard after > before else { return }
+        let others = try await session.listRuleSets(domainID: domain.id)
+            .filter { $0.teamName == team && $0.appID != appID }.reduce(0) { $0 + $1.rules.count }
+        guard others + after > maximum else { return }
+        throw APIProblem.invalid(field: field, rule: "max-rules",
+            "team \(team) would have \(others + after) rules on \(domain.host); a team may have at most \(maximum) on one domain")
+    }
+}
