@@ -35,7 +35,9 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let routes = RouteTable()
     router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
     router.add(middleware: ETagHeaderMiddleware())
-    router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database), maxBodyBytes: config.maxBodyBytes))
+    router.add(middleware: RequestInputMiddleware(maxBodyBytes: config.maxBodyBytes))
+    router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database)))
+    // After the body middleware: its fingerprint reads the body that middleware collected.
     router.add(middleware: IdempotencyMiddleware(database: database))
     let pipeline = DomainChangePipeline(database: database, publisher: publisher, served: served, policies: policies)
     let api = APIImplementation(database: database, migrator: migrator, metrics: .shared, served: served, publisher: publisher,

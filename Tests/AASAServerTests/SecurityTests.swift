@@ -90,7 +90,8 @@ import Testing
         try await TestWorld.run(webRootBases: [base.appendingPathComponent("roots").path]) { w in
             for host in ["../../etc", "example.com/../../etc", "..", "exa mple.com", "example.com%2F..%2F", "/etc/passwd", "a\u{0}b.com"] {
                 let reply = try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": host])
-                #expect(reply.status == 422, "host \(host): \(reply.status) \(reply.text)")
+                // U+0000 is refused before anything reads the body (issue 15): 400, not the host rule's 422.
+                #expect(reply.status == (host.contains("\u{0}") ? 400 : 422), "host \(host): \(reply.status) \(reply.text)")
             }
             for root in ["relative/dir", inside.path + "/../../../etc", base.path + "/elsewhere", "/etc", inside.path + "/./x", inside.path + "\nx"] {
                 let reply = try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "example.com", "webRoots": [root]])

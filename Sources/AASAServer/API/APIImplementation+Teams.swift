@@ -15,7 +15,7 @@ extension APIImplementation {
         try requireAdmin(principal)
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         if let problem = Names.teamProblem(body.name) { throw APIProblem.invalid(field: "/name", rule: "team-name", problem) }
-        let displayName = body.displayName ?? body.name
+        let displayName = try Names.displayName(body.displayName ?? body.name, field: "/displayName")
         let team = try await write { session in
             let team: TeamRecord
             do { team = try await session.insertTeam(name: body.name, displayName: displayName) }
@@ -37,6 +37,7 @@ extension APIImplementation {
     func updateTeam(_ input: Operations.UpdateTeam.Input) async throws -> Operations.UpdateTeam.Output {
         let principal = try principal()
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        if let name = body.displayName { _ = try Names.displayName(name, field: "/displayName") }
         let team = try await write { session in
             let before = try await Lookup.visibleTeam(input.path.team, principal, session: session, forUpdate: true)
             try requireAdmin(principal)

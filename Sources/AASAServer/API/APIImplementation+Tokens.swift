@@ -19,6 +19,7 @@ extension APIImplementation {
         guard !scopes.isEmpty else { throw APIProblem.invalid(field: "/scopes", rule: "non-empty", "a token needs at least one scope") }
         let name = body.name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { throw APIProblem.invalid(field: "/name", rule: "non-empty", "a token needs a name") }
+        _ = try Names.displayName(name, field: "/name")
         if let expiry = body.expiresAt, expiry <= Date() {
             throw APIProblem.invalid(field: "/expiresAt", rule: "future", "the expiry must be in the future")
         }

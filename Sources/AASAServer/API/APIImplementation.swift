@@ -104,6 +104,14 @@ enum Names {
         return value
     }
 
+    /// A display name or token name within openapi.yaml's `maxLength` (200 characters).
+    static func displayName(_ name: String, field: String) throws -> String {
+        guard name.count <= 200 else {
+            throw APIProblem.badRequest("a name is at most 200 characters", field: field, rule: "maxLength")
+        }
+        return name
+    }
+
     static func uuid(_ string: String, what: String) throws -> UUID {
         guard let id = UUID(uuidString: string) else { throw APIProblem.notFound("no \(what) \(string)") }
         return id

@@ -1,0 +1,80 @@
+import AASAModel
+import Hummingbird
+import NIOCore
+
+/// What every request's input must be before anything reads it, checked once here:
+/// - a body above the size limit is 413, declared or chunked (a chunked body is cut off, not read
+///   to its end);
+/// - `null` in a JSON body is 400: no field of this API takes null, and the generated decoder
+///   would read it as "absent";
+/// - U+0000 anywhere (a body string or key, the path, the query) is 400 naming where: PostgreSQL
+///   refuses it in text, and no name, pattern or reason needs it;
+/// - a JSON string longer than `maxStringBytes` is 400 (`maxLength`): fields with a tighter bound
+///   in openapi.yaml are checked where they are read.
+/// What comes after (idempotency's fingerprint, the generated decoder) sees the collected body.
+struct RequestInputMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let maxBodyBytes: Int
+    static let maxStringBytes = 4096
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var request = request
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodyBytes {
+            throw HTTPError(.contentTooLarge)
+        }
+        if Self.hasEncodedNUL(request.uri.path) {
+            throw APIProblem.badRequest("the path contains U+0000 (%00), which no name holds", field: "path", rule: "no-nul")
+        }
+        if let query = request.uri.query, Self.hasEncodedNUL(query) {
+            let name = query.split(separator: "&").first { Self.hasEncodedNUL(String($0)) }?.split(separator: "=").first.map(String.init) ?? "query"
+            throw APIProblem.badRequest("the query parameter contains U+0000 (%00)", field: name, rule: "no-nul")
+        }
+        if request.method != .get && request.method != .head {
+            let body: ByteBuffer
+            do { body = try await request.collectBody(upTo: maxBodyBytes) } catch is NIOTooManyBytesError { throw HTTPError(.contentTooLarge) }
+            if request.headers[.contentType]?.hasPrefix("application/json") == true,
+               let parsed = try? JSONParser.parse(Array(body.readableBytesView)) {
+                try Self.check(parsed.value, at: [])
+            }
+        }
+        return try await next(request, context)
+    }
+
+    /// The first value of the body that breaks one of the rules above, as a 400.
+    static func check(_ value: JSONValue, at path: [String]) throws {
+        func pointer(_ extra: [String] = []) -> String { JSONPointer(tokens: path + extra).description }
+        switch value {
+        case .null:
+            throw APIProblem.badRequest("null is not a value here; leave the field out instead", field: pointer(), rule: "type")
+        case .string(let text):
+            try checkText(text, field: pointer())
+        case .array(let items):
+            for (i, item) in items.enumerated() { try check(item, at: path + [String(i)]) }
+        case .object(let object):
+            for member in object {
+                try checkText(member.key, field: pointer([member.key]))
+                try check(member.value, at: path + [member.key])
+            }
+        default:
+            break
+        }
+    }
+
+    private static func checkText(_ text: String, field: String) throws {
+        if text.utf8.contains(0) {
+            throw APIProblem.badRequest("U+0000 is not allowed in text", field: field, rule: "no-nul")
+        }
+        if text.utf8.count > maxStringBytes {
+            throw APIProblem.badRequest("a string is at most \(maxStringBytes) bytes", field: field, rule: "maxLength")
+        }
+    }
+
+    static func hasEncodedNUL(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 3 else { return bytes.contains(0) }
+        for i in 0..<(bytes.count - 2) where bytes[i] == UInt8(ascii: "%") && bytes[i + 1] == UInt8(ascii: "0") && bytes[i + 2] == UInt8(ascii: "0") {
+            return true
+        }
+        return bytes.contains(0)
+    }
+}
