@@ -58,6 +58,13 @@ import Testing
         Cell(method: .get, path: "/v1/domains/example.com/report", expected: [200, 200, 200, 200]),
         Cell(method: .get, path: "/v1/audit", expected: [200, 200, 200, 200]),
         Cell(method: .get, path: "/v1/whoami", expected: [200, 200, 200, 200]),
+        // Drafts: everyone with a token reads them (a team sees others' published rules only: DraftViewTests).
+        Cell(method: .get, path: "/v1/domains/example.com/diff?from=1&to=draft", expected: [200, 200, 200, 200]),
+        Cell(method: .post, path: "/v1/match", body: ["url": "https://example.com/x/1", "source": "draft"], expected: [200, 200, 200, 200]),
+        // Publishing and rollback: admins and write tokens of teams holding a grant (rollback within
+        // today's grants, and a team's only over its own part: RollbackBoundsTests).
+        Cell(method: .post, path: "/v1/domains/example.com/publish", body: ["reason": "again"], expected: [200, 200, 403, 200]),
+        Cell(method: .post, path: "/v1/domains/example.com/revisions/1/rollback", body: ["reason": "undo"], expected: [200, 200, 403, 200]),
         Cell(method: .post, path: "/v1/teams/own/manifest?dryRun=true", raw: manifest, expected: [200, 200, 403, 404]),
         Cell(method: .post, path: "/v1/teams/own/manifest", raw: manifest, expected: [200, 200, 403, 404]),
     ]
@@ -89,6 +96,7 @@ import Testing
         try #require(try await w.call(.put, "/v1/domains/example.com/grants/other", token: w.adminToken, json: ["pathPrefixes": ["/other"]]).status == 200)
         let rules = try await w.call(.put, Self.rules, token: w.adminToken, json: ["rules": [["/": "/x/*"]]])
         let ruleID = try #require((rules.object["rules"] as? [[String: Any]])?.first?["id"] as? String)
+        try #require(try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "r1"]).status == 201)
         return Fixture(tokens: [.admin: w.adminToken, .ownWrite: write.secret, .ownRead: read.secret,
                                 .otherTeam: other.secret, .expired: expired, .revoked: revoked.secret],
                        readTokenID: read.id, ruleID: ruleID)

@@ -43,7 +43,8 @@ import Testing
                                      json: ["/": "/news/*"]).status == 201)
 
             // The document the state renders to.
-            let aasa = try await w.call(.get, "/v1/domains/\(host)/aasa", token: shop.secret)
+            // The whole draft (both teams' unpublished rules) is an admin's view: see DraftViewTests for a team's.
+            let aasa = try await w.call(.get, "/v1/domains/\(host)/aasa", token: w.adminToken)
             #expect(aasa.status == 200)
             let details = (aasa.object["applinks"] as? [String: Any])?["details"] as? [[String: Any]] ?? []
             #expect(details.map { ($0["appIDs"] as? [String])?.first } == ["ABCDE12345.com.example.shop", "FGHIJ67890.com.example.news"])

@@ -106,7 +106,8 @@ import Testing
             #expect(second.status == 200)
             let warnings = second.object["warnings"] as? [[String: Any]] ?? []
             #expect(warnings.contains { $0["appID"] as? String == "FGHIJ67890.com.other.app" && $0["team"] as? String == "other" })
-            let report = try await w.call(.get, "/v1/domains/example.com/report", token: own)
+            // The whole draft, both teams' unpublished rules: an admin's view (a team sees others' published rules only).
+            let report = try await w.call(.get, "/v1/domains/example.com/report", token: w.adminToken)
             let overlap = try #require((report.object["overlaps"] as? [[String: Any]])?.first)
             #expect(overlap["crossTeam"] as? Bool == true)
             #expect((overlap["first"] as? [String: Any])?["team"] as? String == "own")

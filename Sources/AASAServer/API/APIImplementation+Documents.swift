@@ -5,12 +5,20 @@ import Crypto
 import Foundation
 
 extension APIImplementation {
+    /// The draft as the caller may see it (`DraftView`), rendered and validated.
     func renderedDraft(_ host: String) async throws -> DomainDocument {
-        // The connection goes back to the pool before the (possibly long) validation.
+        let principal = try principal()
         let snapshot = try await read { session in
-            try await session.snapshot(of: try await Lookup.domain(host, session: session))
+            try await draftSnapshot(try await Lookup.domain(host, session: session), principal: principal, session: session)
         }
         return try await DomainDocument.render(snapshot)
+    }
+
+    func draftSnapshot(_ domain: DomainRecord, principal: Principal, session: DBSession) async throws -> DomainSnapshot {
+        let snapshot = try await session.snapshot(of: domain)
+        guard !principal.isAdmin else { return snapshot }
+        let published = try await domain.currentRevision.asyncMap { try await session.revision(domainID: domain.id, number: $0) } ?? nil
+        return DraftView.snapshot(snapshot, published: published?.bytes, for: principal)
     }
 
     func getDraftDocument(_ input: Operations.GetDraftDocument.Input) async throws -> Operations.GetDraftDocument.Output {

@@ -79,7 +79,7 @@ extension APIImplementation {
     }
 
     func diffRevisions(_ input: Operations.DiffRevisions.Input) async throws -> Operations.DiffRevisions.Output {
-        _ = try principal()
+        let principal = try principal()
         let (host, old, new) = try await read { session -> (String, [UInt8], [UInt8]) in
             let domain = try await Lookup.domain(input.path.host, session: session)
             func bytes(_ number: Int) async throws -> [UInt8] {
@@ -94,7 +94,7 @@ extension APIImplementation {
             let old = try await bytes(Int(input.query.from))
             let new: [UInt8]
             if input.query.to == "draft" {
-                new = try await DomainDocument.render(try await session.snapshot(of: domain)).bytes
+                new = try await DomainDocument.render(try await draftSnapshot(domain, principal: principal, session: session)).bytes
             } else if let number = Int(input.query.to), number > 0 {
                 new = try await bytes(number)
             } else {
@@ -108,7 +108,6 @@ extension APIImplementation {
 
     func matchURL(_ input: Operations.MatchURL.Input) async throws -> Operations.MatchURL.Output {
         let principal = try principal()
-        _ = principal
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         guard let components = URLComponents(string: body.url), let scheme = components.scheme?.lowercased(),
               scheme == "https" || scheme == "http", let rawHost = components.host, !rawHost.isEmpty else {
@@ -120,7 +119,7 @@ extension APIImplementation {
             if let id = try await session.domainID(answeringTo: urlHost), let domain = try await session.domain(id: id) {
                 switch source {
                 case .draft:
-                    let rendered = try await DomainDocument.render(try await session.snapshot(of: domain))
+                    let rendered = try await DomainDocument.render(try await draftSnapshot(domain, principal: principal, session: session))
                     return (domain.host, nil, rendered.bytes, rendered, nil)
                 case .published:
                     let revision = try await domain.currentRevision.asyncMap { try await session.revision(domainID: domain.id, number: $0) } ?? nil
