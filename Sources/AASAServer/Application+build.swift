@@ -27,7 +27,9 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let publisher = Publisher(database: database, served: served, policies: policies)
 
     let router = Router(context: AppRequestContext.self)
-    // The served file is answered first, by Host, before request IDs, metrics or routing.
+    // The served file is answered first, by Host, before request IDs, metrics or routing; a
+    // request with two Host headers never reaches it.
+    router.add(middleware: SingleHostMiddleware())
     router.add(middleware: WellKnownMiddleware(served: served))
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: MetricsMiddleware())

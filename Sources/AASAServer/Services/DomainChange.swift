@@ -46,6 +46,8 @@ struct Applied<Output: Sendable>: Sendable {
     var audit: [AuditEntry]
     /// Hosts that stop being served when the change commits (a deleted domain).
     var removedHosts: [String] = []
+    /// Domains (primary hosts) whose served copy changes without a new revision (their aliases).
+    var refreshedHosts: [String] = []
 }
 
 /// The answer of a change that committed: its output and each touched domain's validated document

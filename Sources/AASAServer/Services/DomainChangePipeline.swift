@@ -41,11 +41,21 @@ struct DomainChangePipeline: Sendable {
                 if domain.autoPublish { autoPublish.append(domain.host) }
             }
             for entry in applied.audit { try await session.appendAudit(entry.record(by: actor)) }
-            // Delivered on commit: the other replicas stop serving these hosts too.
-            for host in applied.removedHosts { try await session.notifyRevision(host: host) }
+            // Delivered on commit: every replica drops these hosts, or reloads what they serve.
+            for host in applied.removedHosts + applied.refreshedHosts { try await session.notifyRevision(host: host) }
             return (applied, documents, autoPublish)
         }
         for host in applied.removedHosts { served.remove(host: host) }
+        // This replica at once (the others on the notification): an alias moves with its answer.
+        for host in applied.refreshedHosts {
+            do {
+                let revisions = try await read(logger) { try await $0.servedRevisions(host: host) }
+                for revision in revisions { served.update(revision) }
+            } catch {
+                logger.warning("could not refresh the served copy; the notification or the next reload will",
+                               metadata: ["host": .string(host), "error": .string(String(describing: error))])
+            }
+        }
         for host in autoPublish { await self.autoPublish(host, after: change.action, actor: actor, logger: logger) }
         return Changed(output: applied.output, documents: documents)
     }
@@ -71,6 +81,12 @@ struct DomainChangePipeline: Sendable {
         } catch {
             logger.error("auto-publish failed", metadata: ["host": .string(host), "error": .string(String(describing: error))])
         }
+    }
+
+    /// Reads on the request's connection, or on a pooled one outside a request.
+    func read<Result: Sendable>(_ logger: Logger, _ body: (DBSession) async throws -> Result) async throws -> Result {
+        if let session = RequestState.current?.session { return try await body(session) }
+        return try await database.read(logger: logger, body)
     }
 
     /// One transaction on the request's connection, or on a pooled one outside a request.

@@ -61,7 +61,8 @@ struct DomainSettingsChange: DomainChange {
             }
             return Applied(output: after, domains: [after.id], audit: [AuditEntry(
                 action: action, entityType: "domain", entityID: after.host, domain: after.host,
-                before: AuditJSON.domain(before), after: AuditJSON.domain(after))])
+                before: AuditJSON.domain(before), after: AuditJSON.domain(after))],
+                refreshedHosts: before.aliases == after.aliases ? [] : [after.host])
         case .delete:
             guard let domain = before else { throw APIProblem.notFound("no domain") }
             try await session.deleteDomain(id: domain.id)
