@@ -10,7 +10,8 @@ import NIOCore
 /// - U+0000 anywhere (a body string or key, the path, the query) is 400 naming where: PostgreSQL
 ///   refuses it in text, and no name, pattern or reason needs it;
 /// - a JSON string longer than `maxStringBytes` is 400 (`maxLength`): fields with a tighter bound
-///   in openapi.yaml are checked where they are read.
+///   in openapi.yaml are checked where they are read;
+/// - an `If-Match` longer than openapi.yaml's 100 characters is 400, measured as sent.
 /// What comes after (idempotency's fingerprint, the generated decoder) sees the collected body.
 struct RequestInputMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
@@ -21,6 +22,10 @@ struct RequestInputMiddleware: RouterMiddleware {
         var request = request
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodyBytes {
             throw HTTPError(.contentTooLarge)
+        }
+        // As sent: the generated code URI-decodes header values, so `%22…` would shrink under the bound.
+        if let ifMatch = request.headers[.ifMatch], ifMatch.count > 100 {
+            throw APIProblem.badRequest("If-Match is at most 100 characters", field: "If-Match", rule: "maxLength")
         }
         if Self.hasEncodedNUL(request.uri.path) {
             throw APIProblem.badRequest("the path contains U+0000 (%00), which no name holds", field: "path", rule: "no-nul")
