@@ -3,21 +3,19 @@ import PostgresNIO
 
 extension DBSession {
     private static let appColumns = "a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version"
-    private typealias AppRow = (Int64, String, Int64, String, [String], Date, Date, Int64)
+    typealias AppRow = (Int64, String, Int64, String, [String], Date, Date, Int64)
+
+    static func app(_ row: AppRow) -> AppRecord {
+        AppRecord(id: row.0, appID: row.1, teamID: row.2, teamName: row.3, services: row.4.compactMap(AppService.init(rawValue:)),
+                  createdAt: row.5, updatedAt: row.6, version: row.7)
+    }
 
     func apps(_ query: PostgresQuery) async throws -> [AppRecord] {
-        try await all(query, as: AppRow.self).map {
-            AppRecord(id: $0.0, appID: $0.1, teamID: $0.2, teamName: $0.3,
-                      services: $0.4.compactMap(AppService.init(rawValue:)),
-                      createdAt: $0.5, updatedAt: $0.6, version: $0.7)
-        }
+        try await all(query, as: AppRow.self).map(Self.app)
     }
 
     public func listApps(teamID: Int64) async throws -> [AppRecord] {
-        try await apps("""
-            SELECT \(unescaped: Self.appColumns) FROM apps a JOIN teams ON teams.id = a.team_id
-            WHERE a.team_id = \(teamID) ORDER BY a.app_id
-            """)
+        try await execute(Prepared.AppsOfTeam(teamID: teamID)).map(Self.app)
     }
 
     public func app(appID: String, forUpdate: Bool = false) async throws -> AppRecord? {

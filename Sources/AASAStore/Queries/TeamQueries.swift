@@ -3,12 +3,14 @@ import PostgresNIO
 
 extension DBSession {
     private static let teamColumns = "id, name, display_name, created_at, updated_at, version"
-    private typealias TeamRow = (Int64, String, String, Date, Date, Int64)
+    typealias TeamRow = (Int64, String, String, Date, Date, Int64)
+
+    static func team(_ row: TeamRow) -> TeamRecord {
+        TeamRecord(id: row.0, name: row.1, displayName: row.2, createdAt: row.3, updatedAt: row.4, version: row.5)
+    }
 
     private func teams(_ query: PostgresQuery) async throws -> [TeamRecord] {
-        try await all(query, as: TeamRow.self).map {
-            TeamRecord(id: $0.0, name: $0.1, displayName: $0.2, createdAt: $0.3, updatedAt: $0.4, version: $0.5)
-        }
+        try await all(query, as: TeamRow.self).map(Self.team)
     }
 
     public func listTeams(onlyID: Int64? = nil) async throws -> [TeamRecord] {
@@ -17,7 +19,10 @@ extension DBSession {
 
     /// The team, locked for the rest of the transaction when `forUpdate`.
     public func team(named name: String, forUpdate: Bool = false) async throws -> TeamRecord? {
-        try await teams("SELECT \(unescaped: Self.teamColumns) FROM teams WHERE name = \(name) \(unescaped: forUpdate ? "FOR UPDATE" : "")").first
+        if !forUpdate {
+            return try await execute(Prepared.TeamByName(name: name)).first.map(Self.team)
+        }
+        return try await teams("SELECT \(unescaped: Self.teamColumns) FROM teams WHERE name = \(name) \(unescaped: forUpdate ? "FOR UPDATE" : "")").first
     }
 
     public func insertTeam(name: String, displayName: String) async throws -> TeamRecord {

@@ -5,20 +5,19 @@ extension DBSession {
     private static let tokenColumns = """
         t.id, t.team_id, teams.name, t.name, t.scopes, t.secret_hash, t.created_at, t.expires_at, t.revoked_at, t.last_used_at
         """
-    private typealias TokenRow = (UUID, Int64?, String?, String, [String], Data, Date, Date?, Date?, Date?)
+    typealias TokenRow = (UUID, Int64?, String?, String, [String], Data, Date, Date?, Date?, Date?)
+
+    static func token(_ row: TokenRow) -> TokenRecord {
+        TokenRecord(id: row.0, teamID: row.1, teamName: row.2, name: row.3, scopes: row.4.compactMap(TokenScope.init(rawValue:)),
+                    secretHash: [UInt8](row.5), createdAt: row.6, expiresAt: row.7, revokedAt: row.8, lastUsedAt: row.9)
+    }
 
     private func tokens(_ query: PostgresQuery) async throws -> [TokenRecord] {
-        try await all(query, as: TokenRow.self).map {
-            TokenRecord(id: $0.0, teamID: $0.1, teamName: $0.2, name: $0.3,
-                        scopes: $0.4.compactMap(TokenScope.init(rawValue:)), secretHash: [UInt8]($0.5),
-                        createdAt: $0.6, expiresAt: $0.7, revokedAt: $0.8, lastUsedAt: $0.9)
-        }
+        try await all(query, as: TokenRow.self).map(Self.token)
     }
 
     public func token(id: UUID) async throws -> TokenRecord? {
-        try await tokens("""
-            SELECT \(unescaped: Self.tokenColumns) FROM tokens t LEFT JOIN teams ON teams.id = t.team_id WHERE t.id = \(id)
-            """).first
+        try await execute(Prepared.TokenByID(id: id)).first.map(Self.token)
     }
 
     public func listTokens(teamID: Int64) async throws -> [TokenRecord] {
