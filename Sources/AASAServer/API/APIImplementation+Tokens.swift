@@ -1,4 +1,5 @@
 import AASAAPI
+import AASAModel
 import AASAStore
 import Foundation
 
@@ -29,8 +30,9 @@ extension APIImplementation {
             if scopes.contains(.admin) && !principal.isAdmin {
                 throw APIProblem.forbidden("only an admin can give the admin scope")
             }
+            // Tokens a team token makes descend from it; an admin token's answer to the organisation.
             return try await TokenIssuer.issue(session, team: team, name: name, scopes: scopes.sorted(), expiresAt: body.expiresAt,
-                                               by: Actor(principal, requestID: state.requestID))
+                                               parent: principal.isAdmin ? nil : principal, by: Actor(principal, requestID: state.requestID))
         }
         return .created(.init(body: .json(.init(token: .init(token), secret: secret))))
     }
@@ -47,9 +49,10 @@ extension APIImplementation {
             if token.scopes.contains(.admin) && !principal.isAdmin {
                 throw APIProblem.forbidden("only an admin can revoke an admin token")
             }
-            try await session.revokeToken(id: id)
+            let descendants = try await session.revokeToken(id: id)
             try await audit(session, principal, action: "token.revoke", entityType: "token",
-                            entityID: id.uuidString.lowercased(), team: team.name, before: AuditJSON.token(token))
+                            entityID: id.uuidString.lowercased(), team: team.name, before: AuditJSON.token(token),
+                            after: .object(["revokedDescendants": .number(String(descendants))]))
         }
         return .noContent(.init())
     }

@@ -9,6 +9,8 @@ struct Principal: Sendable {
     var teamID: Int64?
     var teamName: String?
     var scopes: Set<TokenScope>
+    /// When the token expires: the tokens it creates may not outlive it.
+    var expiresAt: Date? = nil
 
     var isAdmin: Bool { scopes.contains(.admin) }
     var canWrite: Bool { isAdmin || scopes.contains(.write) }
@@ -51,6 +53,6 @@ struct Authenticator: Sendable {
         // requests make no write at all.
         if record.lastUsedAt.map({ Date().timeIntervalSince($0) >= 60 }) ?? true { try await session.touchToken(id: id) }
         return Principal(tokenID: record.id, tokenName: record.name, teamID: record.teamID, teamName: record.teamName,
-                         scopes: Set(record.scopes))
+                         scopes: Set(record.scopes), expiresAt: record.expiresAt)
     }
 }

@@ -28,17 +28,26 @@ extension DBSession {
     }
 
     public func insertToken(id: UUID, teamID: Int64?, name: String, scopes: [TokenScope], secretHash: [UInt8],
-                            expiresAt: Date?) async throws -> TokenRecord {
+                            expiresAt: Date?, parentID: UUID? = nil) async throws -> TokenRecord {
         try await write("""
-            INSERT INTO tokens (id, team_id, name, scopes, secret_hash, expires_at)
-            VALUES (\(id), \(teamID), \(name), \(scopes.map(\.rawValue)), \(Data(secretHash)), \(expiresAt))
+            INSERT INTO tokens (id, team_id, name, scopes, secret_hash, expires_at, parent_id)
+            VALUES (\(id), \(teamID), \(name), \(scopes.map(\.rawValue)), \(Data(secretHash)), \(expiresAt), \(parentID))
             """)
         return try await token(id: id)!
     }
 
-    /// Marks the token revoked (once: the first revocation time is kept).
-    public func revokeToken(id: UUID) async throws {
-        try await write("UPDATE tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id = \(id)")
+    /// Marks the token and every token it created, and theirs, revoked (once: the first
+    /// revocation time is kept). Returns how many descendants this revoked.
+    @discardableResult
+    public func revokeToken(id: UUID) async throws -> Int {
+        try await first("""
+            WITH RECURSIVE lineage AS (
+                SELECT id FROM tokens WHERE id = \(id)
+                UNION SELECT t.id FROM tokens t JOIN lineage l ON t.parent_id = l.id)
+            , revoked AS (
+                UPDATE tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id IN (SELECT id FROM lineage) RETURNING id)
+            SELECT count(*)::bigint - 1 FROM revoked
+            """, as: Int.self) ?? 0
     }
 
     /// Records use at most once a minute per token, so authentication does not write on every request.
