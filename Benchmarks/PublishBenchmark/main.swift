@@ -69,7 +69,7 @@ let (publishSeconds, perPublish, bytesPerDomain) = try await withClient(url) { d
             let root = "\(work)/publish/d\(i)"
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             let domain = try await s.insertDomain(host: "d\(i).example.com", aliases: [], variables: [], defaults: .init(), webRoots: [root])
-            _ = try await s.upsertGrant(domainID: domain.id, teamID: team.id, pathPrefixes: ["/"])
+            _ = try await s.upsertGrant(domainID: domain.id, teamID: team.id, pathPrefixes: ["/"], services: [])
             let rules = [StoredRule(id: UUID(), component: .object(["/": .string("/d\(i)/private/*"), "exclude": .bool(true)])),
                          StoredRule(id: UUID(), component: .object(["/": .string("/d\(i)/*")]))]
             _ = try await s.saveRuleSet(domainID: domain.id, appPK: app.id, rules: rules, previousVersion: 0)

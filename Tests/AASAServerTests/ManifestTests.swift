@@ -15,8 +15,10 @@ import Testing
         for host in ["example.com", "shop.example"] {
             try #require(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": host]).status == 201)
         }
-        try #require(try await w.call(.put, "/v1/domains/example.com/grants/shop", token: w.adminToken, json: ["pathPrefixes": ["/shop"]]).status == 200)
-        try #require(try await w.call(.put, "/v1/domains/shop.example/grants/shop", token: w.adminToken, json: ["pathPrefixes": ["/"]]).status == 200)
+        try #require(try await w.call(.put, "/v1/domains/example.com/grants/shop", token: w.adminToken,
+                                      json: ["pathPrefixes": ["/shop"], "services": ["webcredentials", "appclips"]]).status == 200)
+        try #require(try await w.call(.put, "/v1/domains/shop.example/grants/shop", token: w.adminToken,
+                                      json: ["pathPrefixes": ["/"], "services": ["webcredentials", "appclips"]]).status == 200)
         try #require(try await w.call(.put, "/v1/domains/example.com/grants/news", token: w.adminToken, json: ["pathPrefixes": ["/news"]]).status == 200)
         return (try await w.teamToken("shop", scopes: ["write"]).secret, try await w.teamToken("news", scopes: ["write"]).secret)
     }

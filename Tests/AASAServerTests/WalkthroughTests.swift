@@ -30,7 +30,7 @@ import Testing
             #expect(domain.object["unicodeHost"] as? String == "bücher.example")
             let host = "xn--bcher-kva.example"
             #expect(try await w.call(.put, "/v1/domains/\(host)/grants/shop", token: w.adminToken,
-                                     json: ["pathPrefixes": ["/shop"]]).status == 200)
+                                     json: ["pathPrefixes": ["/shop"], "services": ["webcredentials"]]).status == 200)
             #expect(try await w.call(.put, "/v1/domains/\(host)/grants/news", token: w.adminToken,
                                      json: ["pathPrefixes": ["/news/"]]).status == 200)
 

@@ -39,7 +39,12 @@ extension APIImplementation {
         guard Set(prefixes).count == prefixes.count else {
             throw APIProblem.invalid(field: "/pathPrefixes", rule: "unique", "a prefix is listed twice")
         }
-        let changed = try await change(GrantChange(host: input.path.host, team: input.path.team, kind: .put(prefixes),
+        let services = (body.services ?? []).compactMap { AppService(rawValue: $0.rawValue) }
+        guard Set(services).count == services.count else {
+            throw APIProblem.invalid(field: "/services", rule: "unique", "a service is listed twice")
+        }
+        let changed = try await change(GrantChange(host: input.path.host, team: input.path.team,
+                                                   kind: .put(prefixes, services: AppService.allCases.filter(services.contains)),
                                                    ifMatch: input.headers.ifMatch))
         guard let grant = changed.output else { throw APIProblem.notFound("no grant") }
         return .ok(.init(headers: .init(eTag: ETag.of(grant.version)), body: .json(.init(grant))))

@@ -132,6 +132,11 @@ extension APIImplementation {
                                         previousServices: current.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) }))
             } else {
                 let created: AppRecord
+                do { try await AppleTeamIDs.checkApp(app.appID, team: team, session: session) }
+                catch let problem as APIProblem {
+                    errors.append(FieldError(field: "\(app.pointer)/appID", rule: "apple-team-id", message: problem.detail ?? problem.title))
+                    continue
+                }
                 do { created = try await session.insertApp(appID: app.appID, teamID: team.id, services: app.services) }
                 catch StoreError.duplicate { throw APIProblem.conflict("the app ID \(app.appID) was registered meanwhile; plan again", field: "\(app.pointer)/appID", rule: "unique") }
                 apps[app.appID] = created

@@ -38,11 +38,14 @@ extension APIImplementation {
         let principal = try principal()
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         if let name = body.displayName { _ = try Names.displayName(name, field: "/displayName") }
+        let claims = try body.appleTeamIDs.map(AppleTeamIDs.normalized)
         let team = try await write { session in
             let before = try await Lookup.visibleTeam(input.path.team, principal, session: session, forUpdate: true)
             try requireAdmin(principal)
             try ETag.check(input.headers.ifMatch, version: before.version)
-            let after = try await session.updateTeam(id: before.id, displayName: body.displayName ?? before.displayName)
+            if let claims { try await AppleTeamIDs.checkClaim(claims, by: before, session: session) }
+            let after = try await session.updateTeam(id: before.id, displayName: body.displayName ?? before.displayName,
+                                                     appleTeamIDs: claims ?? before.appleTeamIDs)
             try await audit(session, principal, action: "team.update", entityType: "team", entityID: after.name,
                             team: after.name, before: AuditJSON.team(before), after: AuditJSON.team(after))
             return after

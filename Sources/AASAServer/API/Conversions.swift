@@ -9,7 +9,8 @@ import OpenAPIRuntime
 
 extension Components.Schemas.Team {
     init(_ r: TeamRecord) {
-        self.init(name: r.name, displayName: r.displayName, createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version)
+        self.init(name: r.name, displayName: r.displayName, appleTeamIDs: r.appleTeamIDs, createdAt: r.createdAt,
+                  updatedAt: r.updatedAt, version: r.version)
     }
 }
 
@@ -43,8 +44,9 @@ extension Components.Schemas.Domain {
 
 extension Components.Schemas.Grant {
     init(_ r: GrantRecord) {
-        self.init(host: r.host, team: r.teamName, pathPrefixes: r.pathPrefixes, createdAt: r.createdAt,
-                  updatedAt: r.updatedAt, version: r.version)
+        self.init(host: r.host, team: r.teamName, pathPrefixes: r.pathPrefixes,
+                  services: r.services.compactMap { Components.Schemas.DomainService(rawValue: $0.rawValue) },
+                  createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version)
     }
 }
 
@@ -131,7 +133,8 @@ enum AuditJSON {
 
     static func grant(_ r: GrantRecord) -> JSONValue {
         .object(["host": .string(r.host), "team": .string(r.teamName),
-         "pathPrefixes": .array(r.pathPrefixes.map(JSONValue.string)), "version": .number(String(r.version))])
+         "pathPrefixes": .array(r.pathPrefixes.map(JSONValue.string)),
+         "services": .array(r.services.map { .string($0.rawValue) }), "version": .number(String(r.version))])
     }
 
     static func rules(_ rules: [StoredRule], version: Int64) -> JSONValue {

@@ -125,13 +125,15 @@ extension DomainDocument.Draft {
         applinks.append("details", .array(details))
         var root: JSONObject = ["applinks": .object(applinks)]
 
-        // Other services: apps of granted teams that enabled them, in the domain's order.
+        // Other services: apps that enabled them, of teams whose grant gives that service, in the
+        // domain's order.
         let grantedTeams = Set(snapshot.grants.map(\.teamID))
+        let grantedServices = Dictionary(snapshot.grants.map { ($0.teamID, Set($0.services)) }, uniquingKeysWith: { $0.union($1) })
         let rank = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
         let serviceApps = snapshot.apps.filter { grantedTeams.contains($0.teamID) }
             .sorted { (rank[$0.appID] ?? Int.max, $0.appID) < (rank[$1.appID] ?? Int.max, $1.appID) }
         for service in [AppService.webcredentials, .appclips, .activitycontinuation] {
-            let ids = serviceApps.filter { $0.services.contains(service) }.map(\.appID)
+            let ids = serviceApps.filter { $0.services.contains(service) && grantedServices[$0.teamID]?.contains(service) == true }.map(\.appID)
             if !ids.isEmpty { root.append(service.rawValue, .object(["apps": .array(ids.map(JSONValue.string))])) }
         }
         self.root = .object(root)

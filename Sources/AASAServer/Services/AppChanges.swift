@@ -51,6 +51,7 @@ struct AppChange: DomainChange {
     func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<AppRecord> {
         switch (kind, locked) {
         case (.create(_, let appID, let services), .team(let team)):
+            try await AppleTeamIDs.checkApp(appID, team: team, session: session)
             let app: AppRecord
             do { app = try await session.insertApp(appID: appID, teamID: team.id, services: services) }
             catch StoreError.duplicate {
@@ -67,6 +68,7 @@ struct AppChange: DomainChange {
                 guard let team = try await session.team(named: newTeam) else {
                     throw APIProblem.invalid(field: "/team", rule: "exists", "there is no team \(newTeam)")
                 }
+                try await AppleTeamIDs.checkApp(before.appID, team: team, session: session)
                 teamID = team.id
             }
             let services = newServices ?? before.services

@@ -6,8 +6,8 @@ import Foundation
 /// A grant is not narrowed or removed while the team has rules it would leave outside.
 struct GrantChange: DomainChange {
     enum Kind: Sendable {
-        /// Create or replace with these (normalized) prefixes.
-        case put([String])
+        /// Create or replace with these (normalized) prefixes and domain-wide services.
+        case put([String], services: [AppService])
         case delete
     }
 
@@ -51,14 +51,14 @@ struct GrantChange: DomainChange {
         let (domain, team, before) = (locked.domain, locked.team, locked.grant)
         let sets = try await session.listRuleSets(domainID: domain.id).filter { $0.teamName == team.name && !$0.rules.isEmpty }
         switch kind {
-        case .put(let prefixes):
+        case .put(let prefixes, let services):
             for set in sets {
                 if let index = GrantCoverage.firstRuleOutside(set.rules, prefixes: prefixes, defaults: domain.defaults) {
                     throw APIProblem.invalid(field: "/pathPrefixes", rule: "grant-in-use",
                         "rule \(set.rules[index].id.uuidString.lowercased()) of \(set.appID) lies outside these prefixes; change the rule first")
                 }
             }
-            let grant = try await session.upsertGrant(domainID: domain.id, teamID: team.id, pathPrefixes: prefixes)
+            let grant = try await session.upsertGrant(domainID: domain.id, teamID: team.id, pathPrefixes: prefixes, services: services)
             return Applied(output: grant, domains: [domain.id], audit: [AuditEntry(
                 action: before == nil ? "grant.create" : "grant.update", entityType: "grant", entityID: "\(domain.host)/\(team.name)",
                 team: team.name, domain: domain.host, before: before.map(AuditJSON.grant), after: AuditJSON.grant(grant))])

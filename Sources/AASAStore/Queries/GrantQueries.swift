@@ -3,14 +3,14 @@ import PostgresNIO
 
 extension DBSession {
     private static let grantColumns = """
-        g.domain_id, d.host, g.team_id, t.name, g.path_prefixes, g.created_at, g.updated_at, g.version
+        g.domain_id, d.host, g.team_id, t.name, g.path_prefixes, g.services, g.created_at, g.updated_at, g.version
         """
-    private typealias GrantRow = (Int64, String, Int64, String, [String], Date, Date, Int64)
+    private typealias GrantRow = (Int64, String, Int64, String, [String], [String], Date, Date, Int64)
 
     private func grants(_ query: PostgresQuery) async throws -> [GrantRecord] {
         try await all(query, as: GrantRow.self).map {
             GrantRecord(domainID: $0.0, host: $0.1, teamID: $0.2, teamName: $0.3, pathPrefixes: $0.4,
-                        createdAt: $0.5, updatedAt: $0.6, version: $0.7)
+                        services: $0.5.compactMap(AppService.init(rawValue:)), createdAt: $0.6, updatedAt: $0.7, version: $0.8)
         }
     }
 
@@ -28,11 +28,12 @@ extension DBSession {
             """).first
     }
 
-    /// Creates the grant or replaces its prefixes (bumping its version).
-    public func upsertGrant(domainID: Int64, teamID: Int64, pathPrefixes: [String]) async throws -> GrantRecord {
+    /// Creates the grant or replaces its prefixes and services (bumping its version).
+    public func upsertGrant(domainID: Int64, teamID: Int64, pathPrefixes: [String], services: [AppService]) async throws -> GrantRecord {
         try await write("""
-            INSERT INTO grants (domain_id, team_id, path_prefixes) VALUES (\(domainID), \(teamID), \(pathPrefixes))
-            ON CONFLICT (domain_id, team_id) DO UPDATE SET path_prefixes = excluded.path_prefixes,
+            INSERT INTO grants (domain_id, team_id, path_prefixes, services)
+            VALUES (\(domainID), \(teamID), \(pathPrefixes), \(services.map(\.rawValue)))
+            ON CONFLICT (domain_id, team_id) DO UPDATE SET path_prefixes = excluded.path_prefixes, services = excluded.services,
             updated_at = now(), version = grants.version + 1
             """)
         return try await grant(domainID: domainID, teamID: teamID)!

@@ -23,7 +23,7 @@ enum Prepared {
     }
 
     struct TeamByName: PostgresPreparedStatement {
-        static let sql = "SELECT id, name, display_name, created_at, updated_at, version FROM teams WHERE name = $1"
+        static let sql = "SELECT id, name, display_name, apple_team_ids, created_at, updated_at, version FROM teams WHERE name = $1"
         typealias Row = DBSession.TeamRow
         var name: String
 

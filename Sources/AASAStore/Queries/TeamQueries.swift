@@ -2,11 +2,11 @@ import Foundation
 import PostgresNIO
 
 extension DBSession {
-    private static let teamColumns = "id, name, display_name, created_at, updated_at, version"
-    typealias TeamRow = (Int64, String, String, Date, Date, Int64)
+    private static let teamColumns = "id, name, display_name, apple_team_ids, created_at, updated_at, version"
+    typealias TeamRow = (Int64, String, String, [String], Date, Date, Int64)
 
     static func team(_ row: TeamRow) -> TeamRecord {
-        TeamRecord(id: row.0, name: row.1, displayName: row.2, createdAt: row.3, updatedAt: row.4, version: row.5)
+        TeamRecord(id: row.0, name: row.1, displayName: row.2, appleTeamIDs: row.3, createdAt: row.4, updatedAt: row.5, version: row.6)
     }
 
     private func teams(_ query: PostgresQuery) async throws -> [TeamRecord] {
@@ -30,11 +30,31 @@ extension DBSession {
         return try await team(named: name)!
     }
 
-    public func updateTeam(id: Int64, displayName: String) async throws -> TeamRecord {
+    public func updateTeam(id: Int64, displayName: String, appleTeamIDs: [String]) async throws -> TeamRecord {
         try await teams("""
-            UPDATE teams SET display_name = \(displayName), updated_at = now(), version = version + 1
+            UPDATE teams SET display_name = \(displayName), apple_team_ids = \(appleTeamIDs), updated_at = now(), version = version + 1
             WHERE id = \(id) RETURNING \(unescaped: Self.teamColumns)
             """)[0]
+    }
+
+    /// The team other than `exceptTeamID` that claims this Apple Team ID prefix, if one does.
+    public func teamClaiming(appleTeamID prefix: String, exceptTeamID: Int64? = nil) async throws -> String? {
+        try await first("""
+            SELECT name FROM teams WHERE \(prefix) = ANY (apple_team_ids) AND id IS DISTINCT FROM \(exceptTeamID)
+            """, as: String.self)
+    }
+
+    /// App IDs registered under `prefix` by teams other than `teamID`.
+    public func appIDs(withPrefix prefix: String, notOfTeam teamID: Int64) async throws -> [String] {
+        try await all("""
+            SELECT app_id FROM apps WHERE split_part(app_id, '.', 1) = \(prefix) AND team_id <> \(teamID) ORDER BY app_id LIMIT 5
+            """, as: String.self)
+    }
+
+    /// Serialises claims of Apple Team ID prefixes for the rest of the transaction, so two teams
+    /// never claim one prefix at once.
+    public func lockAppleTeamIDClaims() async throws {
+        try await run("SELECT pg_advisory_xact_lock(\(Int64(0x6161_7369)))")
     }
 
     public func deleteTeam(id: Int64) async throws {

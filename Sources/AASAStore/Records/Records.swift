@@ -8,6 +8,9 @@ public struct TeamRecord: Sendable, Equatable {
     public var id: Int64
     public var name: String
     public var displayName: String
+    /// The Apple Team ID prefixes (`ABCDE12345`) this team registers apps under (admin-set);
+    /// empty: any prefix no other team claims.
+    public var appleTeamIDs: [String] = []
     public var createdAt: Date
     public var updatedAt: Date
     public var version: Int64
@@ -134,6 +137,9 @@ public struct GrantRecord: Sendable, Equatable {
     public var teamID: Int64
     public var teamName: String
     public var pathPrefixes: [String]
+    /// The domain-wide services (webcredentials, appclips, activitycontinuation) the team's apps
+    /// may be listed for on this domain.
+    public var services: [AppService] = []
     public var createdAt: Date
     public var updatedAt: Date
     public var version: Int64
