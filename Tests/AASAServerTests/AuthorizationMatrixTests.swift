@@ -48,6 +48,9 @@ import Testing
         Cell(method: .get, path: "/v1/domains/example.com/grants/own", expected: [200, 200, 200, 200]),
         Cell(method: .put, path: "/v1/domains/example.com/grants/own", body: ["pathPrefixes": ["/"]], expected: [200, 403, 403, 403]),
         Cell(method: .delete, path: "/v1/domains/example.com/grants/other", expected: [204, 403, 403, 403]),
+        // The domain-wide services are an admin's grant too.
+        Cell(method: .put, path: "/v1/domains/example.com/grants/own", body: ["pathPrefixes": ["/"], "services": ["webcredentials"]],
+             expected: [200, 403, 403, 403]),
         Cell(method: .get, path: rules, expected: [200, 200, 200, 404]),
         Cell(method: .put, path: rules, body: ["rules": [["/": "/a/*"]]], expected: [200, 200, 403, 404]),
         Cell(method: .post, path: rules, body: ["/": "/b/*"], expected: [201, 201, 403, 404]),

@@ -18,6 +18,8 @@ struct Publisher: Sendable {
     let served: ServedFiles?
     /// The organisation's domain policies, checked on the bytes about to become a revision.
     var policies = DomainPolicies()
+    /// Where web roots must lie (`--web-root-base`), checked again on the real path at each write.
+    var webRootBases: [String] = []
 
     enum Source: Sendable {
         case draft
@@ -157,10 +159,10 @@ struct Publisher: Sendable {
         for root in domain.webRoots {
             var outcome = TargetOutcome(webRoot: root, ok: true, error: nil, paths: [])
             do {
-                let bytes = revision.bytes, legacy = domain.legacyRootPath
+                let bytes = revision.bytes, legacy = domain.legacyRootPath, bases = webRootBases
                 // File I/O with fsync blocks: keep it off the concurrency pool's threads.
                 outcome.paths = try await NIOThreadPool.singleton.runIfActive {
-                    try WebRootWriter.write(bytes, root: root, legacy: legacy)
+                    try WebRootWriter.write(bytes, root: root, legacy: legacy, bases: bases)
                 }
             } catch {
                 outcome.ok = false

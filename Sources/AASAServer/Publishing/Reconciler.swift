@@ -43,9 +43,9 @@ struct Reconciler: Service {
                       let revision = try await session.revision(domainID: domain.id, number: number) else { return report }
                 for root in current.webRoots {
                     report.checked += 1
-                    let legacy = current.legacyRootPath
+                    let legacy = current.legacyRootPath, bases = publisher.webRootBases
                     let onDisk = try await NIOThreadPool.singleton.runIfActive {
-                        WebRootWriter.removeTemporaries(root: root, legacy: legacy)
+                        WebRootWriter.removeTemporaries(root: root, legacy: legacy, bases: bases)
                         return (WebRootWriter.read(root: root), legacy ? FileManager.default.contents(atPath: root + "/" + WebRootWriter.fileName).map { [UInt8]($0) } : revision.bytes)
                     }
                     guard onDisk.0 != revision.bytes || onDisk.1 != revision.bytes else { continue }

@@ -6,10 +6,21 @@ import Darwin
 import CoreFoundation
 import Foundation
 
+// The C library's names, spelled once per platform (`write` and `stat` are also names of ours).
+#if canImport(Glibc)
+private let systemWrite = Glibc.write
+private typealias FileStatus = Glibc.stat
+#elseif canImport(Darwin)
+private let systemWrite = Darwin.write
+private typealias FileStatus = Darwin.stat
+#endif
+
 /// Writes a domain's file into a web root so that a reader sees the old file or the new one, never
 /// part of one: a temporary file in the same directory, fsync of the file, rename over the target,
 /// fsync of the directory. Paths come from the domain's configured web roots only; the host name
-/// never becomes part of a path. A `.well-known` that is a symlink leaving the root is refused.
+/// never becomes part of a path. A `.well-known` that is a symlink leaving the root is refused, and
+/// so is a root that resolves (through symlinks) outside the configured bases: the check that
+/// registration made on the path as written is made again, on the real directory, at every write.
 enum WebRootWriter {
     static let fileName = "apple-app-site-association"
 
@@ -19,12 +30,33 @@ enum WebRootWriter {
 
     /// Writes `bytes` to `<root>/.well-known/apple-app-site-association`, and to
     /// `<root>/apple-app-site-association` when `legacy`. Returns the paths written.
-    static func write(_ bytes: [UInt8], root: String, legacy: Bool) throws -> [String] {
+    static func write(_ bytes: [UInt8], root: String, legacy: Bool, bases: [String] = []) throws -> [String] {
+        let realRoot = try resolvedRoot(root, bases: bases)
+        let wellKnown = try wellKnownDirectory(realRoot, create: true)
+        var written = [try replace(directory: wellKnown, bytes: bytes)]
+        if legacy { written.append(try replace(directory: realRoot, bytes: bytes)) }
+        return written
+    }
+
+    /// The root's real directory, refused when it lies outside every base (when there are bases).
+    static func resolvedRoot(_ root: String, bases: [String]) throws -> String {
         let realRoot = try resolvedDirectory(root, what: "web root")
+        guard !bases.isEmpty else { return realRoot }
+        let realBases = bases.map { base in (try? resolvedDirectory(base, what: "base")) ?? base }
+        guard realBases.contains(where: { realRoot == $0 || realRoot.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) else {
+            throw Failure(description: "web root \(root) resolves to \(realRoot), outside \(bases.joined(separator: " and ")): refused")
+        }
+        return realRoot
+    }
+
+    /// `<root>/.well-known`, made when missing and `create`; refused when it is a symlink leaving
+    /// the root or not a directory.
+    static func wellKnownDirectory(_ realRoot: String, create: Bool) throws -> String {
         let wellKnown = realRoot + "/.well-known"
-        var info = Glibc.stat()
+        var info = FileStatus()
         if lstat(wellKnown, &info) != 0 {
             guard errno == ENOENT else { throw failure("cannot inspect \(wellKnown)") }
+            guard create else { throw Failure(description: "\(wellKnown) does not exist") }
             guard mkdir(wellKnown, 0o755) == 0 || errno == EEXIST else { throw failure("cannot create \(wellKnown)") }
         } else if (info.st_mode & S_IFMT) == S_IFLNK {
             let target = try resolvedDirectory(wellKnown, what: ".well-known")
@@ -34,9 +66,7 @@ enum WebRootWriter {
         } else if (info.st_mode & S_IFMT) != S_IFDIR {
             throw Failure(description: "\(wellKnown) exists and is not a directory")
         }
-        var written = [try replace(directory: wellKnown, bytes: bytes)]
-        if legacy { written.append(try replace(directory: realRoot, bytes: bytes)) }
-        return written
+        return wellKnown
     }
 
     /// The file's bytes, or nil when it does not exist (for reconciliation).
@@ -46,11 +76,15 @@ enum WebRootWriter {
     }
 
     /// Removes temporary files a killed writer left behind; returns how many. Called with the
-    /// domain's publishing lock held, so no writer of this domain is running anywhere.
+    /// domain's publishing lock held, so no writer of this domain is running anywhere. It goes only
+    /// where the writer would: never through a root outside the bases or a `.well-known` symlink
+    /// that leaves the root.
     @discardableResult
-    static func removeTemporaries(root: String, legacy: Bool) -> Int {
+    static func removeTemporaries(root: String, legacy: Bool, bases: [String] = []) -> Int {
+        guard let realRoot = try? resolvedRoot(root, bases: bases) else { return 0 }
         var removed = 0
-        for directory in [root + "/.well-known"] + (legacy ? [root] : []) {
+        let wellKnown = try? wellKnownDirectory(realRoot, create: false)
+        for directory in (wellKnown.map { [$0] } ?? []) + (legacy ? [realRoot] : []) {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             for name in names where name.hasPrefix(".\(fileName).") && name.hasSuffix(".tmp") {
                 if unlink(directory + "/" + name) == 0 { removed += 1 }
@@ -70,7 +104,7 @@ enum WebRootWriter {
             defer { close(fd) }
             var offset = 0
             while offset < bytes.count {
-                let n = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                let n = bytes[offset...].withUnsafeBytes { systemWrite(fd, $0.baseAddress, $0.count) }
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw failure("cannot write \(temporary)")
@@ -93,7 +127,7 @@ enum WebRootWriter {
         guard let resolved = realpath(path, nil) else { throw failure("\(what) \(path) is not usable") }
         defer { free(resolved) }
         let real = String(cString: resolved)
-        var info = Glibc.stat()
+        var info = FileStatus()
         guard stat(real, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             throw Failure(description: "\(what) \(path) is not a directory")
         }

@@ -23,7 +23,7 @@ enum AppleTeamIDs {
 
     /// A team may claim a prefix that no other team claims and under which no other team has apps.
     static func checkClaim(_ prefixes: [String], by team: TeamRecord, session: DBSession) async throws {
-        try await session.lockAppleTeamIDClaims()
+        try await session.lockUntilCommit(.appleTeamIDClaims)
         for (i, prefix) in prefixes.enumerated() {
             if let owner = try await session.teamClaiming(appleTeamID: prefix, exceptTeamID: team.id) {
                 throw APIProblem.conflict("\(prefix) belongs to team \(owner)", field: "/appleTeamIDs/\(i)", rule: "claimed")
@@ -39,7 +39,7 @@ enum AppleTeamIDs {
     /// An app of `team` may use its ID's prefix: one of the team's own, or one nobody claims.
     static func checkApp(_ appID: String, team: TeamRecord, session: DBSession) async throws {
         let prefix = String(appID.prefix { $0 != "." })
-        try await session.lockAppleTeamIDClaims()
+        try await session.lockUntilCommit(.appleTeamIDClaims)
         if !team.appleTeamIDs.isEmpty, !team.appleTeamIDs.contains(prefix) {
             throw APIProblem.forbidden("team \(team.name) registers apps under \(team.appleTeamIDs.joined(separator: ", ")), not \(prefix)")
         }

@@ -38,6 +38,7 @@ struct DomainSettingsChange: DomainChange {
     func apply(_ before: DomainRecord?, principal: Principal, session: DBSession) async throws -> Applied<DomainRecord> {
         switch kind {
         case .create(let host, let settings):
+            try await Self.checkWebRoots(settings.webRoots, of: nil, session: session)
             let domain: DomainRecord
             do {
                 domain = try await session.insertDomain(host: host, aliases: settings.aliases, variables: settings.variables,
@@ -51,6 +52,7 @@ struct DomainSettingsChange: DomainChange {
         case .update(_, let makeSettings):
             guard let before else { throw APIProblem.notFound("no domain") }
             let settings = try makeSettings(before)
+            if settings.webRoots != before.webRoots { try await Self.checkWebRoots(settings.webRoots, of: before.id, session: session) }
             let after: DomainRecord
             do {
                 after = try await session.updateDomain(id: before.id, aliases: settings.aliases, variables: settings.variables,
@@ -69,6 +71,17 @@ struct DomainSettingsChange: DomainChange {
             return Applied(output: domain, domains: [], audit: [AuditEntry(
                 action: action, entityType: "domain", entityID: domain.host, domain: domain.host, before: AuditJSON.domain(domain))],
                 removedHosts: [domain.host])
+        }
+    }
+
+    /// Two domains writing one web root would overwrite each other's file: refused with 409.
+    static func checkWebRoots(_ roots: [String], of domainID: Int64?, session: DBSession) async throws {
+        guard !roots.isEmpty else { return }
+        try await session.lockUntilCommit(.webRoots)
+        let others = try await session.domainsSharing(webRoots: roots, exceptID: domainID)
+        guard others.isEmpty else {
+            throw APIProblem.conflict("a web root is already \(others.joined(separator: ", "))'s: two domains would overwrite each other's file",
+                                      field: "/webRoots", rule: "shared-web-root")
         }
     }
 

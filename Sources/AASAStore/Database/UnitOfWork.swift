@@ -6,6 +6,10 @@ public enum AdvisoryLock: Sendable {
     case migrations
     /// Publishing one domain (serialised across replicas, held until its web roots are written).
     case publishing(domainID: Int64)
+    /// Binding Apple Team ID prefixes to teams, and registering apps under them.
+    case appleTeamIDClaims
+    /// Assigning web roots to domains (no two domains share one).
+    case webRoots
 
     func query(_ function: String) -> PostgresQuery {
         switch self {
@@ -13,6 +17,10 @@ public enum AdvisoryLock: Sendable {
             "SELECT \(unescaped: function)(\(Int64(0x6161_7361)))"
         case .publishing(let id):  // a pair of keys: "aa", then the domain
             "SELECT \(unescaped: function)(\(Int32(0x6161)), \(Int32(truncatingIfNeeded: id)))"
+        case .appleTeamIDClaims:
+            "SELECT \(unescaped: function)(\(Int64(0x6161_7369)))"
+        case .webRoots:
+            "SELECT \(unescaped: function)(\(Int64(0x6161_7372)))"
         }
     }
 }
@@ -32,6 +40,11 @@ extension DBSession {
             _ = try? await run("ROLLBACK")
             throw error
         }
+    }
+
+    /// Takes `lock` until the current transaction ends (commit or rollback releases it).
+    public func lockUntilCommit(_ lock: AdvisoryLock) async throws {
+        try await run(lock.query("pg_advisory_xact_lock"))
     }
 
     /// Runs `body` holding `lock`, released on this same connection whether `body` returns or throws

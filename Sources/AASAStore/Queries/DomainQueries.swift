@@ -127,4 +127,11 @@ extension DBSession {
             """)
         return DomainSnapshot(domain: domain, grants: grants, apps: apps, ruleSets: ruleSets)
     }
+
+    /// Domains other than `exceptID` that write into one of `webRoots`.
+    public func domainsSharing(webRoots: [String], exceptID: Int64?) async throws -> [String] {
+        try await all("""
+            SELECT host FROM domains WHERE id IS DISTINCT FROM \(exceptID) AND web_roots && \(webRoots) ORDER BY host
+            """, as: String.self)
+    }
 }

@@ -51,12 +51,6 @@ extension DBSession {
             """, as: String.self)
     }
 
-    /// Serialises claims of Apple Team ID prefixes for the rest of the transaction, so two teams
-    /// never claim one prefix at once.
-    public func lockAppleTeamIDClaims() async throws {
-        try await run("SELECT pg_advisory_xact_lock(\(Int64(0x6161_7369)))")
-    }
-
     public func deleteTeam(id: Int64) async throws {
         try await write("DELETE FROM teams WHERE id = \(id)")
     }

@@ -108,7 +108,7 @@ struct Grants: AsyncParsableCommand {
     )
 
     static func fields(_ json: JSONValue) -> [String] {
-        Table.fields(json, [("Host", "host"), ("Team", "team"), ("Prefixes", "pathPrefixes"), ("Version", "version")])
+        Table.fields(json, [("Host", "host"), ("Team", "team"), ("Prefixes", "pathPrefixes"), ("Services", "services"), ("Version", "version")])
     }
 
     struct List: AsyncParsableCommand {
@@ -116,7 +116,7 @@ struct Grants: AsyncParsableCommand {
         @Argument var host: String
         func run() async throws {
             try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "grants"))) {
-                Table.rows($0, [("TEAM", "team"), ("PREFIXES", "pathPrefixes"), ("VERSION", "version")])
+                Table.rows($0, [("TEAM", "team"), ("PREFIXES", "pathPrefixes"), ("SERVICES", "services"), ("VERSION", "version")])
             }
         }
     }
@@ -135,10 +135,14 @@ struct Grants: AsyncParsableCommand {
         @Argument var host: String
         @Argument var team: String
         @Option(name: .customLong("prefix"), help: "A path prefix such as /shop; repeat.") var prefixes: [String]
+        @Option(name: .customLong("service"),
+                help: "A domain-wide service the team's apps may be listed for: webcredentials, appclips, activitycontinuation; repeat.")
+        var services: [String] = []
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
         func run() async throws {
             let response = try await remote.client.send(.PUT, APIClient.path("v1", "domains", host, "grants", team),
-                                                        body: .object(["pathPrefixes": .array(prefixes.map(JSONValue.string))]),
+                                                        body: .object(["pathPrefixes": .array(prefixes.map(JSONValue.string)),
+                                                                       "services": .array(services.map(JSONValue.string))]),
                                                         headers: ifMatchHeader(ifMatch))
             try remote.show(response, Grants.fields)
         }

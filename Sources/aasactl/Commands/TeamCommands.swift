@@ -9,7 +9,7 @@ struct Teams: AsyncParsableCommand {
 
     static let columns = [("NAME", "name"), ("DISPLAY NAME", "displayName"), ("VERSION", "version"), ("UPDATED", "updatedAt")]
     static func fields(_ json: JSONValue) -> [String] {
-        Table.fields(json, [("Name", "name"), ("Display name", "displayName"), ("Created", "createdAt"),
+        Table.fields(json, [("Name", "name"), ("Display name", "displayName"), ("Apple Team IDs", "appleTeamIDs"), ("Created", "createdAt"),
                             ("Updated", "updatedAt"), ("Version", "version")])
     }
 
@@ -42,11 +42,22 @@ struct Teams: AsyncParsableCommand {
     struct Update: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var name: String
-        @Option var displayName: String
+        @Option var displayName: String?
+        @Option(name: .customLong("apple-team-id"), help: "An Apple Team ID prefix the team's apps must use (admin); repeat.")
+        var appleTeamIDs: [String] = []
+        @Flag(help: "Unbind every Apple Team ID prefix of the team (admin).") var clearAppleTeamIDs = false
+        func validate() throws {
+            guard displayName != nil || !appleTeamIDs.isEmpty || clearAppleTeamIDs else {
+                throw ValidationError("give --display-name, --apple-team-id or --clear-apple-team-ids")
+            }
+        }
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
         func run() async throws {
+            var body = JSONObject()
+            if let displayName { body.append("displayName", .string(displayName)) }
+            if !appleTeamIDs.isEmpty || clearAppleTeamIDs { body.append("appleTeamIDs", .array(appleTeamIDs.map(JSONValue.string))) }
             let response = try await remote.client.send(.PATCH, APIClient.path("v1", "teams", name),
-                                                        body: .object(["displayName": .string(displayName)]), headers: ifMatchHeader(ifMatch))
+                                                        body: .object(body), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Teams.fields)
         }
     }
