@@ -10,18 +10,18 @@ import Testing
 
     /// A running server on a fresh database, an admin profile, and (optionally) a web root.
     static func withServer(_ body: @Sendable (ServerProcess, CLIRunner, String) async throws -> Void) async throws {
-        let url = try await TestDatabase.shared.clone()
-        defer { Task { await TestDatabase.shared.drop(url) } }
-        let admin = try await TestDatabase.shared.withClient(url: url) {
-            try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "cli admin")
+        try await TestDatabase.shared.withDatabase { url in
+            let admin = try await TestDatabase.shared.withClient(url: url) {
+                try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "cli admin")
+            }
+            let server = try ServerProcess(database: url)
+            try await server.start()
+            let cli = CLIRunner(server: server.baseURL)
+            defer { try? FileManager.default.removeItem(atPath: (cli.config as NSString).deletingLastPathComponent) }
+            let login = try await cli("login", "--server", server.baseURL, stdin: admin + "\n")
+            try #require(login.status == 0, "\(login)")
+            try await body(server, cli, admin)
         }
-        let server = try ServerProcess(database: url)
-        try await server.start()
-        let cli = CLIRunner(server: server.baseURL)
-        defer { try? FileManager.default.removeItem(atPath: (cli.config as NSString).deletingLastPathComponent) }
-        let login = try await cli("login", "--server", server.baseURL, stdin: admin + "\n")
-        try #require(login.status == 0, "\(login)")
-        try await body(server, cli, admin)
     }
 
     static func temp(_ name: String, _ text: String) throws -> String {
@@ -197,7 +197,7 @@ import Testing
         try await Self.withServer { server, cli, admin in
             try await Self.setUpShop(cli, server: server)
             // A proxy that forwards the apply to the server and then drops the connection.
-            let port = Int.random(in: 40_000..<50_000)
+            let port = try FreePort.pick()
             let proxy = Process()
             proxy.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             proxy.arguments = ["python3", TestDatabase.repositoryRoot + "/Tests/Support/drop-first-response.py",

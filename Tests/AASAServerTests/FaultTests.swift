@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func postgresStoppedAndStartedUnderTraffic() async throws {
-        let cluster = Cluster(port: Int.random(in: 55_000..<56_000), data: "/tmp/aasa-pg-fault-\(UUID().uuidString.prefix(8))")
+        let cluster = Cluster(port: try FreePort.pick(), data: "/tmp/aasa-pg-fault-\(UUID().uuidString.prefix(8))")
         _ = try await cluster.script()
         defer {
             // Synchronous cleanup: stop the cluster and remove its files.

@@ -9,9 +9,10 @@ import Testing
     final class Nginx: @unchecked Sendable {
         let process = Process()
         let directory: String
-        let port = Int.random(in: 40_000..<50_000)
+        let port: Int
 
         init(site: String) throws {
+            port = try FreePort.pick()
             directory = try PublishingTests.tempDir()
             try FileManager.default.createDirectory(atPath: directory + "/tmp", withIntermediateDirectories: true)
             let site = site.replacingOccurrences(of: "    listen [::]:80;\n", with: "")

@@ -43,88 +43,99 @@ import Testing
     }
 
     @Test func replicasFollowEachOthersRevisions() async throws {
-        let url = try await TestDatabase.shared.clone()
-        defer { Task { await TestDatabase.shared.drop(url) } }
-        let admin = try await TestDatabase.shared.withClient(url: url) {
-            try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "replica test")
-        }
-        let a = try ServerProcess(database: url), b = try ServerProcess(database: url)
-        try await a.start()
-        try await b.start()
-        try await Self.setUp(a, admin: admin, webRoots: [])
-        #expect(try await Self.putRules(a, admin: admin, path: "/one/*") == 200)
-        #expect(try await Self.publish(a, admin: admin, reason: "on a").status == 201)
-        let first = try #require(try await Self.served(a))
-        #expect(try await Self.waitUntilServed(b, first) != nil, "replica b never served revision 1")
+        try await TestDatabase.shared.withDatabase { url in
+            let admin = try await TestDatabase.shared.withClient(url: url) {
+                try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "replica test")
+            }
+            let a = try ServerProcess(database: url), b = try ServerProcess(database: url)
+            try await a.start()
+            try await b.start()
+            try await Self.setUp(a, admin: admin, webRoots: [])
+            #expect(try await Self.putRules(a, admin: admin, path: "/one/*") == 200)
+            #expect(try await Self.publish(a, admin: admin, reason: "on a").status == 201)
+            let first = try #require(try await Self.served(a))
+            #expect(try await Self.waitUntilServed(b, first) != nil, "replica b never served revision 1")
 
-        #expect(try await Self.putRules(b, admin: admin, path: "/two/*") == 200)
-        #expect(try await Self.publish(b, admin: admin, reason: "on b").status == 201)
-        let second = try #require(try await Self.served(b))
-        #expect(second != first)
-        #expect(try await Self.waitUntilServed(a, second) != nil, "replica a never served revision 2")
+            #expect(try await Self.putRules(b, admin: admin, path: "/two/*") == 200)
+            #expect(try await Self.publish(b, admin: admin, reason: "on b").status == 201)
+            let second = try #require(try await Self.served(b))
+            #expect(second != first)
+            #expect(try await Self.waitUntilServed(a, second) != nil, "replica a never served revision 2")
 
-        // Both publish at once: serialised, so the numbers stay unique and consecutive.
-        #expect(try await Self.putRules(a, admin: admin, path: "/three/*") == 200)
-        async let x = Task.detached { try await Self.publish(a, admin: admin, reason: "race a").status }.value
-        async let y = Task.detached { try await Self.publish(b, admin: admin, reason: "race b").status }.value
-        #expect(try await [x, y].sorted() == [200, 201])
-        let numbers = try await TestDatabase.shared.withClient(url: url) { db in
-            try await db.read(logger: Logger(label: "t")) { try await $0.all("SELECT number FROM revisions ORDER BY number", as: Int.self) }
+            // Both publish at once: serialised, so the numbers stay unique and consecutive.
+            #expect(try await Self.putRules(a, admin: admin, path: "/three/*") == 200)
+            async let x = Task.detached { try await Self.publish(a, admin: admin, reason: "race a").status }.value
+            async let y = Task.detached { try await Self.publish(b, admin: admin, reason: "race b").status }.value
+            #expect(try await [x, y].sorted() == [200, 201])
+            let numbers = try await TestDatabase.shared.withClient(url: url) { db in
+                try await db.read(logger: Logger(label: "t")) { try await $0.all("SELECT number FROM revisions ORDER BY number", as: Int.self) }
+            }
+            #expect(numbers == [1, 2, 3])
         }
-        #expect(numbers == [1, 2, 3])
     }
 
     /// kill -9 while publishing in a loop: the web root holds one revision's complete bytes, the
     /// database is consistent, and after a restart reconciliation makes them agree.
     @Test func killDashNineDuringPublishLeavesOldOrNewFile() async throws {
-        let url = try await TestDatabase.shared.clone()
-        defer { Task { await TestDatabase.shared.drop(url) } }
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-kill-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        let admin = try await TestDatabase.shared.withClient(url: url) {
-            try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "kill test")
-        }
-        let server = try ServerProcess(database: url)
-        try await server.start()
-        try await Self.setUp(server, admin: admin, webRoots: [root])
-
-        let publisher = Task.detached {
-            for i in 0..<200 {
-                guard (try? await Self.putRules(server, admin: admin, path: "/round\(i)/*")) == 200 else { return }
-                _ = try? await Self.publish(server, admin: admin, reason: "round \(i)")
+        try await TestDatabase.shared.withDatabase { url in
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-kill-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            let admin = try await TestDatabase.shared.withClient(url: url) {
+                try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "kill test")
             }
-        }
-        try await Task.sleep(for: .milliseconds(1500))
-        server.killHard()
-        await publisher.value
+            let server = try ServerProcess(database: url)
+            try await server.start()
+            try await Self.setUp(server, admin: admin, webRoots: [root])
 
-        let file = FileManager.default.contents(atPath: root + "/.well-known/apple-app-site-association").map { [UInt8]($0) }
-        let (revisions, current) = try await TestDatabase.shared.withClient(url: url) { db in
-            try await db.read(logger: Logger(label: "t")) { session in
-                let all = try await session.all("SELECT encode(bytes, 'hex') FROM revisions", as: String.self)
-                let current: Int? = try await session.first(
-                    "SELECT coalesce(current_revision, 0) FROM domains WHERE host = 'example.com'", as: Int.self)
-                return (Set(all), current.flatMap { $0 > 0 ? $0 : nil })
+            let publisher = Task.detached {
+                for i in 0..<200 {
+                    guard (try? await Self.putRules(server, admin: admin, path: "/round\(i)/*")) == 200 else { return }
+                    _ = try? await Self.publish(server, admin: admin, reason: "round \(i)")
+                }
             }
-        }
-        let currentNumber = try #require(current, "no revision was published before the kill")
-        #expect(revisions.count == currentNumber, "revisions are numbered 1…current with no gap")
-        if let file {
-            #expect(revisions.contains(file.map { String(format: "%02x", $0) }.joined()), "the web root holds a complete published revision")
-        }
+            // Kill once a publish has finished (the test needs one revision), not after a guessed delay.
+            var published = false
+            for _ in 0..<600 where !published {
+                published = (try? await TestDatabase.shared.withClient(url: url) { db in
+                    try await db.read(logger: Logger(label: "t")) {
+                        let newest: Int? = try await $0.first("SELECT coalesce(max(number), 0) FROM revisions", as: Int.self)
+                        return newest ?? 0
+                    }
+                }).map { $0 >= 2 } ?? false
+                if !published { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(published, "a publish finished before the kill")
+            server.killHard()
+            await publisher.value
 
-        // Restart: start-up reconciliation makes the web root equal the current revision.
-        let restarted = try ServerProcess(database: url)
-        try await restarted.start()
-        let expected = try await Curl.call("GET", restarted.baseURL + "/v1/domains/example.com/revisions/\(currentNumber)/file", token: admin).body
-        var agreed = false
-        for _ in 0..<50 where !agreed {
-            agreed = FileManager.default.contents(atPath: root + "/.well-known/apple-app-site-association").map { [UInt8]($0) } == expected
-            if !agreed { try await Task.sleep(for: .milliseconds(100)) }
+            let file = FileManager.default.contents(atPath: root + "/.well-known/apple-app-site-association").map { [UInt8]($0) }
+            let (revisions, current) = try await TestDatabase.shared.withClient(url: url) { db in
+                try await db.read(logger: Logger(label: "t")) { session in
+                    let all = try await session.all("SELECT encode(bytes, 'hex') FROM revisions", as: String.self)
+                    let current: Int? = try await session.first(
+                        "SELECT coalesce(current_revision, 0) FROM domains WHERE host = 'example.com'", as: Int.self)
+                    return (Set(all), current.flatMap { $0 > 0 ? $0 : nil })
+                }
+            }
+            let currentNumber = try #require(current, "no revision was published before the kill")
+            #expect(revisions.count == currentNumber, "revisions are numbered 1…current with no gap")
+            if let file {
+                #expect(revisions.contains(file.map { String(format: "%02x", $0) }.joined()), "the web root holds a complete published revision")
+            }
+
+            // Restart: start-up reconciliation makes the web root equal the current revision.
+            let restarted = try ServerProcess(database: url)
+            try await restarted.start()
+            let expected = try await Curl.call("GET", restarted.baseURL + "/v1/domains/example.com/revisions/\(currentNumber)/file", token: admin).body
+            var agreed = false
+            for _ in 0..<50 where !agreed {
+                agreed = FileManager.default.contents(atPath: root + "/.well-known/apple-app-site-association").map { [UInt8]($0) } == expected
+                if !agreed { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: root + "/.well-known").filter { $0.hasSuffix(".tmp") }
+            #expect(leftovers.isEmpty, "reconciliation removes temporary files a killed writer left")
+            #expect(agreed, "after restart the web root equals revision \(currentNumber): \(restarted.output)")
         }
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: root + "/.well-known").filter { $0.hasSuffix(".tmp") }
-        #expect(leftovers.isEmpty, "reconciliation removes temporary files a killed writer left")
-        #expect(agreed, "after restart the web root equals revision \(currentNumber): \(restarted.output)")
     }
 }

@@ -26,9 +26,13 @@ import Testing
         try p.run()
         input.fileHandleForWriting.write(Data(stdin.utf8))
         try input.fileHandleForWriting.close()
+        // Both pipes drained at once: reading one to its end first deadlocks when the tool fills the other.
+        let errorData = ErrorCollector()
+        let reader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
+        reader.start()
         let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = error.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
+        let err = errorData.wait()
         return Run(status: p.terminationStatus, out: String(decoding: out, as: UTF8.self), err: String(decoding: err, as: UTF8.self))
     }
 
@@ -126,4 +130,12 @@ import Testing
         #expect(r.status == 0)
         #expect(r.out.contains("Exit status"))
     }
+}
+
+/// The standard error of a child, read on its own thread while the caller reads standard output.
+final class ErrorCollector: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var data = Data()
+    func set(_ value: Data) { data = value; done.signal() }
+    func wait() -> Data { done.wait(); return data }
 }

@@ -20,9 +20,23 @@ need() {
   done
 }
 
+# bench_server: the URL of the durable cluster (its own port), never the test suite's fsync-off
+# one; refuses to go on if durability is off (a benchmark of writes must pay for fsync).
+bench_server() {
+  local server
+  server=$(AASA_PG_FAST=0 AASA_PG_PORT=${AASA_BENCH_PG_PORT:-54329} scripts/postgres)
+  if [ "$(psql -X -qtA "${server%/*}/postgres" -c 'SHOW fsync')" != on ] \
+     || [ "$(psql -X -qtA "${server%/*}/postgres" -c 'SHOW synchronous_commit')" != on ]; then
+    echo "the benchmark's PostgreSQL runs without durability (fsync or synchronous_commit off): restart it with scripts/postgres stop" >&2
+    return 1
+  fi
+  echo "$server"
+}
+
 # bench_database NAME: creates a fresh database, exports DATABASE_URL; drop_database drops it.
 bench_database() {
-  local server; server=$(scripts/postgres)
+  local server
+  server=$(bench_server)
   bench_db_admin="${server%/*}/postgres"
   bench_db=$1
   psql -X -q "$bench_db_admin" -c "DROP DATABASE IF EXISTS $bench_db WITH (FORCE)" -c "CREATE DATABASE $bench_db" >/dev/null

@@ -4,7 +4,8 @@ import Hummingbird
 import Logging
 
 /// Gives every request an ID (the client's `X-Request-ID` when it is sane, a new one otherwise),
-/// puts it in the logger's metadata and the response, and logs each request once when it ends.
+/// puts it in the logger's metadata and the response, and logs each request when it ends (and,
+/// at debug level, when it starts: a test waits for that to know a request is inside).
 struct RequestIDMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     static let header = HTTPField.Name("X-Request-ID")!
@@ -14,6 +15,7 @@ struct RequestIDMiddleware: RouterMiddleware {
         var logger = context.logger
         logger[metadataKey: "request_id"] = .string(requestID)
         let start = ContinuousClock.now
+        logger.debug("request started", metadata: ["method": .string(request.method.rawValue), "path": .string(request.uri.path)])
         let state = RequestState(requestID: requestID, logger: logger, principal: nil)
         var response = try await RequestState.$current.withValue(state) {
             try await next(request, context)

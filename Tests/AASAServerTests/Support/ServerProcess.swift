@@ -11,7 +11,7 @@ final class ServerProcess: @unchecked Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     init(database url: DatabaseURL, logLevel: String? = nil) throws {
-        port = Int.random(in: 20_000..<40_000)
+        port = try FreePort.pick()
         process.executableURL = URL(fileURLWithPath: try ProcessTests.binary())
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
@@ -28,7 +28,12 @@ final class ServerProcess: @unchecked Sendable {
 
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
-    /// Starts the process and waits until it listens.
+    struct DidNotStart: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Starts the process and waits until it listens; throws (the test stops there) if it exits or
+    /// does not listen within 15 s, rather than going on against a dead server.
     func start() async throws {
         try process.run()
         for _ in 0..<150 {
@@ -36,7 +41,19 @@ final class ServerProcess: @unchecked Sendable {
             if !process.isRunning { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        Issue.record("aasad did not start: \(output)")
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        throw DidNotStart(description: "aasad did not start: \(output)")
+    }
+
+    /// Waits until the log holds `count` lines containing every one of `needles` (an event
+    /// inside the server), up to `seconds`.
+    func waitForLog(_ needles: [String], count: Int = 1, seconds: Int = 30) async throws -> Bool {
+        for _ in 0..<(seconds * 20) {
+            let lines = output.split(separator: "\n").filter { line in needles.allSatisfy { line.contains($0) } }
+            if lines.count >= count { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
     }
 
     func killHard() {

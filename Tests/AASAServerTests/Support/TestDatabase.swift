@@ -86,6 +86,20 @@ actor TestDatabase {
         return try Self.serverURL().with(database: name)
     }
 
+    /// Runs `body` on a fresh clone (or an empty database) and drops it when `body` is done, awaited,
+    /// whether it returns or throws: a `defer { Task { drop } }` would leave the drop to chance.
+    nonisolated func withDatabase<T: Sendable>(empty: Bool = false, _ body: (DatabaseURL) async throws -> T) async throws -> T {
+        let url = try await (empty ? self.empty() : clone())
+        do {
+            let result = try await body(url)
+            await drop(url)
+            return result
+        } catch {
+            await drop(url)
+            throw error
+        }
+    }
+
     func drop(_ url: DatabaseURL) async {
         _ = try? await adminClient().query("DROP DATABASE IF EXISTS \(unescaped: url.database) WITH (FORCE)")
     }
