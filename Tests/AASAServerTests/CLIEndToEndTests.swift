@@ -172,6 +172,10 @@ import Testing
             let apply = try await cli("apply", "-f", manifest, "--profile", "shop", "--yes")
             #expect(apply.status == 0, "\(apply)")
             #expect(apply.out.contains("Applied: 1 app(s) created"))
+            #expect(apply.out.contains("1 rule set(s) changed on 1 domain(s)"), "the summary counts what was applied: \(apply.out)")
+            // An excluded URL says that an exclude decided it, not just "none".
+            let excluded = try await cli("match", "--draft", "https://example.com/shop/admin/1", "--profile", "shop")
+            #expect(excluded.out.contains("-> none") && excluded.out.contains("excluded"), "\(excluded)")
             let again = try await cli("plan", "-f", manifest, "--profile", "shop")
             #expect(again.status == 0, "\(again)")
             let noop = try await cli("apply", "-f", manifest, "--profile", "shop", "--yes")

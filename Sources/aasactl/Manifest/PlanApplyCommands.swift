@@ -39,14 +39,15 @@ enum PlanText {
             let changed = domain.objectValue?["changed"]?.boolValue == true
             if changed { counts.domains += 1 }
             lines.append("\(Table.value(domain, "host")):\(changed ? "" : " no changes")")
+            let ruleChanges = (domain.objectValue?["rules"]?.arrayValue ?? []).filter { Table.value($0, "action") != "unchanged" }
+            counts.ruleSets += ruleChanges.count
             if applied {
                 // The plan was printed before; after applying, only what happened next.
                 if let publish = domain.objectValue?["publish"] { lines += publishLines(publish).map { "  " + $0 } }
                 if let error = domain.objectValue?["publishError"]?.stringValue { lines.append("  PUBLISH FAILED: \(error)") }
                 continue
             }
-            for rules in domain.objectValue?["rules"]?.arrayValue ?? [] where Table.value(rules, "action") != "unchanged" {
-                counts.ruleSets += 1
+            for rules in ruleChanges {
                 lines.append("  ~ \(Table.value(rules, "appID")): \(Table.value(rules, "rulesBefore")) -> \(Table.value(rules, "rulesAfter")) rules (\(Table.value(rules, "action")))")
             }
             if changed, let diff = domain.objectValue?["diff"] {

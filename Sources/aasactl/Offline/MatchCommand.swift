@@ -80,6 +80,10 @@ struct Match: AsyncParsableCommand {
                     line += " rule \(Table.value(r, "rule.path"))"
                     if let team = r.objectValue?["rule"]?.objectValue?["team"]?.stringValue { line += " (team \(team), rule \(Table.value(r, "rule.ruleID")))" }
                 }
+                let excluded = (r.objectValue?["decisions"]?.arrayValue ?? []).filter { Table.value($0, "decision") == "exclude" }
+                if Table.value(r, "appID") == "-", !excluded.isEmpty {
+                    line += " (excluded: an exclude rule decides it for \(excluded.map { Table.value($0, "appID") }.joined(separator: ", ")))"
+                }
                 if let parent = r.objectValue?["wildcardParent"]?.stringValue { line += " (no domain of its own: apps with applinks:*.\(parent) read \(parent)'s file)" }
                 return [line]
             }
