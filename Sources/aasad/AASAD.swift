@@ -100,6 +100,7 @@ struct Serve: AsyncParsableCommand {
                                webRootBases: webRootBases.isEmpty
                                    ? (database.environment["AASA_WEB_ROOT_BASES"] ?? "").split(separator: ":").map(String.init)
                                    : webRootBases)
+        config.skipValidationForBenchmark = database.environment["AASA_BENCHMARK_SKIP_VALIDATION"] == "1"
         if let cap = maxRulesPerTeam ?? database.environment["AASA_MAX_RULES_PER_TEAM"].flatMap({ Int($0) }) {
             config.maxRulesPerTeamPerDomain = cap
         }

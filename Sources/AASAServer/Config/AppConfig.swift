@@ -23,6 +23,9 @@ public struct AppConfig: Sendable {
     /// The most rules one team may keep on one domain: the rule analysis of a domain grows with
     /// its rules, and one team must not be able to make every write to a shared domain slow.
     public var maxRulesPerTeamPerDomain = 1_000
+    /// Benchmarks only (`AASA_BENCHMARK_SKIP_VALIDATION=1`): changes render their domain without
+    /// AASAModel's validation, to measure what validation costs. Never set in production.
+    public var skipValidationForBenchmark = false
 
     public init(host: String = "127.0.0.1", port: Int = 8080, databaseURL: DatabaseURL,
                 migrationsDirectory: String = "migrations", logLevel: Logger.Level = .info,

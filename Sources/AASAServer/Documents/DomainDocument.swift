@@ -46,6 +46,13 @@ struct DomainDocument: Sendable {
         return DomainDocument(draft: draft, validated: validated)
     }
 
+    /// Rendered without AASAModel's validation: for the benchmark that measures what validation costs.
+    static func unvalidated(_ snapshot: DomainSnapshot) -> DomainDocument {
+        let draft = Draft(snapshot)
+        let document = AASAParser.read(draft.root).document ?? AASADocument()
+        return DomainDocument(draft: draft, validated: .init(document: document, bytes: AASARenderer.render(document), diagnostics: [], analysis: nil))
+    }
+
     private init(draft: Draft, validated: ValidatedRenders.Render) {
         host = draft.host
         entries = draft.entries
