@@ -1,3 +1,4 @@
+import AASAModel
 import AASAStore
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import AASAModel
 import AASAServer
 import AASAStore
 import Foundation

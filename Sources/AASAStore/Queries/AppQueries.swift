@@ -1,3 +1,4 @@
+import AASAModel
 import Foundation
 import PostgresNIO
 

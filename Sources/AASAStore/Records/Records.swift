@@ -16,13 +16,6 @@ public struct TeamRecord: Sendable, Equatable {
     public var version: Int64
 }
 
-public enum TokenScope: String, Sendable, CaseIterable, Comparable {
-    case admin, write, read
-    public static func < (a: TokenScope, b: TokenScope) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
-    }
-}
-
 public struct TokenRecord: Sendable, Equatable {
     public var id: UUID
     public var teamID: Int64?
@@ -36,10 +29,6 @@ public struct TokenRecord: Sendable, Equatable {
     public var lastUsedAt: Date?
 }
 
-public enum AppService: String, Sendable, CaseIterable {
-    case applinks, webcredentials, appclips, activitycontinuation
-}
-
 public struct AppRecord: Sendable, Equatable {
     public var id: Int64
     public var appID: String
@@ -49,19 +38,6 @@ public struct AppRecord: Sendable, Equatable {
     public var createdAt: Date
     public var updatedAt: Date
     public var version: Int64
-}
-
-/// `applinks.defaults` as a domain sets them.
-public struct DomainDefaults: Sendable, Equatable {
-    public var caseSensitive: Bool?
-    public var percentEncoded: Bool?
-
-    public init(caseSensitive: Bool? = nil, percentEncoded: Bool? = nil) {
-        self.caseSensitive = caseSensitive
-        self.percentEncoded = percentEncoded
-    }
-
-    public var isEmpty: Bool { caseSensitive == nil && percentEncoded == nil }
 }
 
 public struct DomainRecord: Sendable, Equatable {

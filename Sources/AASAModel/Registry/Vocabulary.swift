@@ -1,0 +1,28 @@
+/// The words of the registry the service keeps (teams, tokens, apps, domains), shared by the
+/// server, the store and the CLI. The store keeps rows in these terms; it does not define them.
+
+/// What a token may do.
+public enum TokenScope: String, Sendable, CaseIterable, Comparable {
+    case admin, write, read
+    public static func < (a: TokenScope, b: TokenScope) -> Bool {
+        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+}
+
+/// The services of an apple-app-site-association an app can be listed for.
+public enum AppService: String, Sendable, CaseIterable {
+    case applinks, webcredentials, appclips, activitycontinuation
+}
+
+/// `applinks.defaults` as a domain sets them.
+public struct DomainDefaults: Sendable, Equatable {
+    public var caseSensitive: Bool?
+    public var percentEncoded: Bool?
+
+    public init(caseSensitive: Bool? = nil, percentEncoded: Bool? = nil) {
+        self.caseSensitive = caseSensitive
+        self.percentEncoded = percentEncoded
+    }
+
+    public var isEmpty: Bool { caseSensitive == nil && percentEncoded == nil }
+}
