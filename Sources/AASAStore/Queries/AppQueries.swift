@@ -16,7 +16,7 @@ extension DBSession {
     }
 
     public func listApps(teamID: Int64) async throws -> [AppRecord] {
-        try await execute(Prepared.AppsOfTeam(teamID: teamID)).map(Self.app)
+        try await execute(Prepared.AppsOfTeam(parameter: teamID)).map(Self.app)
     }
 
     public func app(appID: String, forUpdate: Bool = false) async throws -> AppRecord? {

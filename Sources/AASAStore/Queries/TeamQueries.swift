@@ -20,7 +20,7 @@ extension DBSession {
     /// The team, locked for the rest of the transaction when `forUpdate`.
     public func team(named name: String, forUpdate: Bool = false) async throws -> TeamRecord? {
         if !forUpdate {
-            return try await execute(Prepared.TeamByName(name: name)).first.map(Self.team)
+            return try await execute(Prepared.TeamByName(parameter: name)).first.map(Self.team)
         }
         return try await teams("SELECT \(unescaped: Self.teamColumns) FROM teams WHERE name = \(name) \(unescaped: forUpdate ? "FOR UPDATE" : "")").first
     }

@@ -18,7 +18,7 @@ extension DBSession {
     }
 
     public func token(id: UUID) async throws -> TokenRecord? {
-        try await execute(Prepared.TokenByID(id: id)).first.map(Self.token)
+        try await execute(Prepared.TokenByID(parameter: id)).first.map(Self.token)
     }
 
     public func listTokens(teamID: Int64) async throws -> [TokenRecord] {
