@@ -1,0 +1,60 @@
+import AASAModel
+import ArgumentParser
+
+struct Grants: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Which path prefixes of a domain each team may write rules for (changes are for admins).",
+        subcommands: [List.self, Show.self, Set.self, Delete.self]
+    )
+
+    static func fields(_ json: JSONValue) -> [String] {
+        Table.fields(json, [("Host", "host"), ("Team", "team"), ("Prefixes", "pathPrefixes"), ("Services", "services"), ("Version", "version")])
+    }
+
+    struct List: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        func run() async throws {
+            try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "grants"))) {
+                Table.rows($0, [("TEAM", "team"), ("PREFIXES", "pathPrefixes"), ("SERVICES", "services"), ("VERSION", "version")])
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        @Argument var team: String
+        func run() async throws {
+            try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "grants", team)), Grants.fields)
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        @Argument var team: String
+        @Option(name: .customLong("prefix"), help: "A path prefix such as /shop; repeat.") var prefixes: [String]
+        @Option(name: .customLong("service"),
+                help: "A domain-wide service the team's apps may be listed for: webcredentials, appclips, activitycontinuation; repeat.")
+        var services: [String] = []
+        @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
+        func run() async throws {
+            let response = try await remote.client.send(.PUT, APIClient.path("v1", "domains", host, "grants", team),
+                                                        body: .object(["pathPrefixes": .array(prefixes.map(JSONValue.string)),
+                                                                       "services": .array(services.map(JSONValue.string))]),
+                                                        headers: ifMatchHeader(ifMatch))
+            try remote.show(response, Grants.fields)
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var host: String
+        @Argument var team: String
+        func run() async throws {
+            _ = try await remote.client.send(.DELETE, APIClient.path("v1", "domains", host, "grants", team))
+            remote.say("Withdrew \(team)'s grant on \(host).")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import AASAModel
+import ArgumentParser
+
+struct Tokens: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A team's tokens. Secrets are shown once, when created.",
+        subcommands: [List.self, Create.self, Revoke.self]
+    )
+
+    struct List: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Option(help: "Default: the logged-in token's team.") var team: String?
+        func run() async throws {
+            let response = try await remote.client.send(.GET, APIClient.path("v1", "teams", try remote.team(team), "tokens"))
+            try remote.show(response) {
+                Table.rows($0, [("ID", "id"), ("NAME", "name"), ("SCOPES", "scopes"), ("EXPIRES", "expiresAt"),
+                                ("REVOKED", "revokedAt"), ("LAST USED", "lastUsedAt")])
+            }
+        }
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(discussion: "With --quiet, prints only the secret (for scripts).")
+        @OptionGroup var remote: RemoteOptions
+        @Option(help: "Default: the logged-in token's team.") var team: String?
+        @Argument var name: String
+        @Option(name: .customLong("scope"), help: "write, read (admin for admins to give); repeat for several.")
+        var scopes: [String] = ["read"]
+        @Option(help: "Expiry, ISO 8601 (e.g. 2027-01-01T00:00:00Z).") var expires: String?
+        @Option(help: "Idempotency-Key, so a retry cannot mint a second token.") var idempotencyKey: String?
+        func run() async throws {
+            var body: JSONObject = ["name": .string(name), "scopes": .array(scopes.map(JSONValue.string))]
+            if let expires { body.append("expiresAt", .string(expires)) }
+            let response = try await remote.client.send(.POST, APIClient.path("v1", "teams", try remote.team(team), "tokens"),
+                                                        body: .object(body), headers: idempotencyKey.map { [("Idempotency-Key", $0)] } ?? [])
+            if remote.quiet {
+                CLIOutput.print(Table.value(try response.json(), "secret"))
+                return
+            }
+            try remote.show(response) {
+                Table.fields($0, [("ID", "token.id"), ("Name", "token.name"), ("Team", "token.team"), ("Scopes", "token.scopes"),
+                                  ("Expires", "token.expiresAt"), ("Secret", "secret")]) + ["The secret is shown only now."]
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Option(help: "Default: the logged-in token's team.") var team: String?
+        @Argument var tokenID: String
+        func run() async throws {
+            _ = try await remote.client.send(.DELETE, APIClient.path("v1", "teams", try remote.team(team), "tokens", tokenID))
+            remote.say("Revoked token \(tokenID).")
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import AASAModel
+import AASAServer
+import AASAStore
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+
+struct Publish: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Reconcile every web root with its domain's current revision (rewrite missing or edited files).")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Flag(help: "Every domain (the only mode: publishing new revisions goes through the API)")
+    var all = false
+
+    func validate() throws {
+        guard all else { throw ValidationError("pass --all") }
+    }
+
+    func run() async throws {
+        let summary = try await database.withDatabase { db, logger in
+            try await db.read(logger: logger) { try await Migrator(files: try MigrationFile.load(from: database.migrations)).verify($0) }
+            return try await Reconciliation.runOnce(database: db, logger: logger)
+        }
+        print("checked \(summary.checked) web root(s); rewrote \(summary.rewritten.count); failed \(summary.failed.count)")
+        for line in summary.rewritten { print("rewrote \(line)") }
+        for line in summary.failed { print("FAILED \(line)") }
+        if !summary.failed.isEmpty { throw ExitCode(1) }
+    }
+}
