@@ -57,8 +57,10 @@ struct AppChange: DomainChange {
             catch StoreError.duplicate {
                 throw APIProblem.conflict("the app ID \(appID) is already registered", field: "/appID", rule: "unique")
             }
-            // A new app of a granted team may join a domain's service lists.
-            return Applied(output: app, domains: try await session.domainIDsGranted(teamID: team.id), audit: [AuditEntry(
+            // A new app joins a domain's document only through a domain-wide service (it has no
+            // rules yet): only then are its team's granted domains validated again (and locked).
+            let domains = Self.listsOnDomains(services) ? try await session.domainIDsGranted(teamID: team.id) : []
+            return Applied(output: app, domains: domains, audit: [AuditEntry(
                 action: action, entityType: "app", entityID: app.appID, team: team.name, appID: app.appID, after: AuditJSON.app(app))])
 
         case (.update(_, let newTeam, let newServices), .app(let before)):
@@ -82,13 +84,15 @@ struct AppChange: DomainChange {
             }
             try await session.updateApp(id: before.id, teamID: teamID, services: services)
             guard let after = try await session.app(appID: before.appID) else { throw APIProblem.notFound("no app \(before.appID)") }
-            let granted = try await session.domainIDsGranted(teamID: teamID) + session.domainIDsGranted(teamID: before.teamID)
+            let listed = Self.listsOnDomains(before.services) || Self.listsOnDomains(services)
+            let granted = listed ? try await session.domainIDsGranted(teamID: teamID) + session.domainIDsGranted(teamID: before.teamID) : []
             return Applied(output: after, domains: ruleDomains + granted, audit: [AuditEntry(
                 action: action, entityType: "app", entityID: after.appID, team: after.teamName, appID: after.appID,
                 before: AuditJSON.app(before), after: AuditJSON.app(after))])
 
         case (.delete, .app(let app)):
-            let domains = try await session.domainIDsWithRules(appPK: app.id) + session.domainIDsGranted(teamID: app.teamID)
+            let granted = Self.listsOnDomains(app.services) ? try await session.domainIDsGranted(teamID: app.teamID) : []
+            let domains = try await session.domainIDsWithRules(appPK: app.id) + granted
             try await session.deleteApp(id: app.id)
             return Applied(output: app, domains: domains, audit: [AuditEntry(
                 action: action, entityType: "app", entityID: app.appID, team: app.teamName, appID: app.appID,
@@ -97,5 +101,10 @@ struct AppChange: DomainChange {
         default:
             preconditionFailure("lock(_:principal:) locks what its kind names")
         }
+    }
+
+    /// Whether these services put an app on its team's granted domains without any rule.
+    static func listsOnDomains(_ services: [AppService]) -> Bool {
+        services.contains { $0 != .applinks }
     }
 }
