@@ -16,14 +16,7 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         if let problem = Names.teamProblem(body.name) { throw APIProblem.invalid(field: "/name", rule: "team-name", problem) }
         let displayName = try Names.displayName(body.displayName ?? body.name, field: "/displayName")
-        let team = try await write { session in
-            let team: TeamRecord
-            do { team = try await session.insertTeam(name: body.name, displayName: displayName) }
-            catch StoreError.duplicate { throw APIProblem.conflict("a team named \(body.name) exists", field: "/name", rule: "unique") }
-            try await audit(session, principal, action: "team.create", entityType: "team", entityID: team.name,
-                            team: team.name, after: AuditJSON.team(team))
-            return team
-        }
+        let team = try await accounts(principal).createTeam(name: body.name, displayName: displayName)
         return .created(.init(headers: .init(eTag: ETag.of(team.version)), body: .json(.init(team))))
     }
 
@@ -39,17 +32,8 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         if let name = body.displayName { _ = try Names.displayName(name, field: "/displayName") }
         let claims = try body.appleTeamIDs.map(AppleTeamIDs.normalized)
-        let team = try await write { session in
-            let before = try await Lookup.visibleTeam(input.path.team, principal, session: session, forUpdate: true)
-            try requireAdmin(principal)
-            try ETag.check(input.headers.ifMatch, version: before.version)
-            if let claims { try await AppleTeamIDs.checkClaim(claims, by: before, session: session) }
-            let after = try await session.updateTeam(id: before.id, displayName: body.displayName ?? before.displayName,
-                                                     appleTeamIDs: claims ?? before.appleTeamIDs)
-            try await audit(session, principal, action: "team.update", entityType: "team", entityID: after.name,
-                            team: after.name, before: AuditJSON.team(before), after: AuditJSON.team(after))
-            return after
-        }
+        let team = try await accounts(principal).updateTeam(input.path.team, displayName: body.displayName, appleTeamIDs: claims,
+                                                            ifMatch: input.headers.ifMatch)
         return .ok(.init(headers: .init(eTag: ETag.of(team.version)), body: .json(.init(team))))
     }
 

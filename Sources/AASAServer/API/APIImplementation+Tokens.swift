@@ -24,36 +24,15 @@ extension APIImplementation {
         if let expiry = body.expiresAt, expiry <= Date() {
             throw APIProblem.invalid(field: "/expiresAt", rule: "future", "the expiry must be in the future")
         }
-        let (token, secret) = try await write { session in
-            let team = try await Lookup.visibleTeam(input.path.team, principal, session: session)
-            guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot create tokens") }
-            if scopes.contains(.admin) && !principal.isAdmin {
-                throw APIProblem.forbidden("only an admin can give the admin scope")
-            }
-            // Tokens a team token makes descend from it; an admin token's answer to the organisation.
-            return try await TokenIssuer.issue(session, team: team, name: name, scopes: scopes.sorted(), expiresAt: body.expiresAt,
-                                               parent: principal.isAdmin ? nil : principal, by: Actor(principal, requestID: state.requestID))
-        }
+        let (token, secret) = try await accounts(principal).createToken(team: input.path.team, tokenName: name, scopes: scopes,
+                                                                        expiresAt: body.expiresAt)
         return .created(.init(body: .json(.init(token: .init(token), secret: secret))))
     }
 
     func revokeToken(_ input: Operations.RevokeToken.Input) async throws -> Operations.RevokeToken.Output {
         let principal = try principal()
         let id = try Names.uuid(input.path.tokenID, what: "token")
-        try await write { session in
-            let team = try await Lookup.visibleTeam(input.path.team, principal, session: session)
-            guard let token = try await session.token(id: id), token.teamID == team.id else {
-                throw APIProblem.notFound("no token \(input.path.tokenID) in team \(team.name)")
-            }
-            guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot revoke tokens") }
-            if token.scopes.contains(.admin) && !principal.isAdmin {
-                throw APIProblem.forbidden("only an admin can revoke an admin token")
-            }
-            let descendants = try await session.revokeToken(id: id)
-            try await audit(session, principal, action: "token.revoke", entityType: "token",
-                            entityID: id.uuidString.lowercased(), team: team.name, before: AuditJSON.token(token),
-                            after: .object(["revokedDescendants": .number(String(descendants))]))
-        }
+        try await accounts(principal).revokeToken(team: input.path.team, id: id)
         return .noContent(.init())
     }
 }

@@ -29,14 +29,12 @@ struct APIImplementation: APIProtocol {
         guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
     }
 
-    /// Appends the audit event of a change, in the change's transaction.
-    func audit(_ session: DBSession, _ principal: Principal, action: String, entityType: String, entityID: String,
-               team: String? = nil, domain: String? = nil, appID: String? = nil,
-               before: JSONValue? = nil, after: JSONValue? = nil) async throws {
-        try await session.appendAudit(AuditEntry(action: action, entityType: entityType, entityID: entityID, team: team,
-                                                 domain: domain, appID: appID, before: before, after: after)
-                                          .record(by: Actor(principal, requestID: state.requestID)))
+    /// Teams and tokens, as this caller.
+    func accounts(_ principal: Principal) -> AccountService {
+        AccountService(work: work, principal: principal, actor: Actor(principal, requestID: state.requestID))
     }
+
+    var work: RequestWork { RequestWork(database: database, logger: logger) }
 
     /// Runs a change to domains through the one pipeline (authorize, lock, If-Match, apply,
     /// validate, policies, audit, commit, auto-publish).
@@ -44,16 +42,10 @@ struct APIImplementation: APIProtocol {
         try await pipeline.run(change, principal: try principal(), requestID: state.requestID, logger: logger)
     }
 
-    /// One transaction on the request's connection (or a pooled one outside a request).
-    func write<Result: Sendable>(_ body: (DBSession) async throws -> Result) async throws -> Result {
-        if let session = state.session { return try await session.inTransaction { try await body(session) } }
-        return try await database.transaction(logger: logger, body)
-    }
-
-    /// Reads on the request's connection (or a pooled one outside a request).
+    /// Reads on the request's connection (or a pooled one outside a request). Handlers read; every
+    /// write goes through a service (`Services/`).
     func read<Result: Sendable>(_ body: (DBSession) async throws -> Result) async throws -> Result {
-        if let session = state.session { return try await body(session) }
-        return try await database.read(logger: logger, body)
+        try await work.read(body)
     }
 }
 

@@ -86,15 +86,11 @@ struct DomainChangePipeline: Sendable {
         }
     }
 
-    /// Reads on the request's connection, or on a pooled one outside a request.
     func read<Result: Sendable>(_ logger: Logger, _ body: (DBSession) async throws -> Result) async throws -> Result {
-        if let session = RequestState.current?.session { return try await body(session) }
-        return try await database.read(logger: logger, body)
+        try await RequestWork(database: database, logger: logger).read(body)
     }
 
-    /// One transaction on the request's connection, or on a pooled one outside a request.
     func transaction<Result: Sendable>(_ logger: Logger, _ body: (DBSession) async throws -> Result) async throws -> Result {
-        if let session = RequestState.current?.session { return try await session.inTransaction { try await body(session) } }
-        return try await database.transaction(logger: logger, body)
+        try await RequestWork(database: database, logger: logger).transaction(body)
     }
 }

@@ -1,0 +1,236 @@
+import AASAAPI
+import AASAModel
+import AASAStore
+import Crypto
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+
+/// `aasactl plan` (a dry run) and `aasactl apply` of a team's manifest: one transaction that locks
+/// every domain the manifest touches, makes the named apps and their rules what it says,
+/// validates every touched domain through the pipeline's gate and policies, and commits — or, for
+/// a plan, rolls back and answers what it would do.
+struct ManifestApply: Sendable {
+    let work: RequestWork
+    let pipeline: DomainChangePipeline
+    let principal: Principal
+    let actor: Actor
+    let maxRulesPerTeam: Int
+
+    func run(_ manifest: ManifestRequest, team: String, ifMatch: String?, dryRun: Bool) async throws -> Outcome {
+        do {
+            return try await work.transaction { session in
+                let outcome = try await applyLocked(manifest, team: team, ifMatch: ifMatch, dryRun: dryRun, session: session)
+                if dryRun { throw DryRunRollback(outcome: outcome) }
+                return outcome
+            }
+        } catch let rollback as DryRunRollback {
+            return rollback.outcome
+        }
+    }
+
+    struct Outcome: Sendable {
+        var team: String
+        var changed: Bool
+        var stateTag: String
+        var apps: [Components.Schemas.ManifestAppChange]
+        var domains: [Components.Schemas.ManifestDomainResult]
+        /// Hosts of the changed domains that publish after every valid change.
+        var autoPublish: Set<String> = []
+    }
+
+    /// Thrown out of a dry run's transaction so that it rolls back, carrying the plan.
+    private struct DryRunRollback: Error {
+        var outcome: Outcome
+    }
+
+    private func applyLocked(_ manifest: ManifestRequest, team teamName: String, ifMatch: String?, dryRun: Bool,
+                             session: DBSession) async throws -> Outcome {
+        let team = try await Lookup.visibleTeam(teamName, principal, session: session)
+        guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot apply a manifest") }
+        var errors: [FieldError] = []
+
+        // The named apps, locked; an app ID registered to another team is refused, not taken over.
+        var existing: [String: AppRecord] = [:]
+        for app in manifest.apps {
+            guard let record = try await session.app(appID: app.appID, forUpdate: true) else { continue }
+            if record.teamID != team.id {
+                errors.append(FieldError(field: "\(app.pointer)/appID", rule: "owned-by-another-team",
+                                         message: "\(app.appID) is registered to another team"))
+            } else {
+                existing[app.appID] = record
+            }
+        }
+
+        // Every domain the manifest can change: those it lists, those where its apps have rules,
+        // and those where the team holds a grant (service lists follow the apps). Locked in ID order.
+        var listed: [String: DomainRecord] = [:]
+        var ids = Set<Int64>()
+        for domain in manifest.domains {
+            if let record = try await session.domain(host: domain.host) {
+                listed[domain.host] = record
+                ids.insert(record.id)
+            } else {
+                errors.append(FieldError(field: "\(domain.pointer)/host", rule: "exists", message: "there is no domain \(domain.host)"))
+            }
+        }
+        for app in existing.values { ids.formUnion(try await session.domainIDsWithRules(appPK: app.id)) }
+        ids.formUnion(try await session.domainIDsGranted(teamID: team.id))
+        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+        var locked: [DomainRecord] = []
+        for id in ids.sorted() {
+            if let domain = try await session.domain(id: id, forUpdate: true) { locked.append(domain) }
+        }
+
+        let before = try await stateTag(session, manifest: manifest, existing: existing, domains: locked)
+        try ETag.check(ifMatch, current: before)
+        var documentsBefore: [Int64: DomainDocument] = [:]
+        for domain in locked { documentsBefore[domain.id] = try await DomainDocument.render(try await session.snapshot(of: domain)) }
+
+        // Apps.
+        var appChanges: [Components.Schemas.ManifestAppChange] = []
+        var apps: [String: AppRecord] = [:]
+        for app in manifest.apps {
+            let services = app.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) }
+            if let current = existing[app.appID] {
+                apps[app.appID] = current
+                guard current.services != app.services else {
+                    appChanges.append(.init(appID: app.appID, action: .unchanged, services: services)); continue
+                }
+                try await session.updateApp(id: current.id, teamID: team.id, services: app.services)
+                let after = try await session.app(appID: app.appID)!
+                apps[app.appID] = after
+                try await session.appendAudit(AuditEntry(action: "app.update", entityType: "app", entityID: app.appID,
+                                team: team.name, appID: app.appID, before: AuditJSON.app(current), after: AuditJSON.app(after)).record(by: actor))
+                appChanges.append(.init(appID: app.appID, action: .update, services: services,
+                                        previousServices: current.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) }))
+            } else {
+                let created: AppRecord
+                do { try await AppleTeamIDs.checkApp(app.appID, team: team, session: session) }
+                catch let problem as APIProblem {
+                    errors.append(FieldError(field: "\(app.pointer)/appID", rule: "apple-team-id", message: problem.detail ?? problem.title))
+                    continue
+                }
+                do { created = try await session.insertApp(appID: app.appID, teamID: team.id, services: app.services) }
+                catch StoreError.duplicate { throw APIProblem.conflict("the app ID \(app.appID) was registered meanwhile; plan again", field: "\(app.pointer)/appID", rule: "unique") }
+                apps[app.appID] = created
+                try await session.appendAudit(AuditEntry(action: "app.create", entityType: "app", entityID: app.appID,
+                                team: team.name, appID: app.appID, after: AuditJSON.app(created)).record(by: actor))
+                appChanges.append(.init(appID: app.appID, action: .create, services: services))
+            }
+        }
+
+        // Rules: each named app's rules on each locked domain become what the manifest lists (none
+        // where it lists nothing). Pointers let errors name the manifest's own rules.
+        var pointers: [String: String] = [:]  // "host appID ruleID" → body pointer of the rule
+        var ruleChanges: [Int64: [Components.Schemas.ManifestRuleChange]] = [:]
+        for domain in locked {
+            let entry = manifest.domains.first { $0.host == domain.host }
+            let grant = try await session.grant(domainID: domain.id, teamID: team.id)
+            if let entry, grant == nil, entry.apps.contains(where: { !$0.rules.isEmpty }) {
+                errors.append(FieldError(field: "\(entry.pointer)/host", rule: "no-grant",
+                                         message: "team \(team.name) holds no grant on \(domain.host); ask an admin for one"))
+                continue
+            }
+            for app in manifest.apps {
+                guard let record = apps[app.appID] else { continue }
+                let wanted = entry?.apps.first { $0.appID == app.appID }
+                let current = try await session.ruleSet(domainID: domain.id, app: record)
+                let rules = ManifestRequest.resolve(wanted?.rules ?? [], current: current.rules)
+                for (k, rule) in rules.enumerated() {
+                    if let wanted { pointers["\(domain.host) \(app.appID) \(rule.id.uuidString.lowercased())"] = "\(wanted.pointer)/rules/\(k)" }
+                }
+                guard rules != current.rules else {
+                    if current.version > 0 || wanted != nil {
+                        ruleChanges[domain.id, default: []].append(.init(appID: app.appID, action: .unchanged, rulesBefore: current.rules.count,
+                                                                          rulesAfter: rules.count, version: current.version))
+                    }
+                    continue
+                }
+                if !rules.isEmpty, !record.services.contains(.applinks), let wanted {
+                    errors.append(FieldError(field: "\(wanted.pointer)/appID", rule: "applinks-disabled",
+                                             message: "\(app.appID) does not have the applinks service; add it under apps"))
+                    continue
+                }
+                if let grant, let k = GrantCoverage.firstRuleOutside(rules, prefixes: grant.pathPrefixes, defaults: domain.defaults), let wanted {
+                    errors.append(FieldError(field: "\(wanted.pointer)/rules/\(k)/~1", rule: "outside-grant",
+                                             message: "the rule is outside team \(team.name)'s grant on \(domain.host) (\(grant.pathPrefixes.joined(separator: ", ")))"))
+                    continue
+                }
+                do {
+                    try await RuleCap(maxRulesPerTeam).check(session, domain: domain, team: team.name, appID: app.appID,
+                                           before: current.rules.count, after: rules.count, field: "\(wanted?.pointer ?? app.pointer)/rules")
+                } catch let problem as APIProblem {
+                    errors += problem.errors
+                    continue
+                }
+                let version = try await session.saveRuleSet(domainID: domain.id, appPK: record.id, rules: rules, previousVersion: current.version)
+                try await session.appendAudit(AuditEntry(action: "rules.replace", entityType: "rules", entityID: "\(domain.host)/\(app.appID)",
+                                team: team.name, domain: domain.host, appID: app.appID,
+                                before: AuditJSON.rules(current.rules, version: current.version),
+                                after: AuditJSON.rules(rules, version: version)).record(by: actor))
+                ruleChanges[domain.id, default: []].append(.init(appID: app.appID, action: rules.isEmpty ? .clear : .replace,
+                                                                  rulesBefore: current.rules.count, rulesAfter: rules.count, version: version))
+            }
+        }
+        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+
+        // Validate every locked domain as it now stands; collect every error before refusing.
+        var warnings: [Finding] = []
+        var results: [Components.Schemas.ManifestDomainResult] = []
+        var anyChange = appChanges.contains { $0.action != .unchanged }
+        var autoPublish = Set<String>()
+        for domain in locked {
+            let rendered: DomainDocument
+            do {
+                rendered = try await pipeline.validate(session, domain: domain) { finding in
+                    guard let appID = finding.appID, let ruleID = finding.ruleID,
+                          let base = pointers["\(domain.host) \(appID) \(ruleID)"] else { return nil }
+                    return base + JSONPointer(tokens: Array(JSONPointer.tokens(of: finding.path).dropFirst(5))).description
+                }
+            } catch let problem as APIProblem where problem.status == .unprocessableContent {
+                errors += problem.errors
+                warnings += problem.warnings
+                continue
+            }
+            try await pipeline.checkPolicies(PolicyCandidate(stage: .draft, action: "manifest.apply", domain: domain, document: rendered,
+                                                             bytes: rendered.bytes, actor: actor),
+                                             session: session)
+            let changes = ruleChanges[domain.id] ?? []
+            let old = documentsBefore[domain.id]
+            let changed = changes.contains { $0.action != .unchanged } || old?.bytes != rendered.bytes
+            anyChange = anyChange || changed
+            if changed && domain.autoPublish { autoPublish.insert(domain.host) }
+            guard changed || manifest.domains.contains(where: { $0.host == domain.host }) else { continue }
+            let diff = DocumentDiff(from: old?.document ?? AASADocument(), to: rendered.document, host: domain.host)
+            results.append(.init(host: domain.host, changed: changed, rules: changes,
+                                 diff: try OpenAPIValueContainer(json: diff.jsonValue),
+                                 warnings: rendered.warnings.map { Components.Schemas.Finding(rendered.finding($0)) }))
+        }
+        guard errors.isEmpty else {
+            throw APIProblem.invalid(errors, warnings: warnings, detail: "the manifest would leave a domain invalid: "
+                                        + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+        }
+        let after = try await stateTag(session, manifest: manifest, existing: apps, domains: locked)
+        // A plan names the state it was made from (the apply's If-Match); an apply the state it left.
+        return Outcome(team: team.name, changed: anyChange, stateTag: dryRun ? before : after,
+                               apps: appChanges, domains: results, autoPublish: autoPublish)
+    }
+
+    /// A digest of everything the manifest owns: its apps' versions and their rule sets' versions
+    /// on the locked domains. Equal tags mean nothing the manifest would change has moved.
+    private func stateTag(_ session: DBSession, manifest: ManifestRequest, existing: [String: AppRecord],
+                          domains: [DomainRecord]) async throws -> String {
+        var lines: [String] = []
+        for app in manifest.apps {
+            guard let record = existing[app.appID] else { lines.append("app \(app.appID) absent"); continue }
+            lines.append("app \(app.appID) \(record.version)")
+            for domain in domains {
+                let set = try await session.ruleSet(domainID: domain.id, app: record)
+                lines.append("rules \(domain.host) \(app.appID) \(set.version)")
+            }
+        }
+        let digest = SHA256.hash(data: Data(lines.sorted().joined(separator: "\n").utf8))
+        return "\"m-" + Hex.string(digest.prefix(12)) + "\""
+    }
+}
