@@ -43,7 +43,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     router.add(middleware: IdempotencyMiddleware(database: database))
     let pipeline = DomainChangePipeline(database: database, publisher: publisher, served: served, policies: policies,
                                         skipValidation: config.skipValidationForBenchmark)
-    let api = APIImplementation(database: database, migrator: migrator, metrics: .shared, served: served, publisher: publisher,
+    let api = APIImplementation(services: ServiceSet(database: database, migrator: migrator), metrics: .shared, served: served, publisher: publisher,
                                 pipeline: pipeline,
                                 webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain)
     try api.registerHandlers(on: RouteRecordingTransport(inner: router, table: routes))

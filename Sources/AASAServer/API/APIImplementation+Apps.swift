@@ -6,10 +6,7 @@ import Foundation
 extension APIImplementation {
     func listTeamApps(_ input: Operations.ListTeamApps.Input) async throws -> Operations.ListTeamApps.Output {
         let principal = try principal()
-        let apps = try await read { session in
-            let team = try await Lookup.visibleTeam(input.path.team, principal, session: session)
-            return try await session.listApps(teamID: team.id)
-        }
+        let apps = try await reads(principal).apps(team: input.path.team)
         return .ok(.init(body: .json(.init(items: apps.map(Components.Schemas.App.init)))))
     }
 
@@ -34,7 +31,7 @@ extension APIImplementation {
 
     func getApp(_ input: Operations.GetApp.Input) async throws -> Operations.GetApp.Output {
         let principal = try principal()
-        let app = try await read { try await Lookup.visibleApp(input.path.appID, principal, session: $0) }
+        let app = try await reads(principal).app(input.path.appID)
         return .ok(.init(headers: .init(eTag: ETag.of(app.version)), body: .json(.init(app))))
     }
 

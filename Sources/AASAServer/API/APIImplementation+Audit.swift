@@ -24,8 +24,7 @@ extension APIImplementation {
             if let asked = q.team, asked != own { throw APIProblem.forbidden("a team token reads its own team's audit trail only") }
             filter.team = own
         }
-        let query = filter
-        let events = try await read { try await $0.listAudit(query) }
+        let events = try await reads(principal).audit(filter)
         let items = try events.map { e in
             Components.Schemas.AuditEvent(
                 id: String(e.id), at: e.at,

@@ -5,33 +5,15 @@ import Crypto
 import Foundation
 
 extension APIImplementation {
-    /// The draft as the caller may see it (`DraftView`), rendered and validated.
-    func renderedDraft(_ host: String) async throws -> DomainDocument {
-        let principal = try principal()
-        let snapshot = try await read { session in
-            try await draftSnapshot(try await Lookup.domain(host, session: session), principal: principal, session: session)
-        }
-        return try await DomainDocument.render(snapshot)
-    }
-
-    func draftSnapshot(_ domain: DomainRecord, principal: Principal, session: DBSession) async throws -> DomainSnapshot {
-        let snapshot = try await session.snapshot(of: domain)
-        guard !principal.isAdmin else { return snapshot }
-        let published = try await domain.currentRevision.asyncMap { try await session.revision(domainID: domain.id, number: $0) } ?? nil
-        return DraftView.snapshot(snapshot, published: published?.bytes, for: principal)
-    }
-
     func getDraftDocument(_ input: Operations.GetDraftDocument.Input) async throws -> Operations.GetDraftDocument.Output {
-        _ = try principal()
-        let rendered = try await renderedDraft(input.path.host)
+        let rendered = try await reads(try principal()).draft(input.path.host)
         let digest = Hex.sha256(rendered.bytes)
         let document = try JSONDecoder().decode(Components.Schemas.AASADocument.self, from: Data(rendered.bytes))
         return .ok(.init(headers: .init(eTag: "\"sha256-\(digest)\""), body: .json(document)))
     }
 
     func getReport(_ input: Operations.GetReport.Input) async throws -> Operations.GetReport.Output {
-        _ = try principal()
-        let rendered = try await renderedDraft(input.path.host)
+        let rendered = try await reads(try principal()).draft(input.path.host)
         let analysis = rendered.analysis ?? RuleAnalysis()
         func ref(_ location: RuleLocation) -> Components.Schemas.RuleRef {
             let r = rendered.ruleRef(location)

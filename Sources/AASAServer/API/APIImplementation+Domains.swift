@@ -5,8 +5,7 @@ import Foundation
 
 extension APIImplementation {
     func listDomains(_ input: Operations.ListDomains.Input) async throws -> Operations.ListDomains.Output {
-        _ = try principal()
-        let domains = try await read { try await $0.listDomains() }
+        let domains = try await reads(try principal()).domains()
         return .ok(.init(body: .json(.init(items: domains.map { Components.Schemas.Domain($0) }))))
     }
 
@@ -81,8 +80,7 @@ extension APIImplementation {
     }
 
     func getDomain(_ input: Operations.GetDomain.Input) async throws -> Operations.GetDomain.Output {
-        _ = try principal()
-        let domain = try await read { try await Lookup.domain(input.path.host, session: $0) }
+        let domain = try await reads(try principal()).domain(input.path.host)
         return .ok(.init(headers: .init(eTag: ETag.of(domain.version)), body: .json(.init(domain))))
     }
 

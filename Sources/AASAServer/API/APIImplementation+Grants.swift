@@ -5,23 +5,12 @@ import Foundation
 
 extension APIImplementation {
     func listGrants(_ input: Operations.ListGrants.Input) async throws -> Operations.ListGrants.Output {
-        _ = try principal()
-        let grants = try await read { session in
-            try await session.listGrants(domainID: try await Lookup.domain(input.path.host, session: session).id)
-        }
+        let grants = try await reads(try principal()).grants(input.path.host)
         return .ok(.init(body: .json(.init(items: grants.map(Components.Schemas.Grant.init)))))
     }
 
     func getGrant(_ input: Operations.GetGrant.Input) async throws -> Operations.GetGrant.Output {
-        _ = try principal()
-        let grant = try await read { session in
-            let domain = try await Lookup.domain(input.path.host, session: session)
-            guard let team = try await session.team(named: input.path.team),
-                  let grant = try await session.grant(domainID: domain.id, teamID: team.id) else {
-                throw APIProblem.notFound("team \(input.path.team) has no grant on \(domain.host)")
-            }
-            return grant
-        }
+        let grant = try await reads(try principal()).grant(input.path.host, team: input.path.team)
         return .ok(.init(headers: .init(eTag: ETag.of(grant.version)), body: .json(.init(grant))))
     }
 

@@ -13,7 +13,7 @@ extension APIImplementation {
     func readiness(_ input: Operations.Readiness.Input) async throws -> Operations.Readiness.Output {
         do {
             let status = try await withThrowingTaskGroup(of: Migrator.Status.self) { group in
-                group.addTask { try await read { try await migrator.status($0) } }
+                group.addTask { try await services.migrationStatus(logger) }
                 group.addTask {
                     try await Task.sleep(for: .seconds(2))
                     throw APIProblem.unavailable("timeout")

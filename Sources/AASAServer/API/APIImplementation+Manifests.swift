@@ -27,7 +27,7 @@ extension APIImplementation {
                     do {
                         let outcome = try await publisher.publish(host: domains[i].host, reason: reason, source: .draft,
                                                                   actor: actor(principal), logger: logger,
-                                                                  authorize: authorizePublish(principal))
+                                                                  authorize: PublishRights.check(principal))
                         domains[i].publish = Self.publishResult(outcome)
                     } catch let problem as APIProblem {
                         domains[i].publishError = problem.detail ?? problem.title

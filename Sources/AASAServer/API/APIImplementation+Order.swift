@@ -4,11 +4,7 @@ import Foundation
 
 extension APIImplementation {
     func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {
-        _ = try principal()
-        let (domain, order) = try await read { session in
-            let domain = try await Lookup.domain(input.path.host, session: session)
-            return (domain, DomainDocument.Draft(try await session.snapshot(of: domain)).order)
-        }
+        let (domain, order) = try await reads(try principal()).order(input.path.host)
         return .ok(.init(headers: .init(eTag: ETag.of(domain.orderVersion)),
                          body: .json(.init(host: domain.host, apps: order, version: domain.orderVersion))))
     }

@@ -6,12 +6,8 @@ import Foundation
 extension APIImplementation {
     func getRules(_ input: Operations.GetRules.Input) async throws -> Operations.GetRules.Output {
         let principal = try principal()
-        let (domain, set) = try await read { session in
-            let domain = try await Lookup.domain(input.path.host, session: session)
-            let app = try await Lookup.visibleApp(input.path.appID, principal, session: session)
-            return (domain, try await session.ruleSet(domainID: domain.id, app: app))
-        }
-        return .ok(.init(headers: .init(eTag: ETag.of(set.version)), body: .json(Self.ruleSet(set, host: domain.host, warnings: []))))
+        let (host, set) = try await reads(principal).rules(input.path.host, appID: input.path.appID)
+        return .ok(.init(headers: .init(eTag: ETag.of(set.version)), body: .json(Self.ruleSet(set, host: host, warnings: []))))
     }
 
     func putRules(_ input: Operations.PutRules.Input) async throws -> Operations.PutRules.Output {

@@ -4,9 +4,7 @@ import Foundation
 
 extension APIImplementation {
     func listTeams(_ input: Operations.ListTeams.Input) async throws -> Operations.ListTeams.Output {
-        let principal = try principal()
-        if !principal.isAdmin && principal.teamID == nil { return .ok(.init(body: .json(.init(items: [])))) }
-        let teams = try await read { try await $0.listTeams(onlyID: principal.isAdmin ? nil : principal.teamID) }
+        let teams = try await reads(try principal()).teams()
         return .ok(.init(body: .json(.init(items: teams.map(Components.Schemas.Team.init)))))
     }
 
@@ -23,7 +21,7 @@ extension APIImplementation {
     /// The team by name, if the principal may see it (other teams are not found, not forbidden).
     func getTeam(_ input: Operations.GetTeam.Input) async throws -> Operations.GetTeam.Output {
         let principal = try principal()
-        let team = try await read { try await Lookup.visibleTeam(input.path.team, principal, session: $0) }
+        let team = try await reads(principal).team(input.path.team)
         return .ok(.init(headers: .init(eTag: ETag.of(team.version)), body: .json(.init(team))))
     }
 

@@ -6,10 +6,7 @@ import Foundation
 extension APIImplementation {
     func listTokens(_ input: Operations.ListTokens.Input) async throws -> Operations.ListTokens.Output {
         let principal = try principal()
-        let tokens = try await read { session in
-            let team = try await Lookup.visibleTeam(input.path.team, principal, session: session)
-            return try await session.listTokens(teamID: team.id)
-        }
+        let tokens = try await reads(principal).tokens(team: input.path.team)
         return .ok(.init(body: .json(.init(items: tokens.map(Components.Schemas.Token.init)))))
     }
 

@@ -8,8 +8,7 @@ import Logging
 /// Every write runs in one transaction with its audit event; every change that touches a domain
 /// passes `DomainGate` before it commits.
 struct APIImplementation: APIProtocol {
-    let database: Database
-    let migrator: Migrator
+    let services: ServiceSet
     let metrics: MetricsExport
     let served: ServedFiles
     let publisher: Publisher
@@ -34,7 +33,7 @@ struct APIImplementation: APIProtocol {
         AccountService(work: work, principal: principal, actor: Actor(principal, requestID: state.requestID))
     }
 
-    var work: RequestWork { RequestWork(database: database, logger: logger) }
+    var work: RequestWork { services.work(logger) }
 
     /// Runs a change to domains through the one pipeline (authorize, lock, If-Match, apply,
     /// validate, policies, audit, commit, auto-publish).
@@ -42,10 +41,9 @@ struct APIImplementation: APIProtocol {
         try await pipeline.run(change, principal: try principal(), requestID: state.requestID, logger: logger)
     }
 
-    /// Reads on the request's connection (or a pooled one outside a request). Handlers read; every
-    /// write goes through a service (`Services/`).
-    func read<Result: Sendable>(_ body: (DBSession) async throws -> Result) async throws -> Result {
-        try await work.read(body)
+    /// Every read, as this caller (`Services/RegistryReads.swift`).
+    func reads(_ principal: Principal) -> RegistryReads {
+        RegistryReads(work: work, principal: principal)
     }
 }
 

@@ -1,0 +1,176 @@
+import AASAModel
+import AASAStore
+import Foundation
+
+/// Every read the API answers, with the visibility rules applied the same way everywhere: what
+/// the caller may not see is 404, and a team sees drafts as `DraftView` says. Handlers call these
+/// and encode; they never hold a session.
+struct RegistryReads: Sendable {
+    let work: RequestWork
+    let principal: Principal
+
+    // MARK: Teams, tokens, apps
+
+    func teams() async throws -> [TeamRecord] {
+        if !principal.isAdmin && principal.teamID == nil { return [] }
+        return try await work.read { try await $0.listTeams(onlyID: principal.isAdmin ? nil : principal.teamID) }
+    }
+
+    func team(_ name: String) async throws -> TeamRecord {
+        try await work.read { try await Lookup.visibleTeam(name, principal, session: $0) }
+    }
+
+    func tokens(team name: String) async throws -> [TokenRecord] {
+        try await work.read { session in
+            try await session.listTokens(teamID: try await Lookup.visibleTeam(name, principal, session: session).id)
+        }
+    }
+
+    func apps(team name: String) async throws -> [AppRecord] {
+        try await work.read { session in
+            try await session.listApps(teamID: try await Lookup.visibleTeam(name, principal, session: session).id)
+        }
+    }
+
+    func app(_ appID: String) async throws -> AppRecord {
+        try await work.read { try await Lookup.visibleApp(appID, principal, session: $0) }
+    }
+
+    // MARK: Domains, grants, rules, order
+
+    func domains() async throws -> [DomainRecord] {
+        try await work.read { try await $0.listDomains() }
+    }
+
+    func domain(_ host: String) async throws -> DomainRecord {
+        try await work.read { try await Lookup.domain(host, session: $0) }
+    }
+
+    func grants(_ host: String) async throws -> [GrantRecord] {
+        try await work.read { session in try await session.listGrants(domainID: try await Lookup.domain(host, session: session).id) }
+    }
+
+    func grant(_ host: String, team: String) async throws -> GrantRecord {
+        try await work.read { session in
+            let domain = try await Lookup.domain(host, session: session)
+            guard let team = try await session.team(named: team), let grant = try await session.grant(domainID: domain.id, teamID: team.id) else {
+                throw APIProblem.notFound("team \(team) has no grant on \(domain.host)")
+            }
+            return grant
+        }
+    }
+
+    func rules(_ host: String, appID: String) async throws -> (host: String, set: RuleSetRecord) {
+        try await work.read { session in
+            let domain = try await Lookup.domain(host, session: session)
+            let app = try await Lookup.visibleApp(appID, principal, session: session)
+            return (domain.host, try await session.ruleSet(domainID: domain.id, app: app))
+        }
+    }
+
+    func order(_ host: String) async throws -> (domain: DomainRecord, apps: [String]) {
+        try await work.read { session in
+            let domain = try await Lookup.domain(host, session: session)
+            return (domain, DomainDocument.Draft(try await session.snapshot(of: domain)).order)
+        }
+    }
+
+    // MARK: Drafts and revisions
+
+    /// The draft as the caller may see it, rendered and validated after the connection's reads.
+    func draft(_ host: String) async throws -> DomainDocument {
+        let snapshot = try await work.read { session in try await draftSnapshot(try await Lookup.domain(host, session: session), session: session) }
+        return try await DomainDocument.render(snapshot)
+    }
+
+    private func draftSnapshot(_ domain: DomainRecord, session: DBSession) async throws -> DomainSnapshot {
+        let snapshot = try await session.snapshot(of: domain)
+        guard !principal.isAdmin else { return snapshot }
+        let published = try await domain.currentRevision.asyncMap { try await session.revision(domainID: domain.id, number: $0) } ?? nil
+        return DraftView.snapshot(snapshot, published: published?.bytes, for: principal)
+    }
+
+    func revisions(_ host: String, before: Int?, limit: Int) async throws -> (host: String, items: [RevisionRecord]) {
+        try await work.read { session in
+            let domain = try await Lookup.domain(host, session: session)
+            return (domain.host, try await session.listRevisions(domainID: domain.id, before: before, limit: limit))
+        }
+    }
+
+    func revision(_ host: String, number: Int) async throws -> (host: String, revision: RevisionRecord) {
+        try await work.read { session in
+            let domain = try await Lookup.domain(host, session: session)
+            return (domain.host, try await Self.revision(number, of: domain, session: session))
+        }
+    }
+
+    /// The bytes of revision `from` and of revision `to` (a number, or `draft` as the caller sees it).
+    func diffInputs(_ host: String, from: Int, to: String) async throws -> (host: String, old: [UInt8], new: [UInt8]) {
+        enum New: Sendable { case bytes([UInt8]), draft(DomainSnapshot) }
+        let (domainHost, old, new) = try await work.read { session -> (String, [UInt8], New) in
+            let domain = try await Lookup.domain(host, session: session)
+            guard from >= 1 else { throw APIProblem.badRequest("from is a revision number, 1 or more", field: "from", rule: "minimum") }
+            let old = try await Self.revision(from, of: domain, session: session).bytes
+            if to == "draft" { return (domain.host, old, .draft(try await draftSnapshot(domain, session: session))) }
+            guard let number = Int(to), number > 0 else {
+                throw APIProblem.badRequest("`to` is a revision number or `draft`", field: "to", rule: "format")
+            }
+            return (domain.host, old, .bytes(try await Self.revision(number, of: domain, session: session).bytes))
+        }
+        switch new {
+        case .bytes(let bytes): return (domainHost, old, bytes)
+        case .draft(let snapshot): return (domainHost, old, try await DomainDocument.render(snapshot).bytes)
+        }
+    }
+
+    private static func revision(_ number: Int, of domain: DomainRecord, session: DBSession) async throws -> RevisionRecord {
+        guard let revision = try await session.revision(domainID: domain.id, number: number) else {
+            throw APIProblem.notFound("\(domain.host) has no revision \(number)")
+        }
+        return revision
+    }
+
+    /// What `POST /v1/match` reads: the file that answers for `urlHost` (its domain's current
+    /// revision, or its draft as the caller may see it), or the parent domain an app with a
+    /// wildcard entitlement (`applinks:*.parent`) would read instead.
+    struct MatchSource: Sendable {
+        var host: String
+        var revision: Int?
+        var bytes: [UInt8]?
+        var document: DomainDocument?
+        var wildcardParent: String?
+    }
+
+    func matchSource(urlHost: String, draft: Bool) async throws -> MatchSource {
+        enum Found: Sendable { case published(String, RevisionRecord?), draft(String, DomainSnapshot), parent(String) }
+        let found = try await work.read { session -> Found in
+            if let id = try await session.domainID(answeringTo: urlHost), let domain = try await session.domain(id: id) {
+                if draft { return .draft(domain.host, try await draftSnapshot(domain, session: session)) }
+                let revision = try await domain.currentRevision.asyncMap { try await session.revision(domainID: domain.id, number: $0) } ?? nil
+                return .published(domain.host, revision)
+            }
+            var labels = urlHost.split(separator: ".").dropFirst()
+            while labels.count >= 2 {
+                let parent = labels.joined(separator: ".")
+                if try await session.domainID(answeringTo: parent) != nil { return .parent(parent) }
+                labels = labels.dropFirst()
+            }
+            throw APIProblem.notFound("no domain answers to \(urlHost), nor a parent domain for a wildcard entitlement")
+        }
+        switch found {
+        case .parent(let parent):
+            return MatchSource(host: urlHost, wildcardParent: parent)
+        case .draft(let host, let snapshot):
+            let rendered = try await DomainDocument.render(snapshot)
+            return MatchSource(host: host, bytes: rendered.bytes, document: rendered)
+        case .published(let host, let revision):
+            return MatchSource(host: host, revision: revision?.number, bytes: revision?.bytes)
+        }
+    }
+
+    // MARK: Audit and health
+
+    func audit(_ filter: AuditFilter) async throws -> [AuditEventRecord] {
+        try await work.read { try await $0.listAudit(filter) }
+    }
+}

@@ -1,0 +1,32 @@
+import AASAStore
+import Logging
+
+/// What the API's handlers reach the store through, built once by `buildApplication`: a
+/// request's reads and writes (`RequestWork`), and the schema check of readiness.
+struct ServiceSet: Sendable {
+    let database: Database
+    let migrator: Migrator
+
+    func work(_ logger: Logger) -> RequestWork {
+        RequestWork(database: database, logger: logger)
+    }
+
+    /// Whether the database has exactly this build's migrations.
+    func migrationStatus(_ logger: Logger) async throws -> Migrator.Status {
+        try await work(logger).read { try await migrator.status($0) }
+    }
+}
+
+/// Who may publish a domain: an admin, or a write token of a team holding a grant on it.
+/// Checked by the publisher in its transaction, on the locked domain.
+enum PublishRights {
+    static func check(_ principal: Principal) -> @Sendable (DBSession, DomainRecord) async throws -> Void {
+        { session, domain in
+            if principal.isAdmin { return }
+            guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot publish") }
+            guard let teamID = principal.teamID, try await session.grant(domainID: domain.id, teamID: teamID) != nil else {
+                throw APIProblem.forbidden("only an admin or a team holding a grant on \(domain.host) may publish it")
+            }
+        }
+    }
+}
