@@ -23,10 +23,4 @@ struct RequestState: Sendable {
     var session: DBSession?
 
     @TaskLocal static var current: RequestState?
-
-    /// Runs `body` on the request's connection, or on a pooled one when the request has none.
-    func onConnection<Result: Sendable>(_ database: Database, _ body: (DBSession) async throws -> Result) async throws -> Result {
-        if let session { return try await body(session) }
-        return try await database.read(logger: logger, body)
-    }
 }

@@ -40,7 +40,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
         hasher.update(data: Data(body.readableBytesView))
         let fingerprint = Array(hasher.finalize())
 
-        let existing = try await state.onConnection(database) { session in
+        let existing = try await RequestWork(database: database, logger: state.logger).read { session in
             try await session.claimIdempotencyKey(tokenID: principal.tokenID, key: key, fingerprint: fingerprint)
         }
         if let existing {
@@ -86,7 +86,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
                                         contentType: secretless == nil ? response.headers[.contentType] : Self.withheld,
                                         etag: response.headers[.eTag], location: response.headers[.location],
                                         body: secretless ?? bytes)
-        try await state.onConnection(database) { session in
+        try await RequestWork(database: database, logger: state.logger).read { session in
             try await session.completeIdempotencyKey(tokenID: principal.tokenID, key: key, response: stored)
         }
         var replay = response
@@ -107,7 +107,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
     }
 
     private func release(principal: Principal, key: String, state: RequestState) async throws {
-        try await state.onConnection(database) { session in
+        try await RequestWork(database: database, logger: state.logger).read { session in
             try await session.releaseIdempotencyKey(tokenID: principal.tokenID, key: key)
         }
     }

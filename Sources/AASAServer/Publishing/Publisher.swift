@@ -47,7 +47,7 @@ struct Publisher: Sendable {
     func publish(host: String, reason: String, source: Source, actor: Actor, logger: Logger,
                  authorize: @escaping @Sendable (DBSession, DomainRecord) async throws -> Void = { _, _ in }) async throws -> Outcome {
         // On the request's connection when there is one: a request never waits for a second lease.
-        try await (RequestState.current ?? RequestState(requestID: "-", logger: logger)).onConnection(database) { session in
+        try await RequestWork(database: database, logger: logger).read { session in
             guard let domainID = try await session.domain(host: host)?.id else { throw APIProblem.notFound("no domain \(host)") }
             return try await session.holding(.publishing(domainID: domainID)) {
                 try await publishLocked(session, domainID: domainID, reason: reason, source: source, actor: actor, authorize: authorize)
@@ -87,7 +87,7 @@ struct Publisher: Sendable {
                 bytes = old.bytes
                 rollbackOf = number
             }
-            let current = try await domain.currentRevision.asyncMap { try await session.revision(domainID: domainID, number: $0) } ?? nil
+            let current = try await session.currentRevision(of: domain)
             if case .revision(let number, let team) = source {
                 try await checkRollback(session, domain: domain, number: number, bytes: bytes, current: current, team: team)
             }
@@ -176,12 +176,5 @@ struct Publisher: Sendable {
             outcomes.append(outcome)
         }
         return outcomes
-    }
-}
-
-extension Optional {
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let self else { return nil }
-        return try await transform(self)
     }
 }

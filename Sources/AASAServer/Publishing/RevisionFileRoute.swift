@@ -20,7 +20,7 @@ struct RevisionFileRoute: Sendable {
             guard let number = context.parameters.get("number", as: Int.self), number > 0 else {
                 throw APIProblem.notFound("no such revision")
             }
-            let revision = try await state.onConnection(database) { session -> RevisionRecord? in
+            let revision = try await RequestWork(database: database, logger: state.logger).read { session -> RevisionRecord? in
                 guard let domain = try await session.domain(host: host) else { return nil }
                 return try await session.revision(domainID: domain.id, number: number)
             }

@@ -27,7 +27,7 @@ struct DomainChangePipeline: Sendable {
                                    logger: Logger) async throws -> Changed<Change.Output> {
         try change.authorize(principal)
         let actor = Actor(principal, requestID: requestID)
-        let (applied, documents, autoPublish) = try await transaction(logger) { session in
+        let (applied, documents, autoPublish) = try await RequestWork(database: database, logger: logger).transaction { session in
             let locked = try await change.lock(session, principal: principal)
             try change.checkIfMatch(locked)
             let applied = try await change.apply(locked, principal: principal, session: session)
@@ -51,7 +51,7 @@ struct DomainChangePipeline: Sendable {
         // This replica at once (the others on the notification): an alias moves with its answer.
         for host in applied.refreshedHosts {
             do {
-                let revisions = try await read(logger) { try await $0.servedRevisions(host: host) }
+                let revisions = try await RequestWork(database: database, logger: logger).read { try await $0.servedRevisions(host: host) }
                 for revision in revisions { served.update(revision) }
             } catch {
                 logger.warning("could not refresh the served copy; the notification or the next reload will",
@@ -84,13 +84,5 @@ struct DomainChangePipeline: Sendable {
         } catch {
             logger.error("auto-publish failed", metadata: ["host": .string(host), "error": .string(String(describing: error))])
         }
-    }
-
-    func read<Result: Sendable>(_ logger: Logger, _ body: (DBSession) async throws -> Result) async throws -> Result {
-        try await RequestWork(database: database, logger: logger).read(body)
-    }
-
-    func transaction<Result: Sendable>(_ logger: Logger, _ body: (DBSession) async throws -> Result) async throws -> Result {
-        try await RequestWork(database: database, logger: logger).transaction(body)
     }
 }

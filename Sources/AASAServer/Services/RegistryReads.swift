@@ -86,7 +86,7 @@ struct RegistryReads: Sendable {
     private func draftSnapshot(_ domain: DomainRecord, session: DBSession) async throws -> DomainSnapshot {
         let snapshot = try await session.snapshot(of: domain)
         guard !principal.isAdmin else { return snapshot }
-        let published = try await domain.currentRevision.asyncMap { try await session.revision(domainID: domain.id, number: $0) } ?? nil
+        let published = try await session.currentRevision(of: domain)
         return DraftView.snapshot(snapshot, published: published?.bytes, for: principal)
     }
 
@@ -146,7 +146,7 @@ struct RegistryReads: Sendable {
         let found = try await work.read { session -> Found in
             if let id = try await session.domainID(answeringTo: urlHost), let domain = try await session.domain(id: id) {
                 if draft { return .draft(domain.host, try await draftSnapshot(domain, session: session)) }
-                let revision = try await domain.currentRevision.asyncMap { try await session.revision(domainID: domain.id, number: $0) } ?? nil
+                let revision = try await session.currentRevision(of: domain)
                 return .published(domain.host, revision)
             }
             var labels = urlHost.split(separator: ".").dropFirst()

@@ -47,6 +47,12 @@ extension DBSession {
             """)
     }
 
+    /// The domain's current revision, nil before its first publish.
+    public func currentRevision(of domain: DomainRecord) async throws -> RevisionRecord? {
+        guard let number = domain.currentRevision else { return nil }
+        return try await revision(domainID: domain.id, number: number)
+    }
+
     /// Tells every replica listening on `aasa_revisions` that this host's current revision changed.
     public func notifyRevision(host: String) async throws {
         try await run("SELECT pg_notify('aasa_revisions', \(host))")
