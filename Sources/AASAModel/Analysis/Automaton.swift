@@ -276,3 +276,64 @@ enum LanguageOps {
         return nil
     }
 }
+
+extension LanguageOps {
+    /// A shortest string every automaton of `required` accepts and none of `excluded` does; nil
+    /// inside when there is none, nil outside past the work bound. All automata are walked as
+    /// sets of states (the subset construction, built only as far as the search goes), so
+    /// "accepted by none of" is exact.
+    static func witness(in required: [Automaton], outside excluded: [Automaton], budget: AnalysisBudget) -> [UInt32]?? {
+        let all = required + excluded
+        guard !required.isEmpty else { return nil }
+        // Readable witnesses: lower-case letters and digits first, then the rest.
+        let reps = Automaton.representatives(all).sorted { a, b in
+            func rank(_ c: UInt32) -> Int { (0x61...0x7A).contains(c) || (0x30...0x39).contains(c) ? 0 : c < 0x80 ? 1 : 2 }
+            return (rank(a), a) < (rank(b), b)
+        }
+        typealias Node = [[Int]]
+        func accepting(_ node: Node) -> Bool {
+            for (k, states) in node.enumerated() {
+                let accepts = states.contains { all[k].accepting[$0] }
+                if k < required.count ? !accepts : accepts { return false }
+            }
+            return true
+        }
+        let start: Node = all.map { $0.closure([$0.start]) }
+        var parent: [Node: (Node, UInt32)] = [:]
+        var seen: Set<Node> = [start]
+        var queue = [start]
+        var head = 0
+        while head < queue.count {
+            if seen.count > workLimit { return nil }
+            let node = queue[head]
+            head += 1
+            if accepting(node) {
+                var witness: [UInt32] = []
+                var cursor = node
+                while let (previous, c) = parent[cursor] {
+                    witness.append(c)
+                    cursor = previous
+                }
+                return .some(witness.reversed())
+            }
+            characters: for c in reps {
+                var next: Node = []
+                next.reserveCapacity(all.count)
+                for (k, automaton) in all.enumerated() {
+                    var targets: [Int] = []
+                    for s in node[k] { for e in automaton.edges[s] where automaton.label(e.label, accepts: c) { targets.append(e.target) } }
+                    guard budget.spend(1 + node[k].count) else { return nil }
+                    let set = automaton.closure(targets)
+                    // A required automaton with no state left can never accept: a dead branch.
+                    if k < required.count && set.isEmpty { continue characters }
+                    next.append(set)
+                }
+                if seen.insert(next).inserted {
+                    parent[next] = (node, c)
+                    queue.append(next)
+                }
+            }
+        }
+        return .some(nil)
+    }
+}

@@ -27,7 +27,8 @@ public enum AASAValidator {
 
     /// `validate`, also handing back the rule analysis it ran (nil when it ran none), for callers
     /// that report shadowed and overlapping rules in detail without analysing twice.
-    public static func validateWithAnalysis(_ document: AASADocument, servedByteCount: Int? = nil,
+    /// `matcher`, when given, is the document's, compiled once by a caller that keeps it.
+    public static func validateWithAnalysis(_ document: AASADocument, servedByteCount: Int? = nil, matcher: AASAMatcher? = nil,
                                             options: Options = Options()) -> (diagnostics: [Diagnostic], analysis: RuleAnalysis?) {
         var v = Checks(document: document)
         v.run()
@@ -38,7 +39,7 @@ public enum AASAValidator {
         }
         var analysis: RuleAnalysis?
         if options.analyzeRules, document.applinks?.details?.isEmpty == false {
-            let matcher = AASAMatcher(document)
+            let matcher = matcher ?? AASAMatcher(document)
             let found = RuleAnalyzer.analyze(document, matcher: matcher, host: options.host, shouldStop: options.shouldStop)
             v.out += found.diagnostics
             v.out += pathsAgainstComponents(document, host: options.host)

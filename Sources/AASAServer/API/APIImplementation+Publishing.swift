@@ -6,10 +6,6 @@ import Logging
 import OpenAPIRuntime
 
 extension APIImplementation {
-    func actor(_ principal: Principal) -> Actor {
-        Actor(principal, requestID: state.requestID)
-    }
-
     static func reason(_ body: Components.Schemas.PublishRequest) throws -> String {
         let reason = body.reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !reason.isEmpty else { throw APIProblem.invalid(field: "/reason", rule: "non-empty", "say why you publish") }
@@ -100,7 +96,8 @@ extension APIImplementation {
         .init(host: host, number: r.number, sha256: r.sha256, byteCount: r.byteCount,
               actor: .init(tokenID: r.actorToken?.uuidString.lowercased(), name: r.actorName), reason: r.reason,
               createdAt: r.createdAt, rollbackOf: r.rollbackOf,
-              diff: withDiff ? try r.diff.map { try OpenAPIValueContainer(json: $0) } : nil)
+              diff: withDiff ? try r.diff.map { try OpenAPIValueContainer(json: $0) } : nil,
+              overrides: r.overrides.arrayValue?.isEmpty == false ? try r.overrides.arrayValue?.map { try OpenAPIObjectContainer(json: $0) } : nil)
     }
 
     static func publishResult(_ o: Publisher.Outcome) -> Components.Schemas.PublishResult {

@@ -30,7 +30,7 @@ struct APIImplementation: APIProtocol {
 
     /// Teams and tokens, as this caller.
     func accounts(_ principal: Principal) -> AccountService {
-        AccountService(work: work, principal: principal, actor: Actor(principal, requestID: state.requestID))
+        AccountService(work: work, principal: principal, actor: actor(principal))
     }
 
     var work: RequestWork { services.work(logger) }
@@ -38,7 +38,13 @@ struct APIImplementation: APIProtocol {
     /// Runs a change to domains through the one pipeline (authorize, lock, If-Match, apply,
     /// validate, policies, audit, commit, auto-publish).
     func change<Change: DomainChange>(_ change: Change) async throws -> Changed<Change.Output> {
-        try await pipeline.run(change, principal: try principal(), requestID: state.requestID, logger: logger)
+        let principal = try principal()
+        return try await pipeline.run(change, principal: principal, actor: actor(principal), logger: logger)
+    }
+
+    /// Who makes this request's changes, with the admin override it carries (if any).
+    func actor(_ principal: Principal) -> Actor {
+        Actor(principal, requestID: state.requestID, override: state.override)
     }
 
     /// Every read, as this caller (`Services/RegistryReads.swift`).

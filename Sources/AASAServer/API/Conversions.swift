@@ -147,6 +147,13 @@ enum AuditJSON {
     }
 }
 
+extension OpenAPIObjectContainer {
+    /// A JSON object as the runtime's free-form object (rule references, overrides).
+    init(json: JSONValue) throws {
+        self = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(JSONWriter().bytes(json)))
+    }
+}
+
 extension OpenAPIValueContainer {
     /// Our lossless JSON as the runtime's free-form container (for audit payloads and documents).
     init(json: JSONValue) throws {

@@ -21,6 +21,8 @@ struct RequestState: Sendable {
     /// The request's one pooled connection, leased by `AuthMiddleware` for authentication and kept
     /// for every read and write the request makes (nil outside `/v1/`).
     var session: DBSession?
+    /// An admin's `force=true&reason=…` (nil without one): see `PolicyOverride`.
+    var override: PolicyOverride?
 
     @TaskLocal static var current: RequestState?
 }

@@ -33,6 +33,8 @@ struct DomainDocument: Sendable {
     let entries: [Entry]
     /// Every app on the domain in the order Apple will consult them.
     let order: [String]
+    /// The document compiled for matching.
+    let matcher: AASAMatcher
 
     var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
     var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
@@ -50,7 +52,8 @@ struct DomainDocument: Sendable {
     static func unvalidated(_ snapshot: DomainSnapshot) -> DomainDocument {
         let draft = Draft(snapshot)
         let document = AASAParser.read(draft.root).document ?? AASADocument()
-        return DomainDocument(draft: draft, validated: .init(document: document, bytes: AASARenderer.render(document), diagnostics: [], analysis: nil))
+        return DomainDocument(draft: draft, validated: .init(document: document, bytes: AASARenderer.render(document), diagnostics: [], analysis: nil,
+                                                                 matcher: AASAMatcher(document)))
     }
 
     private init(draft: Draft, validated: ValidatedRenders.Render) {
@@ -61,6 +64,7 @@ struct DomainDocument: Sendable {
         bytes = validated.bytes
         diagnostics = validated.diagnostics
         analysis = validated.analysis
+        matcher = validated.matcher
     }
     /// Listed apps first (those still present), then the others by app ID.
     static func effectiveOrder(explicit: [String], present: Set<String>) -> [String] {
@@ -87,6 +91,20 @@ struct DomainDocument: Sendable {
             finding.ruleID = ruleIndex.map { entry.ruleIDs[$0].uuidString.lowercased() }
         }
         return finding
+    }
+
+    /// A rule named for an answer: team, app and rule ID when `document` was rendered from stored
+    /// rules (nil for old bytes, which only have the pointer), and its pointer.
+    static func ruleReference(_ location: RuleLocation, in document: DomainDocument?) -> JSONValue {
+        var out = JSONObject()
+        if let document {
+            let ref = document.ruleRef(location)
+            if let team = ref.team { out.append("team", .string(team)) }
+            if let appID = ref.appID { out.append("appID", .string(appID)) }
+            if let ruleID = ref.ruleID { out.append("ruleID", .string(ruleID)) }
+        }
+        out.append("pointer", .string(location.pointer.description))
+        return .object(out)
     }
 
     /// Where a rule sits in the document, named for the API.

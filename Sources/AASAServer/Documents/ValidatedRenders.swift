@@ -19,6 +19,8 @@ final class ValidatedRenders: Sendable {
         var bytes: [UInt8]
         var diagnostics: [Diagnostic]
         var analysis: RuleAnalysis?
+        /// The document compiled for matching: golden URLs and protected paths are checked on it.
+        var matcher: AASAMatcher
     }
 
     /// Bounds on what is kept: entries, and their rendered bytes (a proxy for their memory).
@@ -77,11 +79,12 @@ final class ValidatedRenders: Sendable {
         let document = parsed.document ?? AASADocument()
         let bytes = AASARenderer.render(document)
         var diagnostics = parsed.diagnostics
+        let matcher = AASAMatcher(document)
         let (found, analysis) = AASAValidator.validateWithAnalysis(
-            document, servedByteCount: bytes.count,
+            document, servedByteCount: bytes.count, matcher: matcher,
             options: .init(analyzeRules: true, host: host, shouldStop: { stop.isSet }))
         for d in found where !diagnostics.contains(d) { diagnostics.append(d) }
-        return Render(document: document, bytes: bytes, diagnostics: diagnostics, analysis: analysis)
+        return Render(document: document, bytes: bytes, diagnostics: diagnostics, analysis: analysis, matcher: matcher)
     }
 }
 

@@ -1,3 +1,4 @@
+import AASAModel
 import HTTPTypes
 
 /// One broken rule in a request: where (a JSON pointer into the body or the rendered document, or a
@@ -29,6 +30,11 @@ struct APIProblem: Error, Sendable {
     var warnings: [Finding] = []
     /// The `Allow` header of a 405.
     var allow: [String] = []
+    /// What a domain policy found (broken golden URLs, opened protected paths, budgets), one
+    /// object each.
+    var violations: [JSONValue] = []
+    /// A domain policy's refusal, which an admin may force past (`PolicyOverride`).
+    var overridable = false
 
     static func badRequest(_ detail: String, field: String? = nil, rule: String = "syntax") -> APIProblem {
         APIProblem(status: .badRequest, slug: "bad-request", title: "The request cannot be read", detail: detail,
@@ -70,5 +76,15 @@ struct APIProblem: Error, Sendable {
 
     static func unavailable(_ detail: String) -> APIProblem {
         APIProblem(status: .serviceUnavailable, slug: "unavailable", title: "Service unavailable", detail: detail)
+    }
+}
+
+extension APIProblem {
+    /// A domain policy's refusal: 409 (or 422 for a budget), overridable by an admin with a reason.
+    static func policy(_ status: HTTPResponse.Status, slug: String, title: String, detail: String, violations: [JSONValue]) -> APIProblem {
+        var problem = APIProblem(status: status, slug: slug, title: title, detail: detail + "; an admin may override with force=true and a reason")
+        problem.violations = violations
+        problem.overridable = true
+        return problem
     }
 }

@@ -28,6 +28,8 @@ struct ManifestRequest: Sendable {
     struct Domain: Sendable {
         var host: String
         var apps: [Rules]
+        /// The team's golden URLs on the domain, replacing its current ones; nil leaves them alone.
+        var expect: [ExpectationInput]?
         var pointer: String
     }
 
@@ -82,7 +84,19 @@ struct ManifestRequest: Sendable {
                 }
                 entries.append(Rules(appID: entry.appID, rules: rules, pointer: entryPointer))
             }
-            domains.append(Domain(host: host, apps: entries, pointer: pointer))
+            var expect: [ExpectationInput]?
+            if let listed = domain.expect {
+                var seen: [ExpectationInput] = []
+                for (k, item) in listed.enumerated() {
+                    let input = APIImplementation.expectationInput(item)
+                    if seen.contains(where: { $0.url == input.url && $0.kind == input.kind && $0.appID == input.appID }) {
+                        fail("\(pointer)/expect/\(k)", "unique", "\(input.url) is expected twice the same way"); continue
+                    }
+                    seen.append(input)
+                }
+                expect = seen
+            }
+            domains.append(Domain(host: host, apps: entries, expect: expect, pointer: pointer))
         }
 
         if body.publish == true {

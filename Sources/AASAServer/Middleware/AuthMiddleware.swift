@@ -33,6 +33,9 @@ struct AuthMiddleware: RouterMiddleware {
                 throw APIProblem.unauthorized(failure.message)
             }
             state.logger[metadataKey: "token_id"] = .string(state.principal!.tokenID.uuidString.lowercased())
+            let query = request.uri.queryParameters
+            state.override = try PolicyOverride.from(force: query["force"].map(String.init), reason: query["reason"].map(String.init),
+                                                     principal: state.principal!)
             state.session = DBSession(connection: session.connection, logger: state.logger)
             return try await RequestState.$current.withValue(state) {
                 try await next(request, context)

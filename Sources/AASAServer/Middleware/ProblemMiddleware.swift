@@ -1,3 +1,4 @@
+import AASAModel
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -95,7 +96,8 @@ struct ProblemMiddleware: RouterMiddleware {
         let body = ProblemBody(type: "urn:aasad:problem:\(problem.slug)", title: problem.title, status: Int(problem.status.code),
                                detail: problem.detail, instance: instance, requestId: RequestState.current?.requestID,
                                errors: problem.errors.isEmpty ? nil : problem.errors,
-                               warnings: problem.warnings.isEmpty ? nil : problem.warnings)
+                               warnings: problem.warnings.isEmpty ? nil : problem.warnings,
+                               violations: problem.violations.isEmpty ? nil : problem.violations)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(body)) ?? Data("{\"title\":\"Internal server error\",\"status\":500}".utf8)
@@ -116,4 +118,5 @@ private struct ProblemBody: Encodable {
     var requestId: String?
     var errors: [FieldError]?
     var warnings: [Finding]?
+    var violations: [JSONValue]?
 }

@@ -103,7 +103,8 @@ struct Publisher: Sendable {
                 }
                 let record = RevisionRecord(domainID: domainID, number: (current?.number ?? 0) + 1, bytes: bytes, sha256: sha,
                                             byteCount: bytes.count, actorToken: actor.tokenID, actorName: actor.name,
-                                            reason: reason, createdAt: Date(), diff: diff, rollbackOf: rollbackOf)
+                                            reason: reason, createdAt: Date(), diff: diff, rollbackOf: rollbackOf,
+                                            overrides: .array(try await session.overrides(domain: domain.host, since: current?.createdAt)))
                 try await session.insertRevision(record)
                 try await session.appendAudit(AuditEntry(
                     action: rollbackOf == nil ? "domain.publish" : "domain.rollback", entityType: "revision",
@@ -129,9 +130,11 @@ struct Publisher: Sendable {
         let currentDocument = try current.map { try AASADocument(json: $0.bytes) }
         var apps: [String: RollbackBounds.AppToday] = [:]
         let ids = RollbackBounds.appIDs(in: old).union(currentDocument.map(RollbackBounds.appIDs) ?? [])
+        // A suspended team is out of the file until resumed: a rollback cannot bring it back.
+        let suspended = Set(try await session.suspensions(affecting: domain.id).map(\.teamID))
         for appID in ids.sorted() {
             guard let app = try await session.app(appID: appID) else { continue }
-            let grant = try await session.grant(domainID: domain.id, teamID: app.teamID)
+            let grant = suspended.contains(app.teamID) ? nil : try await session.grant(domainID: domain.id, teamID: app.teamID)
             apps[appID] = .init(app: app, grantPrefixes: grant?.pathPrefixes)
         }
         var errors = RollbackBounds.violations(old, apps: apps)

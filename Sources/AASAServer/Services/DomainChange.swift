@@ -83,6 +83,8 @@ struct Actor: Sendable {
     var name: String
     var team: String?
     var requestID: String?
+    /// An admin's override of the domain policies for this change, nil for none.
+    var override: PolicyOverride?
 
     static let system = Actor(tokenID: nil, name: "system", team: nil, requestID: nil)
 
@@ -93,7 +95,8 @@ struct Actor: Sendable {
         self.requestID = requestID
     }
 
-    init(_ principal: Principal, requestID: String?) {
+    init(_ principal: Principal, requestID: String?, override: PolicyOverride? = nil) {
         self.init(tokenID: principal.tokenID, name: principal.auditName, team: principal.teamName, requestID: requestID)
+        self.override = override
     }
 }

@@ -23,10 +23,9 @@ struct DomainChangePipeline: Sendable {
     /// Benchmarks only: see `AppConfig.skipValidationForBenchmark`.
     var skipValidation = false
 
-    func run<Change: DomainChange>(_ change: Change, principal: Principal, requestID: String?,
+    func run<Change: DomainChange>(_ change: Change, principal: Principal, actor: Actor,
                                    logger: Logger) async throws -> Changed<Change.Output> {
         try change.authorize(principal)
-        let actor = Actor(principal, requestID: requestID)
         let (applied, documents, autoPublish) = try await RequestWork(database: database, logger: logger).transaction { session in
             let locked = try await change.lock(session, principal: principal)
             try change.checkIfMatch(locked)

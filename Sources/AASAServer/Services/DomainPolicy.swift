@@ -1,10 +1,13 @@
+import AASAModel
 import AASAStore
 
 /// An organisation's rule about what a domain may serve, checked on every path that changes a
 /// domain (every `DomainChange`, manifest apply, publish and rollback) after AASAModel's own
-/// validation and before commit. Golden URLs and guardrails plug in here.
+/// validation and before commit: golden URLs (`ExpectationPolicy`) and protected paths
+/// (`ProtectedPathPolicy`).
 protocol DomainPolicy: Sendable {
-    /// Throws an `APIProblem` to refuse the change; nothing is then written.
+    /// Throws an `APIProblem` to refuse the change (`APIProblem.policy`: an admin may force it);
+    /// nothing is then written. May record what it found in the change's transaction.
     func check(_ candidate: PolicyCandidate, session: DBSession) async throws
 }
 
@@ -20,19 +23,52 @@ struct PolicyCandidate: Sendable {
     var stage: Stage
     var action: String
     var domain: DomainRecord
-    /// The rendered document after the change (for a draft change) or the bytes to publish.
+    /// The rendered document after the change (for a draft change or a publish of the draft);
+    /// nil for a rollback, whose old bytes are all there is.
     var document: DomainDocument?
     var bytes: [UInt8]
     var actor: Actor
+
+    var isPublish: Bool {
+        if case .publish = stage { return true }
+        return false
+    }
+
+    /// The document compiled for matching (the render's, or compiled from the bytes).
+    func matcher() -> AASAMatcher {
+        if let document { return document.matcher }
+        return AASAMatcher((try? AASADocument(json: bytes)) ?? AASADocument())
+    }
+
+    /// Names the rule at `location` for an answer: team, app and rule ID when the document was
+    /// rendered from stored rules, the app and pointer otherwise.
+    func ruleReference(_ location: RuleLocation) -> JSONValue {
+        DomainDocument.ruleReference(location, in: document)
+    }
 }
 
-/// The organisation's policies, run in order; the first that refuses wins.
+/// The organisation's policies, run in order; the first that refuses wins, unless the actor
+/// carries an admin override: then each refusal is recorded (`policy.override`) and passed.
 struct DomainPolicies: Sendable {
     let all: [any DomainPolicy]
 
     init(_ all: [any DomainPolicy] = []) { self.all = all }
 
+    /// Golden URLs and protected paths, the policies every server runs.
+    static let standard = DomainPolicies([ExpectationPolicy(), ProtectedPathPolicy()])
+
     func check(_ candidate: PolicyCandidate, session: DBSession) async throws {
-        for policy in all { try await policy.check(candidate, session: session) }
+        for policy in all {
+            do {
+                try await policy.check(candidate, session: session)
+            } catch let problem as APIProblem where problem.overridable {
+                guard let override = candidate.actor.override else { throw problem }
+                try await session.appendAudit(AuditEntry(
+                    action: "policy.override", entityType: "domain", entityID: candidate.domain.host, domain: candidate.domain.host,
+                    before: nil, after: .object(["reason": .string(override.reason), "change": .string(candidate.action),
+                                                 "refusal": .string(problem.slug), "violations": .array(problem.violations)])
+                ).record(by: candidate.actor))
+            }
+        }
     }
 }

@@ -40,6 +40,16 @@ enum GrantCoverage {
             return !PathGrant.covers(prefixes, pathPattern: c["/"]?.stringValue, caseSensitive: caseSensitive)
         }
     }
+
+    /// Why a rule outside its grant is a catch-all (it can match every path: `*`, `/?*`,
+    /// `$(alpha)*`, no `/` at all), judged on the language it matches, or nil when it is not one.
+    static func catchAll(_ rule: StoredRule, domain: DomainRecord) -> String? {
+        let c = rule.component.objectValue ?? [:]
+        let caseSensitive = c["caseSensitive"]?.boolValue ?? domain.defaults.caseSensitive ?? true
+        let path = c["/"]?.stringValue
+        guard CatchAllRule.isCatchAll(pathPattern: path, caseSensitive: caseSensitive, substitutionVariables: domain.substitutionVariables) else { return nil }
+        return path.map { "the rule `\($0)` matches every path" } ?? "a rule without `/` matches every path"
+    }
 }
 
 extension JSONPointer {

@@ -82,7 +82,7 @@ struct ManifestApply: Sendable {
             if let domain = try await session.domain(id: id, forUpdate: true) { locked.append(domain) }
         }
 
-        let before = try await stateTag(session, manifest: manifest, existing: existing, domains: locked)
+        let before = try await stateTag(session, manifest: manifest, teamID: team.id, existing: existing, domains: locked)
         try ETag.check(ifMatch, current: before)
         var documentsBefore: [Int64: DomainDocument] = [:]
         for domain in locked { documentsBefore[domain.id] = try await DomainDocument.render(try await session.snapshot(of: domain)) }
@@ -153,13 +153,18 @@ struct ManifestApply: Sendable {
                     continue
                 }
                 if let grant, let k = GrantCoverage.firstRuleOutside(rules, prefixes: grant.pathPrefixes, defaults: domain.defaults), let wanted {
+                    if let reason = GrantCoverage.catchAll(rules[k], domain: domain) {
+                        errors.append(FieldError(field: "\(wanted.pointer)/rules/\(k)/~1", rule: "catch-all",
+                                                 message: "\(reason); only a grant of / may hold a catch-all rule"))
+                        continue
+                    }
                     errors.append(FieldError(field: "\(wanted.pointer)/rules/\(k)/~1", rule: "outside-grant",
                                              message: "the rule is outside team \(team.name)'s grant on \(domain.host) (\(grant.pathPrefixes.joined(separator: ", ")))"))
                     continue
                 }
                 do {
-                    try await RuleCap(maxRulesPerTeam).check(session, domain: domain, team: team.name, appID: app.appID,
-                                           before: current.rules.count, after: rules.count, field: "\(wanted?.pointer ?? app.pointer)/rules")
+                    try await RuleBudget(maxRulesPerTeam).check(session, domain: domain, team: team.name, appID: app.appID,
+                                           before: current.rules, after: rules, field: "\(wanted?.pointer ?? app.pointer)/rules")
                 } catch let problem as APIProblem {
                     errors += problem.errors
                     continue
@@ -193,17 +198,27 @@ struct ManifestApply: Sendable {
                 warnings += problem.warnings
                 continue
             }
+            var expectationChanges: [Components.Schemas.ManifestExpectationChange] = []
+            if let entry = manifest.domains.first(where: { $0.host == domain.host }), let wanted = entry.expect {
+                let synced = try await Self.syncExpectations(wanted, pointer: entry.pointer, team: team, domain: domain,
+                                                             rendered: rendered, actor: actor, session: session)
+                expectationChanges = synced.changes
+                errors += synced.errors
+                guard synced.errors.isEmpty else { continue }
+            }
             try await pipeline.checkPolicies(PolicyCandidate(stage: .draft, action: "manifest.apply", domain: domain, document: rendered,
                                                              bytes: rendered.bytes, actor: actor),
                                              session: session)
             let changes = ruleChanges[domain.id] ?? []
             let old = documentsBefore[domain.id]
             let changed = changes.contains { $0.action != .unchanged } || old?.bytes != rendered.bytes
+                || expectationChanges.contains { $0.action != .unchanged }
             anyChange = anyChange || changed
             if changed && domain.autoPublish { autoPublish.insert(domain.host) }
             guard changed || manifest.domains.contains(where: { $0.host == domain.host }) else { continue }
             let diff = DocumentDiff(from: old?.document ?? AASADocument(), to: rendered.document, host: domain.host)
             results.append(.init(host: domain.host, changed: changed, rules: changes,
+                                 expectations: expectationChanges.isEmpty ? nil : expectationChanges,
                                  diff: try OpenAPIValueContainer(json: diff.jsonValue),
                                  warnings: rendered.warnings.map { Components.Schemas.Finding(rendered.finding($0)) }))
         }
@@ -211,7 +226,7 @@ struct ManifestApply: Sendable {
             throw APIProblem.invalid(errors, warnings: warnings, detail: "the manifest would leave a domain invalid: "
                                         + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
         }
-        let after = try await stateTag(session, manifest: manifest, existing: apps, domains: locked)
+        let after = try await stateTag(session, manifest: manifest, teamID: team.id, existing: apps, domains: locked)
         // A plan names the state it was made from (the apply's If-Match); an apply the state it left.
         return Outcome(team: team.name, changed: anyChange, stateTag: dryRun ? before : after,
                                apps: appChanges, domains: results, autoPublish: autoPublish)
@@ -219,9 +234,14 @@ struct ManifestApply: Sendable {
 
     /// A digest of everything the manifest owns: its apps' versions and their rule sets' versions
     /// on the locked domains. Equal tags mean nothing the manifest would change has moved.
-    private func stateTag(_ session: DBSession, manifest: ManifestRequest, existing: [String: AppRecord],
+    private func stateTag(_ session: DBSession, manifest: ManifestRequest, teamID: Int64, existing: [String: AppRecord],
                           domains: [DomainRecord]) async throws -> String {
         var lines: [String] = []
+        for domain in domains where manifest.domains.contains(where: { $0.host == domain.host && $0.expect != nil }) {
+            for e in try await session.listExpectations(domainID: domain.id) where e.teamID == teamID {
+                lines.append("expect \(domain.host) \(e.id.uuidString) \(e.version)")
+            }
+        }
         for app in manifest.apps {
             guard let record = existing[app.appID] else { lines.append("app \(app.appID) absent"); continue }
             lines.append("app \(app.appID) \(record.version)")

@@ -84,6 +84,11 @@ struct RegistryReads: Sendable {
     }
 
     private func draftSnapshot(_ domain: DomainRecord, session: DBSession) async throws -> DomainSnapshot {
+        try await Self.draftSnapshot(domain, for: principal, session: session)
+    }
+
+    /// The domain's draft as this principal may see it (`DraftView`).
+    static func draftSnapshot(_ domain: DomainRecord, for principal: Principal, session: DBSession) async throws -> DomainSnapshot {
         let snapshot = try await session.snapshot(of: domain)
         guard !principal.isAdmin else { return snapshot }
         let published = try await session.currentRevision(of: domain)
@@ -172,5 +177,15 @@ struct RegistryReads: Sendable {
 
     func audit(_ filter: AuditFilter) async throws -> [AuditEventRecord] {
         try await work.read { try await $0.listAudit(filter) }
+    }
+
+    // MARK: Guardrails
+
+    /// The suspensions in force on a domain (`*`: all of them).
+    func suspensions(_ scope: String) async throws -> [SuspensionRecord] {
+        try await work.read { session in
+            let domain: DomainRecord? = scope == "*" ? nil : try await Lookup.domain(scope, session: session)
+            return try await session.suspensions(affecting: domain?.id)
+        }
     }
 }

@@ -50,11 +50,16 @@ struct RuleSetChange: DomainChange {
             throw APIProblem.forbidden("team \(app.teamName) has no grant on \(domain.host)")
         }
         if let index = GrantCoverage.firstRuleOutside(rules, prefixes: grant.pathPrefixes, defaults: domain.defaults) {
+            if let reason = GrantCoverage.catchAll(rules[index], domain: domain) {
+                throw APIProblem.invalid(field: bodyField(rules[index].id, index).map { $0 + "/~1" } ?? "/rules/\(index)/~1",
+                                         rule: "catch-all", "\(reason); team \(app.teamName)'s grant on \(domain.host) is "
+                                            + "\(grant.pathPrefixes.joined(separator: ", ")), and only a grant of / may hold a catch-all rule")
+            }
             let path = rules[index].component.objectValue?["/"]?.stringValue.map { "`\($0)`" } ?? "a rule without `/` (every path)"
             throw APIProblem.forbidden("\(path) is outside team \(app.teamName)'s grant on \(domain.host) (\(grant.pathPrefixes.joined(separator: ", ")))")
         }
-        try await RuleCap(maxRulesPerTeam).check(session, domain: domain, team: app.teamName, appID: app.appID,
-                                                 before: current.rules.count, after: rules.count, field: "/rules")
+        try await RuleBudget(maxRulesPerTeam).check(session, domain: domain, team: app.teamName, appID: app.appID,
+                                                    before: current.rules, after: rules, field: "/rules")
         let version = try await session.saveRuleSet(domainID: domain.id, appPK: app.id, rules: rules, previousVersion: current.version)
         var saved = current
         saved.rules = rules
@@ -72,24 +77,5 @@ struct RuleSetChange: DomainChange {
               let index = rules.firstIndex(where: { $0.id.uuidString.lowercased() == ruleID }),
               let base = bodyField(rules[index].id, index) else { return nil }
         return base + JSONPointer(tokens: Array(JSONPointer.tokens(of: finding.path).dropFirst(5))).description
-    }
-}
-
-/// The per-team cap on rules per domain: the rule analysis of a domain grows with its rules, and
-/// one team must not be able to make every write to a shared domain slow.
-struct RuleCap: Sendable {
-    let maximum: Int
-    init(_ maximum: Int) { self.maximum = maximum }
-
-    /// A change may not take a team above the cap (a team above it, after the cap was lowered,
-    /// may still shrink).
-    func check(_ session: DBSession, domain: DomainRecord, team: String, appID: String,
-               before: Int, after: Int, field: String) async throws {
-        guard after > before else { return }
-        let others = try await session.listRuleSets(domainID: domain.id)
-            .filter { $0.teamName == team && $0.appID != appID }.reduce(0) { $0 + $1.rules.count }
-        guard others + after > maximum else { return }
-        throw APIProblem.invalid(field: field, rule: "max-rules",
-            "team \(team) would have \(others + after) rules on \(domain.host); a team may have at most \(maximum) on one domain")
     }
 }

@@ -58,4 +58,13 @@ extension DBSession {
     public func domainIDsGranted(teamID: Int64) async throws -> [Int64] {
         try await all("SELECT domain_id FROM grants WHERE team_id = \(teamID) ORDER BY domain_id", as: Int64.self)
     }
+
+    /// The domains whose file the team's apps can be in: where it holds a grant or has rules.
+    public func domainIDsOfTeam(teamID: Int64) async throws -> [Int64] {
+        try await all("""
+            SELECT domain_id FROM grants WHERE team_id = \(teamID)
+            UNION SELECT rs.domain_id FROM rule_sets rs JOIN apps a ON a.id = rs.app_id WHERE a.team_id = \(teamID)
+            ORDER BY 1
+            """, as: Int64.self)
+    }
 }

@@ -66,3 +66,20 @@ extension DBSession {
         }
     }
 }
+
+extension DBSession {
+    /// The `policy.override` events on a domain after `since` (all of them when nil), oldest first:
+    /// what the next revision lists as forced past the policies.
+    public func overrides(domain host: String, since: Date?) async throws -> [JSONValue] {
+        typealias Row = (Date, String, String?)
+        return try await all("""
+            SELECT at, actor_name, after::text FROM audit_events
+            WHERE domain = \(host) AND action = 'policy.override' AND (\(since)::timestamptz IS NULL OR at > \(since))
+            ORDER BY id
+            """, as: Row.self).map { row in
+            var item: JSONObject = ["at": .string(ISO8601DateFormatter().string(from: row.0)), "actor": .string(row.1)]
+            for member in JSONColumn.decode(row.2)?.objectValue ?? [:] where member.key != "violations" { item.append(member.key, member.value) }
+            return .object(item)
+        }
+    }
+}

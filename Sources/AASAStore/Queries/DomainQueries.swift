@@ -125,7 +125,13 @@ extension DBSession {
                OR a.id IN (SELECT app_id FROM rule_sets WHERE domain_id = \(domain.id))
             ORDER BY a.app_id
             """)
-        return DomainSnapshot(domain: domain, grants: grants, apps: apps, ruleSets: ruleSets)
+        // A suspended team's apps leave the file (the kill switch); its stored rules stay.
+        let suspended = try await suspensions(affecting: domain.id)
+        guard !suspended.isEmpty else { return DomainSnapshot(domain: domain, grants: grants, apps: apps, ruleSets: ruleSets) }
+        let ids = Set(suspended.map(\.teamID)), names = Set(suspended.map(\.teamName))
+        return DomainSnapshot(domain: domain, grants: grants.filter { !ids.contains($0.teamID) },
+                              apps: apps.filter { !ids.contains($0.teamID) },
+                              ruleSets: ruleSets.filter { !names.contains($0.teamName) }, suspendedTeams: names.sorted())
     }
 
     /// Domains other than `exceptID` that write into one of `webRoots`.

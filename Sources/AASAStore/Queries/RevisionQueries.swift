@@ -4,25 +4,27 @@ import PostgresNIO
 
 extension DBSession {
     private static let metadataColumns = """
-        domain_id, number, sha256, octet_length(bytes), actor_token, actor_name, reason, created_at, diff::text, rollback_of
+        domain_id, number, sha256, octet_length(bytes), actor_token, actor_name, reason, created_at, diff::text, rollback_of, overrides::text
         """
-    private typealias MetadataRow = (Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?)
+    private typealias MetadataRow = (Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, String)
 
     private func revisions(_ query: PostgresQuery) async throws -> [RevisionRecord] {
         try await all(query, as: MetadataRow.self).map {
             RevisionRecord(domainID: $0.0, number: $0.1, bytes: [], sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
-                           actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: JSONColumn.decode($0.8), rollbackOf: $0.9)
+                           actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: JSONColumn.decode($0.8), rollbackOf: $0.9,
+                           overrides: JSONColumn.decode($0.10))
         }
     }
 
     /// A revision with its bytes, in one round trip.
     public func revision(domainID: Int64, number: Int) async throws -> RevisionRecord? {
-        typealias Row = (Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, Data)
+        typealias Row = (Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, String, Data)
         return try await all("""
             SELECT \(unescaped: Self.metadataColumns), bytes FROM revisions WHERE domain_id = \(domainID) AND number = \(number)
             """, as: Row.self).first.map {
-            RevisionRecord(domainID: $0.0, number: $0.1, bytes: [UInt8]($0.10), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
-                           actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: JSONColumn.decode($0.8), rollbackOf: $0.9)
+            RevisionRecord(domainID: $0.0, number: $0.1, bytes: [UInt8]($0.11), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
+                           actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: JSONColumn.decode($0.8), rollbackOf: $0.9,
+                           overrides: JSONColumn.decode($0.10))
         }
     }
 
@@ -39,9 +41,9 @@ extension DBSession {
     public func insertRevision(_ r: RevisionRecord) async throws {
         try await write("""
             WITH inserted AS (
-                INSERT INTO revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, diff, rollback_of)
+                INSERT INTO revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, diff, rollback_of, overrides)
                 VALUES (\(r.domainID), \(r.number), \(Data(r.bytes)), \(r.sha256), \(r.actorToken), \(r.actorName), \(r.reason),
-                        \(r.diff.map(JSONColumn.encode))::text::jsonb, \(r.rollbackOf))
+                        \(r.diff.map(JSONColumn.encode))::text::jsonb, \(r.rollbackOf), \(JSONColumn.encode(r.overrides))::text::jsonb)
                 RETURNING domain_id, number)
             UPDATE domains SET current_revision = inserted.number FROM inserted WHERE domains.id = inserted.domain_id
             """)

@@ -73,9 +73,13 @@ public struct RevisionRecord: Sendable, Equatable {
     public var createdAt: Date
     public var diff: JSONValue?
     public var rollbackOf: Int?
+    /// The admin overrides (`force` with a reason) made on the domain since the previous revision.
+    public var overrides: JSONValue
 
     public init(domainID: Int64, number: Int, bytes: [UInt8], sha256: String, byteCount: Int, actorToken: UUID?,
-                actorName: String, reason: String, createdAt: Date, diff: JSONValue?, rollbackOf: Int?) {
+                actorName: String, reason: String, createdAt: Date, diff: JSONValue?, rollbackOf: Int?,
+                overrides: JSONValue = .array([])) {
+        self.overrides = overrides
         self.domainID = domainID
         self.number = number
         self.bytes = bytes
@@ -149,6 +153,8 @@ public struct DomainSnapshot: Sendable {
     /// Apps of teams holding a grant, and apps with rules on the domain.
     public var apps: [AppRecord]
     public var ruleSets: [RuleSetRecord]
+    /// Teams whose apps are left out (suspended on this domain or on every domain).
+    public var suspendedTeams: [String] = []
 }
 
 public struct AuditEventRecord: Sendable, Equatable {

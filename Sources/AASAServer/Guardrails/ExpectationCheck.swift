@@ -1,0 +1,46 @@
+import AASAModel
+import AASAStore
+
+/// `GET /v1/domains/{host}/expectations/check`: every expectation on the domain against the draft
+/// (as the caller may see it) and against the current revision, with the app and rule that
+/// decide each URL.
+struct ExpectationCheck: Sendable {
+    struct Outcome: Sendable {
+        var holds: Bool
+        var opener: String?
+        /// The deciding rule: team, app and rule ID where known, and its pointer.
+        var rule: JSONValue?
+    }
+
+    struct Result: Sendable {
+        var expectation: ExpectationRecord
+        var draft: Outcome
+        /// Nil before the domain's first publish.
+        var published: Outcome?
+    }
+
+    var host: String
+    var revision: Int?
+    var results: [Result]
+
+    static func run(_ host: String, work: RequestWork, principal: Principal) async throws -> ExpectationCheck {
+        try await work.read { session in
+            let domain = try await Lookup.domain(host, session: session)
+            let expectations = try await session.listExpectations(domainID: domain.id)
+            let draft = try await DomainDocument.render(try await RegistryReads.draftSnapshot(domain, for: principal, session: session))
+            let current = try await session.currentRevision(of: domain)
+            let published = current.map { AASAMatcher((try? AASADocument(json: $0.bytes)) ?? AASADocument()) }
+            let results = expectations.map { e -> Result in
+                let kind = ExpectationKind(rawValue: e.kind) ?? .opensNone
+                func outcome(_ matcher: AASAMatcher, document: DomainDocument?) -> Outcome {
+                    let resolution = matcher.resolve(url: e.url)
+                    return Outcome(holds: kind.holds(opener: resolution.appID, appID: e.appID), opener: resolution.appID,
+                                   rule: resolution.rule.map { DomainDocument.ruleReference($0, in: document) })
+                }
+                return Result(expectation: e, draft: outcome(draft.matcher, document: draft),
+                              published: published.map { outcome($0, document: nil) })
+            }
+            return ExpectationCheck(host: domain.host, revision: current?.number, results: results)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import AASAModel
+import Foundation
+import HTTPTypes
+import AASAStore
+
+/// What a golden URL demands of the app that opens it.
+enum ExpectationKind: String, Sendable, CaseIterable {
+    /// This app (one of the expecting team's own) opens the URL.
+    case opens
+    /// No app opens the URL: the browser does.
+    case opensNone
+    /// Whatever opens the URL, it is never this app.
+    case notApp
+
+    func holds(opener: String?, appID: String?) -> Bool {
+        switch self {
+        case .opens: opener != nil && opener == appID
+        case .opensNone: opener == nil
+        case .notApp: opener != appID
+        }
+    }
+}
+
+/// Golden URLs: every team's expectations of a domain, evaluated with the compiled matcher on
+/// every change before it commits. `draft` expectations are checked on every change to the draft
+/// and on every publish; `published` ones on every publish and rollback. A change is refused
+/// (409 `expectation-broken`) when it turns an expectation that holds into one that does not; an
+/// expectation broken by an admin's override no longer blocks anyone, and holds again once a
+/// change mends it. What each evaluation saw is stored, so the next refusal can say what opens
+/// the URL now.
+struct ExpectationPolicy: DomainPolicy {
+    func check(_ candidate: PolicyCandidate, session: DBSession) async throws {
+        let published = candidate.isPublish
+        let expectations = try await session.listExpectations(domainID: candidate.domain.id)
+            .filter { published || $0.source == "draft" }
+        guard !expectations.isEmpty else { return }
+        let matcher = candidate.matcher()
+        var outcomes: [ExpectationOutcome] = []
+        var broken: [JSONValue] = []
+        for expectation in expectations {
+            let resolution = matcher.resolve(url: expectation.url)
+            let holds = ExpectationKind(rawValue: expectation.kind)?.holds(opener: resolution.appID, appID: expectation.appID) ?? true
+            let (held, openerBefore) = published ? (expectation.holdsWhenPublished, expectation.publishedApp)
+                                                 : (expectation.holdsInDraft, expectation.draftApp)
+            if holds != held || resolution.appID != openerBefore {
+                outcomes.append(ExpectationOutcome(id: expectation.id, holds: holds, app: resolution.appID))
+            }
+            if held && !holds {
+                broken.append(Self.report(expectation, before: openerBefore, after: resolution, candidate: candidate, matcher: matcher))
+            }
+        }
+        try await session.updateOutcomes(outcomes, published: published)
+        guard broken.isEmpty else {
+            let stage = published ? "publishing this file" : "this change"
+            throw APIProblem.policy(.conflict, slug: "expectation-broken", title: "The change breaks another team's links",
+                                    detail: "\(stage) would break \(broken.count) golden URL(s) on \(candidate.domain.host): "
+                                        + broken.compactMap { $0.objectValue?["message"]?.stringValue }.joined(separator: "; "),
+                                    violations: broken)
+        }
+    }
+
+    /// One broken expectation: the URL and its owner, what opens it now and after, and the rule
+    /// or order change responsible.
+    static func report(_ e: ExpectationRecord, before: String?, after: Resolution, candidate: PolicyCandidate,
+                       matcher: AASAMatcher) -> JSONValue {
+        var cause = JSONObject()
+        var because: String
+        if let opener = after.appID, let rule = after.rule {
+            let expectedStillMatches = e.kind == ExpectationKind.opens.rawValue && e.appID.map {
+                matcher.decide(appID: $0, url: e.url).decision == .match
+            } == true
+            let reference = candidate.ruleReference(rule)
+            if expectedStillMatches && candidate.action.hasPrefix("order.") {
+                cause.append("kind", .string("order"))
+                because = "the new app order puts \(opener) before \(e.appID ?? "")"
+            } else {
+                cause.append("kind", .string("rule"))
+                because = "rule \(reference.objectValue?["ruleID"]?.stringValue ?? rule.pointer.description) of \(opener)"
+                    + (reference.objectValue?["team"]?.stringValue.map { " (team \($0))" } ?? "") + " opens it"
+                    + (expectedStillMatches ? ", ahead of \(e.appID ?? "") in the app order" : "")
+            }
+            for member in reference.objectValue ?? [:] { cause.append(member.key, member.value) }
+        } else if let expected = e.appID, e.kind == ExpectationKind.opens.rawValue {
+            let decision = matcher.decide(appID: expected, url: e.url)
+            if decision.decision == .exclude, let rule = decision.rule {
+                cause.append("kind", .string("exclude"))
+                because = "an exclude rule of \(expected) now covers it"
+                for member in candidate.ruleReference(rule).objectValue ?? [:] { cause.append(member.key, member.value) }
+            } else {
+                cause.append("kind", .string("no-rule"))
+                cause.append("appID", .string(expected))
+                because = "no rule of \(expected) matches it any more"
+            }
+        } else {
+            cause.append("kind", .string("no-rule"))
+            because = "no app opens it"
+        }
+        cause.append("change", .string(candidate.action))
+        var out: JSONObject = ["expectationID": .string(e.id.uuidString.lowercased()), "url": .string(e.url),
+                               "team": .string(e.teamName), "kind": .string(e.kind), "source": .string(e.source)]
+        if let appID = e.appID { out.append("appID", .string(appID)) }
+        out.append("opensNow", before.map(JSONValue.string) ?? .null)
+        out.append("wouldOpen", after.appID.map(JSONValue.string) ?? .null)
+        out.append("cause", .object(cause))
+        let expected = switch ExpectationKind(rawValue: e.kind) {
+        case .opens?: "opens \(e.appID ?? "")"
+        case .opensNone?: "opens no app"
+        default: "never opens \(e.appID ?? "")"
+        }
+        out.append("message", .string("\(e.url) (team \(e.teamName) expects it \(expected)) would be opened by \(after.appID ?? "no app"), "
+                                      + "not \(before ?? "no app") as now: \(because)"))
+        return .object(out)
+    }
+}

@@ -1,0 +1,67 @@
+import AASAModel
+import HTTPTypes
+import AASAStore
+
+/// The guardrails in force on one domain: the organisation's and the domain's own. Protected
+/// path patterns add up; of two budgets the smaller applies.
+struct EffectiveGuardrails: Sendable {
+    var protectedPaths: [String] = []
+    var maxRulesPerTeam: Int?
+    var maxBytesPerTeam: Int?
+
+    init(_ records: [GuardrailRecord]) {
+        for record in records {
+            for pattern in record.protectedPaths where !protectedPaths.contains(pattern) { protectedPaths.append(pattern) }
+            maxRulesPerTeam = Self.smaller(maxRulesPerTeam, record.maxRulesPerTeam)
+            maxBytesPerTeam = Self.smaller(maxBytesPerTeam, record.maxBytesPerTeam)
+        }
+    }
+
+    static func of(domainID: Int64, session: DBSession) async throws -> EffectiveGuardrails {
+        EffectiveGuardrails(try await session.guardrailsApplying(to: domainID))
+    }
+
+    private static func smaller(_ a: Int?, _ b: Int?) -> Int? {
+        switch (a, b) {
+        case let (a?, b?): min(a, b)
+        default: a ?? b
+        }
+    }
+}
+
+/// Protected paths: no app may open a URL in one of the patterns. Checked on the automata of the
+/// document the change would leave (`ProtectedPaths`), so a rule cannot slip past with a pattern
+/// no sample happens to hit; the refusal (409 `protected-path`) shows a witness URL for each app.
+struct ProtectedPathPolicy: DomainPolicy {
+    func check(_ candidate: PolicyCandidate, session: DBSession) async throws {
+        let patterns = try await EffectiveGuardrails.of(domainID: candidate.domain.id, session: session).protectedPaths
+        guard !patterns.isEmpty else { return }
+        let matcher = candidate.matcher()
+        let document = candidate.document?.document ?? ((try? AASADocument(json: candidate.bytes)) ?? AASADocument())
+        let violations = Self.violations(document, matcher: matcher, patterns: patterns, candidate: candidate)
+        guard violations.isEmpty else {
+            throw APIProblem.policy(.conflict, slug: "protected-path", title: "The change opens a protected path in an app",
+                                    detail: violations.compactMap { $0.objectValue?["message"]?.stringValue }.joined(separator: "; "),
+                                    violations: violations)
+        }
+    }
+
+    static func violations(_ document: AASADocument, matcher: AASAMatcher, patterns: [String], candidate: PolicyCandidate) -> [JSONValue] {
+        let (openings, complete) = ProtectedPaths.openings(in: document, matcher: matcher, patterns: patterns, host: candidate.domain.host)
+        var out: [JSONValue] = openings.map { opening in
+            var item: JSONObject = ["pattern": .string(opening.pattern), "url": .string(opening.url), "appID": .string(opening.appID)]
+            let reference = candidate.ruleReference(opening.rule)
+            item.append("rule", reference)
+            let team = reference.objectValue?["team"]?.stringValue.map { " (team \($0))" } ?? ""
+            item.append("message", .string("\(opening.url) lies in the protected path \(opening.pattern), and \(opening.appID)\(team) "
+                                            + "would open it by its rule at \(opening.rule.pointer)"))
+            return .object(item)
+        }
+        if !complete && out.isEmpty {
+            // A search cut short proves nothing either way: refuse rather than let an unchecked file through.
+            out.append(.object(["message": .string("the protected-path check ran out of its work bound on this file; "
+                                                   + "simplify the rules near the protected paths, or an admin may force it")]))
+        }
+        return out
+    }
+}

@@ -1,0 +1,46 @@
+import AASAModel
+import AASAStore
+
+/// How much of a domain one team's rules may take: the server's cap on rules
+/// (`--max-rules-per-team`) and the guardrails' budgets on rules and on bytes of the file. A change
+/// may not take a team above a budget; a team already above one (the budget was lowered since)
+/// may still shrink. Over budget is 422, naming the team's usage.
+struct RuleBudget: Sendable {
+    /// The server's cap, whatever the guardrails say: the rule analysis of a domain grows with its
+    /// rules, and one team must not be able to make every write to a shared domain slow.
+    let maximum: Int
+    init(_ maximum: Int) { self.maximum = maximum }
+
+    func check(_ session: DBSession, domain: DomainRecord, team: String, appID: String,
+               before: [StoredRule], after: [StoredRule], field: String) async throws {
+        let others = try await session.listRuleSets(domainID: domain.id).filter { $0.teamName == team && $0.appID != appID }
+        let otherRules = others.reduce(0) { $0 + $1.rules.count }
+        if after.count > before.count {
+            if otherRules + after.count > maximum {
+                throw APIProblem.invalid(field: field, rule: "max-rules",
+                    "team \(team) would have \(otherRules + after.count) rules on \(domain.host); a team may have at most \(maximum) on one domain")
+            }
+        }
+        let guardrails = try await EffectiveGuardrails.of(domainID: domain.id, session: session)
+        if let budget = guardrails.maxRulesPerTeam, after.count > before.count, otherRules + after.count > budget {
+            throw APIProblem.invalid(field: field, rule: "budget-rules",
+                "team \(team) would have \(otherRules + after.count) rules on \(domain.host) (it has \(otherRules + before.count) now); "
+                + "its budget there is \(budget)")
+        }
+        if let budget = guardrails.maxBytesPerTeam {
+            let otherBytes = others.reduce(0) { $0 + Self.entryBytes($1.appID, $1.rules) }
+            let (was, will) = (otherBytes + Self.entryBytes(appID, before), otherBytes + Self.entryBytes(appID, after))
+            if will > was, will > budget {
+                throw APIProblem.invalid(field: field, rule: "budget-bytes",
+                    "team \(team)'s entries would take \(will) bytes of \(domain.host)'s file (they take \(was) now); its budget there is \(budget) bytes")
+            }
+        }
+    }
+
+    /// The bytes an app's `details` entry takes in the rendered file (none without rules).
+    static func entryBytes(_ appID: String, _ rules: [StoredRule]) -> Int {
+        guard !rules.isEmpty else { return 0 }
+        let entry: JSONValue = .object(["appIDs": .array([.string(appID)]), "components": .array(rules.map(\.component))])
+        return JSONWriter().string(entry).utf8.count + 1  // and its comma
+    }
+}

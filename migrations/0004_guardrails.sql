@@ -1,0 +1,54 @@
+-- Golden URLs and organisation guardrails (issue 13): each team's expectations of a domain, the
+-- admin-owned guardrails, suspensions (the kill switch), and the overrides a revision carries.
+
+-- A URL on a domain and what must happen to it. `holds_in_draft` / `holds_when_published` are
+-- the promise as it stands: true from registration on, false only after an admin forced a change
+-- that broke it. A change is refused when it turns a holding expectation false. `draft_app` and
+-- `published_app` are what the last evaluation saw open the URL (null: no app), for the
+-- "opens now" of a refusal.
+CREATE TABLE expectations (
+    id                   uuid PRIMARY KEY,
+    domain_id            bigint NOT NULL REFERENCES domains (id) ON DELETE CASCADE,
+    team_id              bigint NOT NULL REFERENCES teams (id) ON DELETE CASCADE,
+    url                  text NOT NULL,
+    kind                 text NOT NULL CHECK (kind IN ('opens', 'opensNone', 'notApp')),
+    app_id               text CHECK ((kind = 'opensNone') = (app_id IS NULL)),
+    source               text NOT NULL CHECK (source IN ('draft', 'published')),
+    description          text,
+    version              bigint NOT NULL DEFAULT 1,
+    holds_in_draft       boolean NOT NULL DEFAULT true,
+    holds_when_published boolean NOT NULL DEFAULT true,
+    draft_app            text,
+    published_app        text,
+    created_at           timestamptz NOT NULL DEFAULT now(),
+    updated_at           timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX expectations_domain ON expectations (domain_id, created_at, id);
+CREATE UNIQUE INDEX expectations_unique ON expectations (domain_id, team_id, url, kind, coalesce(app_id, ''));
+
+-- Guardrails: one global row (domain_id null) and at most one per domain. Protected path
+-- patterns add up; of two budgets the smaller applies.
+CREATE TABLE guardrails (
+    id                 bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    domain_id          bigint UNIQUE REFERENCES domains (id) ON DELETE CASCADE,
+    protected_paths    text[] NOT NULL DEFAULT '{}',
+    max_rules_per_team integer CHECK (max_rules_per_team > 0),
+    max_bytes_per_team integer CHECK (max_bytes_per_team > 0),
+    version            bigint NOT NULL DEFAULT 1,
+    updated_at         timestamptz NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX guardrails_one_global ON guardrails ((domain_id IS NULL)) WHERE domain_id IS NULL;
+
+-- The kill switch: a suspended team's apps leave the rendered file of one domain (or of every
+-- domain: domain_id null) until resumed. Its stored rules are untouched.
+CREATE TABLE suspensions (
+    team_id    bigint NOT NULL REFERENCES teams (id) ON DELETE CASCADE,
+    domain_id  bigint REFERENCES domains (id) ON DELETE CASCADE,
+    reason     text NOT NULL,
+    created_by text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE UNIQUE INDEX suspensions_scope ON suspensions (team_id, coalesce(domain_id, 0));
+
+-- The admin overrides (`force` with a reason) made since the previous revision, shown with it.
+ALTER TABLE revisions ADD COLUMN overrides jsonb NOT NULL DEFAULT '[]';
