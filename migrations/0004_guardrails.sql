@@ -52,3 +52,23 @@ CREATE UNIQUE INDEX suspensions_scope ON suspensions (team_id, coalesce(domain_i
 
 -- The admin overrides (`force` with a reason) made since the previous revision, shown with it.
 ALTER TABLE revisions ADD COLUMN overrides jsonb NOT NULL DEFAULT '[]';
+
+-- A domain's expectations as a whole have a version, bumped by every write to them (a trigger, so
+-- no write path can forget it): servers keep a domain's expectations in memory under it and read
+-- the table again only when it moves. Drawn from a sequence, never reused: a version seen in a
+-- transaction that rolled back never names other contents later.
+CREATE SEQUENCE expectation_versions;
+ALTER TABLE domains ADD COLUMN expectations_version bigint NOT NULL DEFAULT 0;
+CREATE FUNCTION expectations_touch_domain() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE domains SET expectations_version = nextval('expectation_versions')
+    WHERE id IN (SELECT domain_id FROM changed_rows);
+    RETURN NULL;
+END
+$$;
+CREATE TRIGGER expectations_inserted AFTER INSERT ON expectations
+    REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION expectations_touch_domain();
+CREATE TRIGGER expectations_updated AFTER UPDATE ON expectations
+    REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION expectations_touch_domain();
+CREATE TRIGGER expectations_deleted AFTER DELETE ON expectations
+    REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION expectations_touch_domain();

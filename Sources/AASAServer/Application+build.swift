@@ -23,7 +23,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
 
     let served = ServedFiles()
     // The organisation's domain policies: checked on every change to a draft and on every publish.
-    let policies = DomainPolicies.standard
+    let policies = DomainPolicies.standard()
     let publisher = Publisher(database: database, served: served, policies: policies, webRootBases: config.webRootBases)
 
     let router = Router(context: AppRequestContext.self)

@@ -156,6 +156,39 @@ import Testing
         }
     }
 
+    /// Golden URLs, guardrails and the kill switch through `aasactl`: a refusal printed with the
+    /// URL it protects, `--force-reason`, `expectations check`'s exit code, suspend and resume.
+    @Test func expectationsGuardrailsAndSuspension() async throws {
+        try await Self.withServer { server, cli, _ in
+            try await Self.setUpShop(cli, server: server)
+            let shop = ["--profile", "shop"]
+            #expect(try await cli.run(["apps", "create", Self.shopApp] + shop).status == 0)
+            #expect(try await cli.run(["rules", "add", "example.com", Self.shopApp, "--path", "/shop/*"] + shop).status == 0)
+            let add = try await cli.run(["expectations", "add", "example.com", "https://example.com/shop/1", "--opens", Self.shopApp] + shop)
+            #expect(add.status == 0, "\(add)")
+            let list = try await cli.run(["expectations", "list", "example.com"] + shop)
+            #expect(list.out.contains("https://example.com/shop/1") && list.out.contains("opens \(Self.shopApp)"), "\(list)")
+            #expect(try await cli.run(["expectations", "check", "example.com"] + shop).status == 0)
+
+            // Removing the rule breaks the golden URL: refused, and the URL is named.
+            let rules = try await cli.run(["rules", "list", "example.com", Self.shopApp, "--output", "json"] + shop)
+            let ruleID = try #require((try JSONParser.parse(rules.out).value.objectValue?["rules"]?.arrayValue?.first?.objectValue?["id"]?.stringValue))
+            let refused = try await cli.run(["rules", "delete", "example.com", Self.shopApp, ruleID] + shop)
+            #expect(refused.status == 1)
+            #expect(refused.err.contains("https://example.com/shop/1") && refused.err.contains("HTTP 409"), "\(refused)")
+            let forced = try await cli("rules", "delete", "example.com", Self.shopApp, ruleID, "--force-reason", "retiring the shop")
+            #expect(forced.status == 0, "\(forced)")
+            #expect(try await cli.run(["expectations", "check", "example.com"] + shop).status == 1)
+
+            #expect(try await cli("guardrails", "set", "--protect", "/account/*", "--max-rules-per-team", "50").status == 0)
+            #expect(try await cli("guardrails", "show").out.contains("/account/*"))
+            let suspend = try await cli("suspend", "shop", "--host", "example.com", "--reason", "incident 42")
+            #expect(suspend.status == 0, "\(suspend)")
+            #expect(suspend.out.contains("example.com: revision"))
+            #expect(try await cli("resume", "shop", "--host", "example.com").status == 0)
+        }
+    }
+
     @Test func planAndApply() async throws {
         try await Self.withServer { server, cli, _ in
             try await Self.setUpShop(cli, server: server)

@@ -78,3 +78,30 @@ wrk_pct() { awk -v p="$2" '$1 == p {print $2}' <<<"$1"; }
 wrk_errors() { awk '/Non-2xx/ {print $5}' <<<"$1" | grep . || echo 0; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
 peak_rss() { awk '/VmHWM/ {printf "%.1f MiB", $2/1024}' "/proc/$1/status"; }
+
+# shared_domain_fixture WORK: the domain shared.example with 20 teams' apps (team0 … team19,
+# ABCDE12345.com.teamN.app) of 10 rules each under /tN, 200 rules in all, and WORK/rules.lua: a
+# wrk script whose every request PUTs team0's 10 rules anew (nothing reused between requests).
+shared_domain_fixture() {
+  local work=$1
+  api -d '{"host":"shared.example"}' /v1/domains
+  for t in $(seq 0 19); do
+    app=ABCDE12345.com.team$t.app
+    api -d "{\"name\":\"team$t\"}" /v1/teams
+    api -d "{\"appID\":\"$app\"}" /v1/teams/team$t/apps
+    api -X PUT -d "{\"pathPrefixes\":[\"/t$t\"]}" /v1/domains/shared.example/grants/team$t
+    rules=$(python3 -c "import json; print(json.dumps({'rules': [{'/': f'/t$t/s{k}/*'} if k % 3 else {'/': f'/t$t/s{k}/*', '?': {'q': '?*'}} for k in range(10)]}))")
+    api -X PUT -d "$rules" "/v1/domains/shared.example/apps/$app/rules"
+  done
+  cat > "$work/rules.lua" <<'LUA'
+local token = os.getenv("BENCH_TOKEN")
+local n = 0
+request = function()
+  n = n + 1
+  local rules = {}
+  for k = 0, 9 do rules[#rules + 1] = string.format('{"/":"/t0/s%d/v%d/*"}', k, n) end
+  return wrk.format("PUT", "/v1/domains/shared.example/apps/ABCDE12345.com.team0.app/rules",
+    {["Authorization"] = "Bearer " .. token, ["Content-Type"] = "application/json"}, '{"rules":[' .. table.concat(rules, ",") .. ']}')
+end
+LUA
+}

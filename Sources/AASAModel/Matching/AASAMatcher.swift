@@ -108,7 +108,11 @@ public struct AASAMatcher: Sendable {
 
     /// Which app opens `url`, with every app's own decision.
     public func resolve(url: String, domain: String? = nil) -> Resolution {
-        let split = SplitURL(url)
+        resolve(SplitURL(url), domain: domain)
+    }
+
+    /// `resolve(url:)` for a URL split once and asked about many times (golden URLs).
+    public func resolve(_ split: SplitURL, domain: String? = nil) -> Resolution {
         var decisions = [AppDecision?](repeating: nil, count: appIDs.count)
         var opener: Int?
         if hostMatches(split, domain) {

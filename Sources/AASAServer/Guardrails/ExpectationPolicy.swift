@@ -29,16 +29,19 @@ enum ExpectationKind: String, Sendable, CaseIterable {
 /// change mends it. What each evaluation saw is stored, so the next refusal can say what opens
 /// the URL now.
 struct ExpectationPolicy: DomainPolicy {
+    let cache: ExpectationCache
+
     func check(_ candidate: PolicyCandidate, session: DBSession) async throws {
         let published = candidate.isPublish
-        let expectations = try await session.listExpectations(domainID: candidate.domain.id)
-            .filter { published || $0.source == "draft" }
+        let expectations = try await cache.expectations(domainID: candidate.domain.id, session: session)
+            .filter { published || $0.record.source == "draft" }
         guard !expectations.isEmpty else { return }
         let matcher = candidate.matcher()
         var outcomes: [ExpectationOutcome] = []
         var broken: [JSONValue] = []
-        for expectation in expectations {
-            let resolution = matcher.resolve(url: expectation.url)
+        for prepared in expectations {
+            let expectation = prepared.record
+            let resolution = matcher.resolve(prepared.url)
             let holds = ExpectationKind(rawValue: expectation.kind)?.holds(opener: resolution.appID, appID: expectation.appID) ?? true
             let (held, openerBefore) = published ? (expectation.holdsWhenPublished, expectation.publishedApp)
                                                  : (expectation.holdsInDraft, expectation.draftApp)

@@ -54,8 +54,11 @@ struct DomainPolicies: Sendable {
 
     init(_ all: [any DomainPolicy] = []) { self.all = all }
 
-    /// Golden URLs and protected paths, the policies every server runs.
-    static let standard = DomainPolicies([ExpectationPolicy(), ProtectedPathPolicy()])
+    /// Golden URLs and protected paths, the policies every server runs (one set per server: the
+    /// expectation cache is its database's).
+    static func standard() -> DomainPolicies {
+        DomainPolicies([ExpectationPolicy(cache: ExpectationCache()), ProtectedPathPolicy()])
+    }
 
     func check(_ candidate: PolicyCandidate, session: DBSession) async throws {
         for policy in all {

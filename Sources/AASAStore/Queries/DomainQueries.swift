@@ -7,9 +7,9 @@ extension DBSession {
         d.id, d.host,
         coalesce((SELECT array_agg(h.host ORDER BY h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT h.is_primary), '{}'),
         d.substitution_variables::text, d.defaults::text, d.web_roots, d.created_at, d.updated_at, d.version,
-        d.app_order, d.order_version, d.current_revision, d.auto_publish, d.legacy_root_path
+        d.app_order, d.order_version, d.current_revision, d.auto_publish, d.legacy_root_path, d.expectations_version
         """
-    private typealias DomainRow = (Int64, String, [String], String, String, [String], Date, Date, Int64, [String], Int64, Int?, Bool, Bool)
+    private typealias DomainRow = (Int64, String, [String], String, String, [String], Date, Date, Int64, [String], Int64, Int?, Bool, Bool, Int64)
 
     private func domains(_ query: PostgresQuery) async throws -> [DomainRecord] {
         try await all(query, as: DomainRow.self).map { row in
@@ -20,7 +20,8 @@ extension DBSession {
                 defaults: DomainDefaults(caseSensitive: defaults?["caseSensitive"]?.boolValue,
                                          percentEncoded: defaults?["percentEncoded"]?.boolValue),
                 webRoots: row.5, createdAt: row.6, updatedAt: row.7, version: row.8,
-                appOrder: row.9, orderVersion: row.10, currentRevision: row.11, autoPublish: row.12, legacyRootPath: row.13)
+                appOrder: row.9, orderVersion: row.10, currentRevision: row.11, autoPublish: row.12, legacyRootPath: row.13,
+                expectationsVersion: row.14)
         }
     }
 

@@ -17,6 +17,11 @@ extension DBSession {
         }
     }
 
+    /// The version of the domain's expectations as a whole (see `DomainRecord.expectationsVersion`).
+    public func expectationsVersion(domainID: Int64) async throws -> Int64 {
+        try await first("SELECT expectations_version FROM domains WHERE id = \(domainID)", as: Int64.self) ?? 0
+    }
+
     /// Every expectation on the domain, oldest first.
     public func listExpectations(domainID: Int64) async throws -> [ExpectationRecord] {
         try await expectations("""

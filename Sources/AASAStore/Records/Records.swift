@@ -57,6 +57,8 @@ public struct DomainRecord: Sendable, Equatable {
     public var currentRevision: Int?
     public var autoPublish: Bool
     public var legacyRootPath: Bool
+    /// Moves on every write to the domain's expectations (never reused): a cache key for them.
+    public var expectationsVersion: Int64
 }
 
 /// An immutable published file of a domain.

@@ -12,6 +12,8 @@ import Foundation
 ///         ABCDE12345.com.example.shop:
 ///           - "/": "/shop/*"
 ///           - { "/": "/shop/admin/*", exclude: true }
+///         expect:                     # optional: the team's golden URLs here, replaced as a whole
+///           - { url: "https://example.com/shop/1", kind: opens, appID: ABCDE12345.com.example.shop }
 ///
 /// It becomes the API's manifest body (arrays, so errors carry pointers); `describe` turns such a
 /// pointer back into the file's own terms.
@@ -19,7 +21,7 @@ struct ManifestFile: Sendable {
     var path: String
     var team: String?
     var apps: [(appID: String, services: JSONValue?)]
-    var domains: [(host: String, apps: [(appID: String, rules: [JSONValue])])]
+    var domains: [(host: String, apps: [(appID: String, rules: [JSONValue])], expect: [JSONValue]?)]
 
     static func load(_ path: String) throws -> ManifestFile {
         let text = String(decoding: try CLIOutput.read(path), as: UTF8.self)
@@ -52,18 +54,25 @@ struct ManifestFile: Sendable {
         domains = []
         for domain in root["domains"]?.objectValue ?? [:] {
             guard let byApp = domain.value.objectValue else {
-                if domain.value == .null { domains.append((domain.key, [])); continue }
+                if domain.value == .null { domains.append((domain.key, [], nil)); continue }
                 throw CLIFailure("\(path): domains.\(domain.key) is a mapping of app IDs to rule lists")
             }
             var entries: [(appID: String, rules: [JSONValue])] = []
+            var expect: [JSONValue]?
             for app in byApp {
+                // `expect` cannot be an app ID (those have a Team ID and a dot): the golden URLs.
+                if app.key == "expect" {
+                    guard let list = app.value.arrayValue else { throw CLIFailure("\(path): domains.\(domain.key).expect is a list of expectations") }
+                    expect = list
+                    continue
+                }
                 switch app.value {
                 case .array(let rules): entries.append((app.key, rules))
                 case .null: entries.append((app.key, []))
                 default: throw CLIFailure("\(path): domains.\(domain.key).\(app.key) is a list of rules")
                 }
             }
-            domains.append((domain.key, entries))
+            domains.append((domain.key, entries, expect))
         }
         if root["domains"] != nil && root["domains"]?.objectValue == nil && root["domains"] != .null {
             throw CLIFailure("\(path): domains is a mapping of hosts")
@@ -79,9 +88,11 @@ struct ManifestFile: Sendable {
                 return .object(o)
             }),
             "domains": .array(domains.map { domain in
-                .object(["host": .string(domain.host), "apps": .array(domain.apps.map {
+                var o: JSONObject = ["host": .string(domain.host), "apps": .array(domain.apps.map {
                     .object(["appID": .string($0.appID), "rules": .array($0.rules)])
-                })])
+                })]
+                if let expect = domain.expect { o.append("expect", .array(expect)) }
+                return .object(o)
             }),
         ]
         if let publishReason {
@@ -115,6 +126,9 @@ struct ManifestFile: Sendable {
                 if tokens.first == "rules" {
                     tokens = tokens.dropFirst()
                 }
+            } else if tokens.first == "expect" {
+                out += ".expect"
+                tokens = tokens.dropFirst()
             }
         } else {
             return field

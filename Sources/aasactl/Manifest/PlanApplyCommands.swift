@@ -50,6 +50,10 @@ enum PlanText {
             for rules in ruleChanges {
                 lines.append("  ~ \(Table.value(rules, "appID")): \(Table.value(rules, "rulesBefore")) -> \(Table.value(rules, "rulesAfter")) rules (\(Table.value(rules, "action")))")
             }
+            for e in domain.objectValue?["expectations"]?.arrayValue ?? [] where Table.value(e, "action") != "unchanged" {
+                let sign = ["create": "+", "delete": "-"][Table.value(e, "action")] ?? "~"
+                lines.append("  \(sign) expect \(Table.value(e, "url")) \(Expectations.target(e))")
+            }
             if changed, let diff = domain.objectValue?["diff"] {
                 lines += DocumentDiff.textLines(json: diff).map { "    " + $0 }
             }

@@ -55,8 +55,12 @@ struct APIClient: Sendable {
     var attempts = 4
     var timeout: TimeAmount = .seconds(30)
     var onRetry: @Sendable (String) -> Void = { _ in }
+    /// `--force-reason`: every change this client sends is an admin override with this reason.
+    var forceReason: String?
 
-    static func path(_ parts: String...) -> String {
+    static func path(_ parts: String...) -> String { path(parts) }
+
+    static func path(_ parts: [String]) -> String {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "/?#%")
         return "/" + parts.map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }.joined(separator: "/")
@@ -72,6 +76,8 @@ struct APIClient: Sendable {
               headers extra: [(String, String)] = []) async throws -> APIResponse {
         var url = server.hasSuffix("/") ? String(server.dropLast()) : server
         url += path
+        var query = query
+        if let forceReason, method != .GET { query += [("force", "true"), ("reason", forceReason)] }
         let items = query.compactMap { name, value in value.map { (name, $0) } }
         if !items.isEmpty {
             var allowed = CharacterSet.urlQueryAllowed

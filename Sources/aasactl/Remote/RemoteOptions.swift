@@ -25,6 +25,10 @@ struct RemoteOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Print nothing on success.")
     var quiet = false
 
+    @Option(help: ArgumentHelp("Admins: force a change past the domain policies (golden URLs, protected paths), for this reason.",
+                               discussion: "Sent as force=true&reason=… on the change; audited as policy.override."))
+    var forceReason: String?
+
     func connection() throws -> (client: APIClient, team: String?) {
         let env = ProcessInfo.processInfo.environment
         let profiles = try Profiles.load()
@@ -37,6 +41,7 @@ struct RemoteOptions: ParsableArguments {
         let token = token ?? env["AASA_TOKEN"] ?? saved?.token
         let quiet = quiet
         var client = APIClient(server: server, token: token)
+        client.forceReason = forceReason
         client.onRetry = { message in if !quiet { CLIOutput.error("aasactl: \(message)") } }
         // The profile's team only when the profile also supplied the token.
         let team = (self.token == nil && env["AASA_TOKEN"] == nil) ? saved?.team : nil
