@@ -37,6 +37,9 @@ struct GuardrailService: Sendable {
         for (field, value) in [("/maxRulesPerTeam", input.maxRulesPerTeam), ("/maxBytesPerTeam", input.maxBytesPerTeam)] {
             if let value, value < 1 { errors.append(FieldError(field: field, rule: "minimum", message: "a budget is at least 1")) }
         }
+        if let rules = input.maxRulesPerTeam, rules > 100_000 {
+            errors.append(FieldError(field: "/maxRulesPerTeam", rule: "maximum", message: "a rule budget is at most 100000"))
+        }
         if let bytes = input.maxBytesPerTeam, bytes > AASAValidator.maxFileSize {
             errors.append(FieldError(field: "/maxBytesPerTeam", rule: "maximum", message: "a byte budget is at most the file's limit, \(AASAValidator.maxFileSize)"))
         }

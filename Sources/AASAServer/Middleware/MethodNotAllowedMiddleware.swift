@@ -12,14 +12,19 @@ final class RouteTable: Sendable {
         routes.withLock { $0.append((method, template.split(separator: "/"))) }
     }
 
-    /// The methods declared for `path`; `{name}` segments match any one segment.
+    /// The methods declared for `path`; `{name}` segments match any one segment. Where templates
+    /// disagree (`/expectations/check` and `/expectations/{id}`), the router takes the one with
+    /// the most literal segments and does not fall back, so only that one's methods count.
     func methods(for path: String) -> [HTTPRequest.Method] {
         let parts = path.split(separator: "/")
-        return routes.withLock { routes in
+        let matching = routes.withLock { routes in
             routes.filter { route in
                 route.segments.count == parts.count && zip(route.segments, parts).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
-            }.map(\.method)
+            }
         }
+        func literals(_ segments: [Substring]) -> Int { segments.filter { !$0.hasPrefix("{") }.count }
+        let best = matching.map { literals($0.segments) }.max()
+        return matching.filter { literals($0.segments) == best }.map(\.method)
     }
 }
 

@@ -11,6 +11,9 @@ struct PolicyOverride: Sendable {
     /// The override a request asks for: nil without `force=true`; 403 for a caller who is not an
     /// admin, 400 without a reason.
     static func from(force: String?, reason: String?, principal: Principal) throws -> PolicyOverride? {
+        if let reason, reason.count > 1000 {
+            throw APIProblem.badRequest("a reason is at most 1000 characters", field: "reason", rule: "maxLength")
+        }
         guard let force else { return nil }
         switch force {
         case "false": return nil
@@ -22,7 +25,6 @@ struct PolicyOverride: Sendable {
         }
         let reason = (reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !reason.isEmpty else { throw APIProblem.badRequest("force needs a reason: say why", field: "reason", rule: "required") }
-        guard reason.count <= 1000 else { throw APIProblem.badRequest("a reason is at most 1000 characters", field: "reason", rule: "maxLength") }
         return PolicyOverride(reason: reason)
     }
 }
