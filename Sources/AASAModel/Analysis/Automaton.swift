@@ -201,13 +201,7 @@ enum LanguageOps {
             head += 1
             guard budget.spend(1 + a.edges[node.p].count * b.edges[node.q].count) else { return nil }
             if a.accepting[node.p] && b.accepting[node.q] {
-                var witness: [UInt32] = []
-                var cursor = node
-                while let (previous, c) = parent[cursor] {
-                    witness.append(c)
-                    cursor = previous
-                }
-                return .some(witness.reversed())
+                return .some(path(to: node, parent: parent))
             }
             for ea in a.edges[node.p] {
                 for eb in b.edges[node.q] {
@@ -225,6 +219,17 @@ enum LanguageOps {
             }
         }
         return .some(nil)
+    }
+
+    /// The scalars a breadth-first search took to reach `node`, read back along `parent`.
+    static func path<Node: Hashable>(to node: Node, parent: [Node: (Node, UInt32)]) -> [UInt32] {
+        var witness: [UInt32] = []
+        var cursor = node
+        while let (previous, c) = parent[cursor] {
+            witness.append(c)
+            cursor = previous
+        }
+        return witness.reversed()
     }
 
     /// True when every string `a` accepts, `b` accepts too; nil when unknown (work bound).
@@ -308,13 +313,7 @@ extension LanguageOps {
             let node = queue[head]
             head += 1
             if accepting(node) {
-                var witness: [UInt32] = []
-                var cursor = node
-                while let (previous, c) = parent[cursor] {
-                    witness.append(c)
-                    cursor = previous
-                }
-                return .some(witness.reversed())
+                return .some(path(to: node, parent: parent))
             }
             characters: for c in reps {
                 var next: Node = []
