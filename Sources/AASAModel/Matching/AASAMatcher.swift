@@ -52,6 +52,8 @@ public struct AASAMatcher: Sendable {
     let ruleApps: [[Int]]
     let appNumbers: [String: Int]
     let index: RuleIndex
+    /// The document's compiler (its substitution variables): explanations compile what-if variants.
+    let compiler: RuleCompiler
 
     public init(_ document: AASADocument) {
         var appIDs: [String] = []
@@ -89,6 +91,7 @@ public struct AASAMatcher: Sendable {
         self.rules = rules
         self.ruleApps = ruleApps
         self.index = RuleIndex(rules)
+        self.compiler = compiler
     }
 
     /// What the system decides for `appID` and `url`. With a `domain`, a URL on another host is
@@ -137,7 +140,7 @@ public struct AASAMatcher: Sendable {
             excluded: excluded, appIDs: appIDs, decided: decisions)
     }
 
-    private func hostMatches(_ url: SplitURL, _ domain: String?) -> Bool {
+    func hostMatches(_ url: SplitURL, _ domain: String?) -> Bool {
         guard let domain, !(domain.isEmpty && Readings.emptyDomainSkipsHostCheck), let host = url.host else { return true }
         return host == HostName.comparable(domain)
     }

@@ -72,7 +72,18 @@ extension APIImplementation {
         let answer = try await reads(principal).matchSource(urlHost: urlHost, draft: source == .draft)
         var result = Components.Schemas.MatchResult(url: body.url, host: answer.host, source: source == .draft ? .draft : .published,
                                                     revision: answer.revision, decisions: [], wildcardParent: answer.wildcardParent)
+        var serverHints: [Explanation.Hint] = []
+        if let parent = answer.wildcardParent {
+            serverHints.append(.init(code: "wildcard-subdomain", message: "no domain here answers to \(urlHost); an app whose entitlement is "
+                                     + "applinks:*.\(parent) asks for \(urlHost)'s own file, which this service does not publish", rule: nil))
+        } else if urlHost != answer.host {
+            serverHints.append(.init(code: "host-alias", message: "\(urlHost) is an alias of \(answer.host): it serves \(answer.host)'s file, "
+                                     + "and an app needs applinks:\(urlHost) in its entitlements for it", rule: nil))
+        }
         guard let bytes = answer.bytes else {
+            if body.explain == true {
+                result.explanation = .init(apps: [], hints: serverHints.map { .init(code: $0.code, message: $0.message) })
+            }
             if answer.wildcardParent == nil && source == .published {
                 throw APIProblem.notFound("\(answer.host) has not been published yet; ask with source: draft")
             }
@@ -80,7 +91,12 @@ extension APIImplementation {
         }
         let document = try AASADocument(json: bytes)
         // The file is served for the URL's own host (an alias included), so the host check uses it.
-        let resolution = AASAMatcher(document).resolve(url: body.url, domain: urlHost)
+        let matcher = AASAMatcher(document)
+        let resolution = matcher.resolve(url: body.url, domain: urlHost)
+        if body.explain == true {
+            result.explanation = ExplanationJSON.explanation(matcher.explain(url: body.url, domain: urlHost, expectedApp: body.expectedAppID),
+                                                             document: answer.document, serverHints: serverHints)
+        }
         result.appID = resolution.appID
         result.decisions = resolution.decisions.map {
             .init(appID: $0.appID, decision: $0.decision.decision == .match ? .match : $0.decision.decision == .exclude ? .exclude : .none)

@@ -31,6 +31,12 @@ struct Match: AsyncParsableCommand {
     @Option(help: "The host the file is served for: URLs on other hosts open no app.")
     var domain: String?
 
+    @Flag(help: "Explain: each app's rules in order, the first component that failed, the closest rule and hints.")
+    var explain = false
+
+    @Option(name: .customLong("expect"), help: "With --explain: the app you expected to open the URL.")
+    var expectedApp: String?
+
     @Argument(help: "URLs (https://host/path?query#fragment) or bare paths (/path).")
     var urls: [String]
 
@@ -47,6 +53,19 @@ struct Match: AsyncParsableCommand {
         }
         let matcher = AASAMatcher(document)
         let results = urls.map { (url: $0, resolution: matcher.resolve(url: $0, domain: domain)) }
+        if explain {
+            let explained = urls.map { (url: $0, explanation: matcher.explain(url: $0, domain: domain, expectedApp: expectedApp)) }
+            if json {
+                CLIOutput.json(.array(explained.map { .object(["url": .string($0.url), "appID": $0.explanation.resolution.appID.map(JSONValue.string) ?? .null,
+                                                               "explanation": $0.explanation.jsonValue]) }), pretty: false)
+                return
+            }
+            for (url, e) in explained {
+                CLIOutput.print("\(url) -> \(e.resolution.appID ?? "none")")
+                Explanation.textLines(json: e.jsonValue).forEach(CLIOutput.print)
+            }
+            return
+        }
         if json {
             CLIOutput.json(.array(results.map { $0.resolution.jsonValue(url: $0.url) }), pretty: false)
             return
@@ -64,9 +83,10 @@ struct Match: AsyncParsableCommand {
         let client = try remote.client
         var answers: [APIResponse] = []
         for url in urls {
-            answers.append(try await client.send(.POST, "/v1/match", body: .object([
-                "url": .string(url), "source": .string(draft ? "draft" : "published"),
-            ])))
+            var body: JSONObject = ["url": .string(url), "source": .string(draft ? "draft" : "published")]
+            if explain { body.append("explain", .bool(true)) }
+            if let expectedApp { body.append("expectedAppID", .string(expectedApp)) }
+            answers.append(try await client.send(.POST, "/v1/match", body: .object(body)))
         }
         if json || remote.output == .json {
             if !remote.quiet { CLIOutput.json(.array(try answers.map { try $0.json() })) }
@@ -85,7 +105,7 @@ struct Match: AsyncParsableCommand {
                     line += " (excluded: an exclude rule decides it for \(excluded.map { Table.value($0, "appID") }.joined(separator: ", ")))"
                 }
                 if let parent = r.objectValue?["wildcardParent"]?.stringValue { line += " (no domain of its own: apps with applinks:*.\(parent) read \(parent)'s file)" }
-                return [line]
+                return [line] + (r.objectValue?["explanation"].map(Explanation.textLines) ?? [])
             }
         }
     }
