@@ -188,4 +188,25 @@ struct RegistryReads: Sendable {
             return try await session.suspensions(affecting: domain?.id)
         }
     }
+
+    /// The hosts (primary and aliases, punycode) the app needs per service: `applinks` where it has
+    /// rules, each other service where it has that service and its team's grant gives it.
+    func entitlementHosts(_ appID: String) async throws -> (app: AppRecord, hosts: [AppService: [String]]) {
+        try await work.read { session in
+            let app = try await Lookup.visibleApp(appID, principal, session: session)
+            var hosts: [AppService: [String]] = [:]
+            for id in try await session.domainIDsWithRules(appPK: app.id) {
+                guard let domain = try await session.domain(id: id), app.services.contains(.applinks),
+                      !(try await session.ruleSet(domainID: id, app: app)).rules.isEmpty else { continue }
+                hosts[.applinks, default: []] += [domain.host] + domain.aliases
+            }
+            for id in try await session.domainIDsGranted(teamID: app.teamID) {
+                guard let domain = try await session.domain(id: id), let grant = try await session.grant(domainID: id, teamID: app.teamID) else { continue }
+                for service in grant.services where app.services.contains(service) {
+                    hosts[service, default: []] += [domain.host] + domain.aliases
+                }
+            }
+            return (app, hosts)
+        }
+    }
 }

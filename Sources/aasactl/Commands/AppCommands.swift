@@ -67,3 +67,20 @@ struct Apps: AsyncParsableCommand {
         }
     }
 }
+
+/// `aasactl entitlements APPID`: what goes in the app's associated-domains entitlement.
+struct Entitlements: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "The com.apple.developer.associated-domains array the app needs for the files published here.")
+    @OptionGroup var remote: RemoteOptions
+    @Argument var appID: String
+    @Option(help: "developer (bypasses Apple's CDN on development devices), managed, or developer+managed.") var mode: String?
+    @Flag(help: "Print an .entitlements property list.") var plist = false
+    func run() async throws {
+        let response = try await remote.client.send(.GET, APIClient.path("v1", "apps", appID, "entitlements"), query: [("mode", mode)])
+        try remote.show(response) { json in
+            if plist { return [json.objectValue?["plist"]?.stringValue ?? ""] }
+            return (json.objectValue?["associatedDomains"]?.arrayValue ?? []).compactMap(\.stringValue)
+        }
+    }
+}
