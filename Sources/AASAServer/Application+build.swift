@@ -43,24 +43,30 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     router.add(middleware: IdempotencyMiddleware(database: database))
     let pipeline = DomainChangePipeline(database: database, publisher: publisher, served: served, policies: policies,
                                         skipValidation: config.skipValidationForBenchmark)
+    let fetcher = try AppleFetcher(config: config.fetch)
     let api = APIImplementation(services: ServiceSet(database: database, migrator: migrator), metrics: .shared, served: served, publisher: publisher,
                                 pipeline: pipeline,
-                                webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain)
+                                webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain,
+                                fetcher: fetcher)
     try api.registerHandlers(on: RouteRecordingTransport(inner: router, table: routes))
     RevisionFileRoute(database: database).register(on: router)
     routes.add(.get, RevisionFileRoute.path)
     routes.add(.get, WellKnownMiddleware.path)
     routes.add(.head, WellKnownMiddleware.path)
 
+    var services: [any Service] = [
+        client,
+        IdempotencyJanitor(database: database, retention: config.idempotencyRetention, logger: logger),
+        RevisionFollower(database: database, served: served, logger: logger),
+        Reconciler(database: database, publisher: publisher, logger: logger),
+    ]
+    if let interval = config.cdnInterval {
+        services.append(CDNMonitor(database: database, fetcher: fetcher, interval: interval, gap: config.cdnGap, logger: logger))
+    }
     var app = Application(
         router: router,
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: "aasad"),
-        services: [
-            client,
-            IdempotencyJanitor(database: database, retention: config.idempotencyRetention, logger: logger),
-            RevisionFollower(database: database, served: served, logger: logger),
-            Reconciler(database: database, publisher: publisher, logger: logger),
-        ],
+        services: services,
         logger: logger)
     app.beforeServerStarts {
         // Refuse to serve a database that is behind, ahead, or whose applied files were edited.

@@ -20,7 +20,7 @@ struct AASACtl: AsyncParsableCommand {
             Lint.self, Match.self, Render.self, Diff.self, Decide.self, Validate.self,
             Login.self, Whoami.self, Teams.self, Tokens.self, Apps.self, Domains.self, Grants.self,
             Rules.self, Order.self, Draft.self, Report.self, Publish.self, Revisions.self, Rollback.self,
-            Entitlements.self, Expectations.self, Guardrails.self, Suspend.self, Resume.self, Audit.self, Plan.self, Apply.self,
+            Probe.self, CDN.self, Entitlements.self, Expectations.self, Guardrails.self, Suspend.self, Resume.self, Audit.self, Plan.self, Apply.self,
         ]
     )
 

@@ -28,6 +28,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The most rules one team may keep on one domain (env AASA_MAX_RULES_PER_TEAM, default 1000)")
     var maxRulesPerTeam: Int?
 
+    @Option(help: "Seconds between two passes of the Apple CDN monitor; 0 turns it off (env AASA_CDN_INTERVAL, default off)")
+    var cdnInterval: Int?
+
+    @Option(help: "Apple's CDN, where <base><host> answers for a host (env AASA_CDN_BASE_URL, default https://app-site-association.cdn-apple.com/a/v1/)")
+    var cdnBaseURL: String?
+
+    @Option(help: "Extra trust roots (PEM) for the probe and the CDN monitor, besides the system store (env AASA_PROBE_CA_FILE)")
+    var probeCAFile: String?
+
     func run() async throws {
         let address = listen ?? database.environment["AASA_LISTEN"] ?? "127.0.0.1:8080"
         guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]) else {
@@ -43,6 +52,17 @@ struct Serve: AsyncParsableCommand {
         if let cap = maxRulesPerTeam ?? database.environment["AASA_MAX_RULES_PER_TEAM"].flatMap({ Int($0) }) {
             config.maxRulesPerTeamPerDomain = cap
         }
+        let env = database.environment
+        if let seconds = cdnInterval ?? env["AASA_CDN_INTERVAL"].flatMap({ Int($0) }), seconds > 0 { config.cdnInterval = .seconds(seconds) }
+        if let gap = env["AASA_CDN_GAP_MS"].flatMap({ Int($0) }) { config.cdnGap = .milliseconds(gap) }
+        if let base = cdnBaseURL ?? env["AASA_CDN_BASE_URL"] { config.fetch.cdnBaseURL = base.hasSuffix("/") ? base : base + "/" }
+        config.fetch.caFile = probeCAFile ?? env["AASA_PROBE_CA_FILE"]
+        // Tests and diagnostics only: where to connect for a host ("host=address,…") and on which port.
+        for pair in (env["AASA_PROBE_RESOLVE"] ?? "").split(separator: ",") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { config.fetch.resolve[String(parts[0])] = String(parts[1]) }
+        }
+        if let port = env["AASA_PROBE_PORT"].flatMap({ Int($0) }) { config.fetch.port = port }
         let app = try buildApplication(config: config)
         try await app.runService()
     }

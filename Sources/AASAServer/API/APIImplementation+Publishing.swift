@@ -120,6 +120,14 @@ extension APIImplementation {
         .init(revision: (try? revision(o.revision, host: o.host, withDiff: true)) ?? (try! revision(o.revision, host: o.host, withDiff: false)),
               created: o.created,
               targets: o.targets.map { .init(webRoot: $0.webRoot, ok: $0.ok, error: $0.error, paths: $0.paths) },
-              warnings: o.warnings.map(Components.Schemas.Finding.init))
+              warnings: o.warnings.map(Components.Schemas.Finding.init),
+              cdn: cdnNote(o.host))
+    }
+
+    /// What a publish cannot do: make Apple's CDN fetch now.
+    static func cdnNote(_ host: String) -> String {
+        "Apple's CDN fetches the new file on its own schedule (up to 48 h). Watch it with `aasactl cdn \(host)` "
+            + "(GET /v1/domains/\(host)/cdn); check the origin now with `aasactl probe \(host)`; test without waiting on a development "
+            + "device with the entitlement applinks:\(host)?mode=developer."
     }
 }

@@ -15,6 +15,8 @@ struct APIImplementation: APIProtocol {
     let pipeline: DomainChangePipeline
     let webRootBases: [String]
     let maxRulesPerTeamPerDomain: Int
+    /// Fetches as Apple's fetchers do: the origin probe and CDN checks.
+    let fetcher: AppleFetcher
 
     var state: RequestState { RequestState.current ?? RequestState(requestID: "-", logger: Logger(label: "aasad"), principal: nil) }
     var logger: Logger { state.logger }

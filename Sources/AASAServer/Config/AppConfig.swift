@@ -26,6 +26,12 @@ public struct AppConfig: Sendable {
     /// Benchmarks only (`AASA_BENCHMARK_SKIP_VALIDATION=1`): changes render their domain without
     /// AASAModel's validation, to measure what validation costs. Never set in production.
     public var skipValidationForBenchmark = false
+    /// How the origin probe and the CDN monitor fetch (trust roots, Apple's CDN base URL, …).
+    public var fetch = FetchConfig()
+    /// How often the CDN monitor checks every domain against Apple's CDN; nil: it does not run.
+    public var cdnInterval: Duration?
+    /// The pause between two domains of one monitor pass.
+    public var cdnGap: Duration = .seconds(1)
 
     public init(host: String = "127.0.0.1", port: Int = 8080, databaseURL: DatabaseURL,
                 migrationsDirectory: String = "migrations", logLevel: Logger.Level = .info,

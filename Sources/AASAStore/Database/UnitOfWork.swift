@@ -10,6 +10,8 @@ public enum AdvisoryLock: Sendable {
     case appleTeamIDClaims
     /// Assigning web roots to domains (no two domains share one).
     case webRoots
+    /// Watching Apple's CDN (one replica at a time).
+    case cdnMonitor
 
     func query(_ function: String) -> PostgresQuery {
         switch self {
@@ -21,6 +23,8 @@ public enum AdvisoryLock: Sendable {
             "SELECT \(unescaped: function)(\(Int64(0x6161_7369)))"
         case .webRoots:
             "SELECT \(unescaped: function)(\(Int64(0x6161_7372)))"
+        case .cdnMonitor:
+            "SELECT \(unescaped: function)(\(Int64(0x6161_7363)))"
         }
     }
 }
@@ -51,6 +55,20 @@ extension DBSession {
     /// (a session lock outlives transactions, so it must never go back to the pool held).
     public func holding<Result>(_ lock: AdvisoryLock, _ body: () async throws -> Result) async throws -> Result {
         try await run(lock.query("pg_advisory_lock"))
+        do {
+            let result = try await body()
+            try await run(lock.query("pg_advisory_unlock"))
+            return result
+        } catch {
+            _ = try? await run(lock.query("pg_advisory_unlock"))
+            throw error
+        }
+    }
+
+    /// `holding`, without waiting: nil (and `body` not run) when another session holds the lock.
+    public func holdingIfFree<Result>(_ lock: AdvisoryLock, _ body: () async throws -> Result) async throws -> Result? {
+        let taken: Bool? = try await first(lock.query("pg_try_advisory_lock"), as: Bool.self)
+        guard taken == true else { return nil }
         do {
             let result = try await body()
             try await run(lock.query("pg_advisory_unlock"))

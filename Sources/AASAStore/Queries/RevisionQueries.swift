@@ -82,3 +82,12 @@ extension DBSession {
         }
     }
 }
+
+extension DBSession {
+    /// The newest revision of the domain with these bytes (by SHA-256), nil when none has them.
+    public func revisionNumber(domainID: Int64, sha256: String) async throws -> Int? {
+        try await first("""
+            SELECT number FROM revisions WHERE domain_id = \(domainID) AND sha256 = \(sha256) ORDER BY number DESC LIMIT 1
+            """, as: Int.self)
+    }
+}

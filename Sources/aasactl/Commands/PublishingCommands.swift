@@ -10,6 +10,7 @@ func publishLines(_ json: JSONValue) -> [String] {
         let ok = target.objectValue?["ok"]?.boolValue == true
         lines.append("  \(ok ? "ok    " : "FAILED") \(Table.value(target, "webRoot"))\(ok ? "" : ": " + Table.value(target, "error"))")
     }
+    if let cdn = json.objectValue?["cdn"]?.stringValue { lines.append(cdn) }
     return lines + Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
 }
 

@@ -16,7 +16,8 @@ struct TestWorld: Sendable {
     let adminToken: String
 
     /// Runs `body` against a live server on a fresh database.
-    static func run(webRootBases: [String] = [], _ body: @Sendable (TestWorld) async throws -> Void) async throws {
+    static func run(webRootBases: [String] = [], configure: @Sendable (inout AppConfig) -> Void = { _ in },
+                    _ body: @Sendable (TestWorld) async throws -> Void) async throws {
         let url = try await TestDatabase.shared.clone()
         do {
             let token = try await TestDatabase.shared.withClient(url: url) { database in
@@ -28,6 +29,7 @@ struct TestWorld: Sendable {
             // Dozens of tests clone databases and connect at once on 2 cores: a slow first
             // connection is load here, not an outage (FaultTests check the 5 s bound on aasad).
             config.databaseLeaseTimeout = .seconds(60)
+            configure(&config)
             let app = try buildApplication(config: config)
             try await app.test(.live) { client in
                 try await body(TestWorld(client: client, databaseURL: url, adminToken: token))

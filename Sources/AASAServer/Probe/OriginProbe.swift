@@ -1,0 +1,53 @@
+import AASAModel
+import AASAStore
+import Foundation
+import Logging
+import Metrics
+
+/// `POST /v1/domains/{host}/probe`: fetch the domain's file from every host it is served for (and
+/// the legacy root path where the domain writes it) as Apple's fetcher does, and say what is wrong
+/// and which revision the origin really serves.
+struct OriginProbe: Sendable {
+    let fetcher: AppleFetcher
+    let work: RequestWork
+
+    struct Result: Sendable {
+        var host: String
+        var fetched: Fetched
+        var verdict: FileVerdict
+    }
+
+    struct Report: Sendable {
+        var host: String
+        var currentRevision: Int?
+        var results: [Result]
+    }
+
+    func probe(_ host: String) async throws -> Report {
+        let (domain, current) = try await work.read { session in
+            let domain = try await Lookup.domain(host, session: session)
+            return (domain, try await session.currentRevision(of: domain))
+        }
+        var targets: [(host: String, url: String)] = []
+        for name in [domain.host] + domain.aliases {
+            targets.append((name, fetcher.originURL(host: name, path: "/.well-known/apple-app-site-association")))
+            if domain.legacyRootPath { targets.append((name, fetcher.originURL(host: name, path: "/apple-app-site-association"))) }
+        }
+        // Every URL at once: the probe takes as long as the slowest host, not their sum.
+        let fetched = await withTaskGroup(of: (Int, Fetched).self) { group in
+            for (i, target) in targets.enumerated() { group.addTask { (i, await fetcher.fetch(target.url)) } }
+            var out: [Int: Fetched] = [:]
+            for await (i, f) in group { out[i] = f }
+            return targets.indices.map { out[$0]! }
+        }
+        var results: [Result] = []
+        for (target, f) in zip(targets, fetched) {
+            let verdict = try await work.read { try await FetchedFile.verdict(f, domain: domain, current: current, session: $0) }
+            for finding in verdict.findings {
+                Counter(label: "aasad_probe_failures_total", dimensions: [("code", finding.code.rawValue)]).increment()
+            }
+            results.append(Result(host: target.host, fetched: f, verdict: verdict))
+        }
+        return Report(host: domain.host, currentRevision: current?.number, results: results)
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import HTTPTypes
+import Logging
+import Testing
+@testable import AASAServer
+
+/// Issue 14: "is Apple seeing it?" against a local HTTPS origin and a local stand-in for Apple's
+/// CDN (Tests/Support/aasa-origin.py), with a throwaway CA that aasad is told to trust. Nothing
+/// here reaches the internet.
+@Suite struct ProbeTests {
+    static let hosts = ["good.test", "moved.test", "waf.test", "html.test", "big.test", "slow.test", "stale.test",
+                        "other.test", "cdn.test"]
+
+    /// The origin process, its directory (behaviors, files, CDN files) and port.
+    final class Origin: Sendable {
+        let dir: String
+        let port: Int
+        let process: Process
+
+        init() throws {
+            dir = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-origin-\(UUID().uuidString)").path
+            for sub in ["files", "cdn"] { try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true) }
+            let ca = Process()
+            ca.executableURL = URL(fileURLWithPath: "/bin/bash")
+            ca.arguments = [TestDatabase.repositoryRoot + "/Tests/Support/make-test-ca.sh", dir] + ProbeTests.hosts
+            try ca.run()
+            ca.waitUntilExit()
+            guard ca.terminationStatus == 0 else { throw POSIXError(.EIO) }
+            port = try FreePort.pick()
+            process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", TestDatabase.repositoryRoot + "/Tests/Support/aasa-origin.py", "\(port)",
+                                 dir + "/server.pem", dir + "/server.key", dir]
+            let ready = Pipe()
+            process.standardOutput = ready
+            // Not the test runner's own stderr: a child holding it would keep `swift test` waiting.
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            _ = ready.fileHandleForReading.availableData  // "ready"
+        }
+
+        deinit {
+            process.terminate()
+            try? FileManager.default.removeItem(atPath: dir)
+        }
+
+        func behave(_ behaviors: [String: Any]) throws {
+            try JSONSerialization.data(withJSONObject: behaviors).write(to: URL(fileURLWithPath: dir + "/behaviors.json"))
+        }
+
+        func serve(_ host: String, _ bytes: [UInt8], cdn: Bool = false) throws {
+            try Data(bytes).write(to: URL(fileURLWithPath: dir + (cdn ? "/cdn/" : "/files/") + host))
+        }
+
+        var cdnRequests: [String] {
+            (try? String(contentsOfFile: dir + "/cdn-requests", encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
+        }
+
+        func configure(_ config: inout AppConfig) {
+            config.fetch.caFile = dir + "/ca.pem"
+            for host in ProbeTests.hosts + ["nocert.test"] { config.fetch.resolve[host] = "127.0.0.1" }
+            config.fetch.port = port
+            config.fetch.cdnBaseURL = "https://cdn.test:\(port)/a/v1/"
+        }
+    }
+
+    /// A domain with one app and rule, published; returns the revision's bytes.
+    @discardableResult
+    static func publishDomain(_ w: TestWorld, _ host: String, path: String = "/a/*") async throws -> [UInt8] {
+        let app = "ABCDE12345.com.\(host.replacingOccurrences(of: ".", with: "-")).app"
+        let team = host.replacingOccurrences(of: ".", with: "-")
+        if try await w.call(.get, "/v1/teams/\(team)", token: w.adminToken).status == 404 {
+            try #require(try await w.createTeam(team).status == 201)
+            try #require(try await w.call(.post, "/v1/teams/\(team)/apps", token: w.adminToken, json: ["appID": app]).status == 201)
+            try #require(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": host]).status == 201)
+            try #require(try await w.call(.put, "/v1/domains/\(host)/grants/\(team)", token: w.adminToken, json: ["pathPrefixes": ["/"]]).status == 200)
+        }
+        try #require(try await w.call(.put, "/v1/domains/\(host)/apps/\(app)/rules", token: w.adminToken, json: ["rules": [["/": path]]]).status == 200)
+        let published = try await w.call(.post, "/v1/domains/\(host)/publish", token: w.adminToken, json: ["reason": "test"])
+        try #require(published.status == 201)
+        let number = (published.object["revision"] as? [String: Any])?["number"] as? Int ?? 0
+        return try await w.call(.get, "/v1/domains/\(host)/revisions/\(number)/file", token: w.adminToken).body
+    }
+
+    static func probe(_ w: TestWorld, _ host: String) async throws -> (report: [String: Any], codes: [String], first: [String: Any]) {
+        let reply = try await w.call(.post, "/v1/domains/\(host)/probe", token: w.adminToken)
+        #expect(reply.status == 200, "\(reply.text)")
+        let results = reply.object["results"] as? [[String: Any]] ?? []
+        let codes = results.flatMap { ($0["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String } }
+        return (reply.object, codes, results.first ?? [:])
+    }
+
+    /// Every finding code the origin can cause, one host each, probed at once.
+    @Test func originProbeFindsWhatAppleWouldMeet() async throws {
+        let origin = try Origin()
+        try await TestWorld.run(configure: origin.configure) { w in
+            for host in ["good.test", "moved.test", "waf.test", "html.test", "big.test", "slow.test", "other.test"] {
+                try origin.serve(host, try await Self.publishDomain(w, host))
+            }
+            let stale = try await Self.publishDomain(w, "stale.test")
+            try origin.serve("stale.test", stale)
+            try await Self.publishDomain(w, "stale.test", path: "/b/*")
+            try origin.serve("other.test", Array(#"{"applinks":{"details":[{"appID":"ZZZZZ99999.com.x","paths":["*"]}]}}"#.utf8))
+            try origin.behave(["moved.test": ["mode": "redirect"], "waf.test": ["mode": "ua403"], "html.test": ["mode": "html"],
+                               "big.test": ["mode": "big"], "slow.test": ["mode": "stall"]])
+
+            let good = try await Self.probe(w, "good.test")
+            #expect(good.codes.isEmpty && good.report["ok"] as? Bool == true, "\(good.report)")
+            #expect(good.first["revision"] as? Int == 1)
+            #expect(good.first["status"] as? Int == 200)
+            #expect((good.first["headers"] as? [String: String])?["cache-control"] == "max-age=3600")
+
+            let moved = try await Self.probe(w, "moved.test")
+            #expect(moved.codes == ["P011"])
+            #expect("\(moved.first)".contains("https://www.moved.test/.well-known/apple-app-site-association"))
+            #expect(try await Self.probe(w, "waf.test").codes == ["P010"])
+            let html = try await Self.probe(w, "html.test")
+            #expect(html.codes == ["P020"])
+            #expect(html.report["ok"] as? Bool == true)  // a warning: iOS accepts it
+            #expect(try await Self.probe(w, "big.test").codes == ["P012"])
+            let slow = try await Self.probe(w, "slow.test")
+            #expect(slow.codes == ["P003"])
+            #expect((slow.first["elapsedMs"] as? Double ?? 0) < 6500)
+            let staleProbe = try await Self.probe(w, "stale.test")
+            #expect(staleProbe.codes == ["P040"])
+            #expect(staleProbe.first["revision"] as? Int == 1 && staleProbe.report["currentRevision"] as? Int == 2)
+            let other = try await Self.probe(w, "other.test")
+            #expect(other.codes == ["P041"])
+            #expect(other.first["diff"] != nil)
+
+            // A certificate for another name, and a host that does not resolve.
+            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "nocert.test"]).status == 201)
+            #expect(try await Self.probe(w, "nocert.test").codes == ["P002"])
+            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "down.invalid"]).status == 201)
+            #expect(try await Self.probe(w, "down.invalid").codes == ["P001"])
+            let metrics = try await w.call(.get, "/metrics")
+            #expect(metrics.text.contains("aasad_probe_failures_total{code=\"P011\"}"))
+        }
+    }
+
+    /// The CDN: no file, then converged, stale after a publish, converged again; with history,
+    /// the metrics, and the message.
+    @Test func cdnStatusFollowsAppleCDN() async throws {
+        let origin = try Origin()
+        try await TestWorld.run(configure: origin.configure) { w in
+            let first = try await Self.publishDomain(w, "good.test")
+            let unknown = try await w.call(.get, "/v1/domains/good.test/cdn", token: w.adminToken)
+            #expect(unknown.object["state"] as? String == "unknown")
+            let absent = try await w.call(.post, "/v1/domains/good.test/cdn/check", token: w.adminToken)
+            #expect(absent.object["state"] as? String == "absent", "\(absent.text)")
+            #expect((absent.object["message"] as? String)?.contains("404") == true)
+
+            try origin.serve("good.test", first, cdn: true)
+            let converged = try await w.call(.post, "/v1/domains/good.test/cdn/check", token: w.adminToken)
+            #expect(converged.object["state"] as? String == "converged")
+            #expect((converged.object["message"] as? String)?.hasPrefix("converged on revision 1 since") == true)
+
+            let published = try await w.call(.post, "/v1/domains/good.test/publish", token: w.adminToken, json: ["reason": "r2"])
+            // Publishing says how to watch the CDN, and how to test without waiting.
+            #expect((published.object["cdn"] as? String)?.contains("?mode=developer") == true)
+            _ = try await Self.publishDomain(w, "good.test", path: "/b/*")
+            let stale = try await w.call(.post, "/v1/domains/good.test/cdn/check", token: w.adminToken)
+            #expect(stale.object["state"] as? String == "stale", "\(stale.text)")
+            #expect(stale.object["revision"] as? Int == 1 && stale.object["currentRevision"] as? Int == 2)
+            #expect((stale.object["message"] as? String)?.hasPrefix("serving revision 1; revision 2 was published") == true)
+            #expect(stale.object["lagSeconds"] is Int)
+            let metrics = try await w.call(.get, "/metrics")
+            #expect(metrics.text.contains("aasad_cdn_revisions_behind{host=\"good.test\"} 1"), "\(metrics.text.split(separator: "\n").filter { $0.contains("cdn") })")
+
+            let second = try await w.call(.get, "/v1/domains/good.test/revisions/2/file", token: w.adminToken).body
+            try origin.serve("good.test", second, cdn: true)
+            let again = try await w.call(.post, "/v1/domains/good.test/cdn/check", token: w.adminToken)
+            #expect(again.object["state"] as? String == "converged")
+            let history = (again.object["history"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }
+            #expect(history == ["converged", "stale", "converged", "absent"])
+            let team = try await w.teamToken("good-test", scopes: ["read"]).secret
+            #expect(try await w.call(.post, "/v1/domains/good.test/cdn/check", token: team).status == 403)
+        }
+    }
+
+    /// Two replicas' monitors at once: one runs the pass, the other sees the lock and skips; a
+    /// pass right after finds nothing due. Each domain is fetched once.
+    @Test func monitorOnTwoReplicasDoesNotDoubleFetch() async throws {
+        let origin = try Origin()
+        try origin.behave(["cdnDelay": 0.3])
+        try await TestWorld.run(configure: origin.configure) { w in
+            for host in ["good.test", "stale.test", "other.test"] { try await Self.publishDomain(w, host) }
+            var config = AppConfig(databaseURL: w.databaseURL)
+            origin.configure(&config)
+            let fetcher = try AppleFetcher(config: config.fetch)
+            try await w.withDatabase { database in
+                let replicas = (0..<2).map { _ in
+                    CDNMonitor(database: database, fetcher: fetcher, interval: .seconds(60), gap: .milliseconds(10), logger: Logger(label: "test"))
+                }
+                async let a = replicas[0].runPass()
+                async let b = replicas[1].runPass()
+                let passes = try await [a, b]
+                #expect(passes.compactMap { $0 }.count == 1, "\(passes)")
+                #expect(passes.contains(3))
+                #expect(try await replicas[1].runPass() == 0)
+            }
+            #expect(origin.cdnRequests.sorted() == ["good.test", "other.test", "stale.test"])
+            let status = try await w.call(.get, "/v1/domains/stale.test/cdn", token: w.adminToken)
+            #expect(status.object["state"] as? String == "absent")
+        }
+    }
+}

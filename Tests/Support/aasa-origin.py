@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""A local HTTPS origin and Apple-CDN stand-in for the probe and CDN monitor tests (no internet).
+
+usage: aasa-origin.py PORT CERT KEY DIR
+
+Per request, DIR/behaviors.json (re-read each time) says what a host does:
+  {"good.test": {"mode": "serve"}, "moved.test": {"mode": "redirect"}, ...}
+modes: serve (DIR/files/<host>, application/json), redirect (301 to https://www.<host>/…),
+ua403 (403 to Apple's User-Agent AASA-Bot, the file to others), html (the file as text/html),
+big (200 KB), stall (sleeps 7 s before answering).
+GET /a/v1/<host> is the CDN: DIR/cdn/<host> as application/json, or 404; each CDN request
+appends a line to DIR/cdn-requests; "cdnDelay" (seconds) in behaviors.json slows it.
+"""
+import json, os, ssl, sys, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+port, cert, key, root = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, body=b"", content_type="application/json", extra=()):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "max-age=3600")
+        for name, value in extra:
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        try:
+            behaviors = json.load(open(os.path.join(root, "behaviors.json")))
+        except (OSError, ValueError):
+            behaviors = {}
+        if self.path.startswith("/a/v1/"):
+            host = self.path[len("/a/v1/"):]
+            with open(os.path.join(root, "cdn-requests"), "a") as log:
+                log.write(host + "\n")
+            time.sleep(float(behaviors.get("cdnDelay", 0)))
+            path = os.path.join(root, "cdn", host)
+            if os.path.exists(path):
+                return self.send(200, open(path, "rb").read(), extra=[("Age", "120"), ("X-Cache", "Hit from cloudfront")])
+            return self.send(404, b"")
+        host = (self.headers.get("Host") or "").split(":")[0]
+        mode = behaviors.get(host, {}).get("mode", "serve")
+        path = os.path.join(root, "files", host)
+        body = open(path, "rb").read() if os.path.exists(path) else None
+        if mode == "redirect":
+            return self.send(301, b"", "text/html", [("Location", "https://www." + host + self.path)])
+        if mode == "ua403" and "AASA-Bot" in (self.headers.get("User-Agent") or ""):
+            return self.send(403, b"<h1>Forbidden</h1>", "text/html")
+        if mode == "big":
+            return self.send(200, b'{"applinks":{"details":[]},"pad":"' + b"x" * 200_000 + b'"}')
+        if mode == "stall":
+            time.sleep(7)
+        if body is None:
+            return self.send(404, b"")
+        return self.send(200, body, "text/html" if mode == "html" else "application/json", [("ETag", '"v1"')])
+
+
+context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+context.load_cert_chain(cert, key)
+server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+server.daemon_threads = True
+server.socket = context.wrap_socket(server.socket, server_side=True)
+print("ready", flush=True)
+server.serve_forever()
