@@ -9,7 +9,7 @@ import Testing
 /// here reaches the internet.
 @Suite struct ProbeTests {
     static let hosts = ["good.test", "moved.test", "waf.test", "html.test", "big.test", "slow.test", "stale.test",
-                        "other.test", "cdn.test"]
+                        "other.test", "junk.test", "lint.test", "fresh.test", "cdn.test"]
 
     /// The origin process, its directory (behaviors, files, CDN files) and port.
     final class Origin: Sendable {
@@ -127,6 +127,17 @@ import Testing
             let other = try await Self.probe(w, "other.test")
             #expect(other.codes == ["P041"])
             #expect(other.first["diff"] != nil)
+
+            // Not an AASA file; one with errors; a domain never published whose origin serves a file.
+            for host in ["junk.test", "lint.test"] { try await Self.publishDomain(w, host) }
+            try origin.serve("junk.test", Array("<html>maintenance</html>".utf8))
+            try origin.serve("lint.test", Array(#"{"applinks":{"details":[{"appIDs":["not an app id"],"components":[{"/":"/a/*"}]}]}}"#.utf8))
+            #expect(try await Self.probe(w, "junk.test").codes == ["P030"])
+            let lint = try await Self.probe(w, "lint.test")
+            #expect(lint.codes == ["P031", "P041"], "\(lint.report)")
+            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "fresh.test"]).status == 201)
+            try origin.serve("fresh.test", Array(#"{"applinks":{"details":[]}}"#.utf8))
+            #expect(try await Self.probe(w, "fresh.test").codes == ["P042"])
 
             // A certificate for another name, and a host that does not resolve.
             #expect(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "nocert.test"]).status == 201)
