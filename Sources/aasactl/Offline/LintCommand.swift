@@ -3,8 +3,10 @@ import ArgumentParser
 
 struct Lint: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check files against Apple's rules.",
+        abstract: "Check files against Apple's rules (or Google's, for assetlinks.json).",
         discussion: """
+            A file named assetlinks.json (or any file with --android) is checked as a Digital Asset
+            Links statement list with Dynamic App Links rules (codes L001…L070, docs/assetlinks-spec.md).
             Exit status: 0 when no file has errors (warnings allowed), 1 when any has errors, 2 on usage errors.
             With --json, one object per file and line:
               {"file": …, "valid": bool, "errors": [{"code", "path", "message"}], "warnings": [...]}
@@ -17,6 +19,9 @@ struct Lint: ParsableCommand {
     @Flag(help: "Skip shadowing, overlap and paths-vs-components analysis.")
     var noAnalysis = false
 
+    @Flag(help: "Check the files as assetlinks.json (Android), whatever their names.")
+    var android = false
+
     @Argument(help: "Files to check; - reads standard input.")
     var files: [String]
 
@@ -28,6 +33,10 @@ struct Lint: ParsableCommand {
         var anyErrors = false
         for file in files {
             let bytes = try CLIOutput.read(file)
+            if android || file.hasSuffix("assetlinks.json") {
+                anyErrors = lintAssetLinks(bytes, file: file) || anyErrors
+                continue
+            }
             let report = AASALinter.lint(bytes, options: .init(analyzeRules: !noAnalysis))
             anyErrors = anyErrors || !report.isValid
             if json {
@@ -39,5 +48,21 @@ struct Lint: ParsableCommand {
             }
         }
         if anyErrors { throw ExitCode(1) }
+    }
+
+    /// True when the file has errors.
+    private func lintAssetLinks(_ bytes: [UInt8], file: String) -> Bool {
+        let diagnostics = AssetLinksValidator.validate(bytes)
+        let errors = diagnostics.filter { $0.severity == .error }, warnings = diagnostics.filter { $0.severity == .warning }
+        if json {
+            func items(_ list: [AssetLinksDiagnostic]) -> JSONValue {
+                .array(list.map { .object(["code": .string($0.code.rawValue), "path": .string($0.path.description), "message": .string($0.message)]) })
+            }
+            CLIOutput.json(.object(["file": .string(file), "valid": .bool(errors.isEmpty), "errors": items(errors), "warnings": items(warnings)]))
+        } else {
+            CLIOutput.print("\(file): \(errors.isEmpty ? "valid" : "invalid") assetlinks.json (\(errors.count) errors, \(warnings.count) warnings)")
+            for d in diagnostics { CLIOutput.print("  \(d)") }
+        }
+        return !errors.isEmpty
     }
 }

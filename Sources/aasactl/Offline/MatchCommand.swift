@@ -37,6 +37,9 @@ struct Match: AsyncParsableCommand {
     @Option(name: .customLong("expect"), help: "With --explain: the app you expected to open the URL.")
     var expectedApp: String?
 
+    @Option(help: "ios (an apple-app-site-association file) or android (an assetlinks.json with Dynamic App Links rules); offline only.")
+    var platform: String = "ios"
+
     @Argument(help: "URLs (https://host/path?query#fragment) or bare paths (/path).")
     var urls: [String]
 
@@ -46,6 +49,8 @@ struct Match: AsyncParsableCommand {
 
     func run() async throws {
         guard let file else { return try await runRemote() }
+        if platform == "android" { return try runAndroid(file) }
+        guard platform == "ios" else { throw ValidationError("--platform is ios or android") }
         let parsed = AASAParser.parse(try CLIOutput.read(file))
         guard let document = parsed.document else {
             for d in parsed.diagnostics { CLIOutput.error("\(file): \(d)") }
@@ -75,6 +80,31 @@ struct Match: AsyncParsableCommand {
                 CLIOutput.print("\(url) -> \(app) (\(r.rule.map { "rule \($0)" } ?? ""))")
             } else {
                 CLIOutput.print("\(url) -> none\(r.excluded ? " (excluded)" : "")")
+            }
+        }
+    }
+
+    /// Each URL's decision for every app of an assetlinks.json (docs/assetlinks-spec.md, "Matching").
+    private func runAndroid(_ file: String) throws {
+        let parsed = AssetLinksDocument.parse(try CLIOutput.read(file))
+        guard let document = parsed.document else {
+            for d in parsed.diagnostics { CLIOutput.error("\(file): \(d)") }
+            throw ExitCode(1)
+        }
+        let matcher = AndroidMatcher(document)
+        for url in urls {
+            let decisions = matcher.decisions(url: url)
+            if json {
+                CLIOutput.json(.object(["url": .string(url), "decisions": .array(decisions.map {
+                    .object(["packageName": .string($0.packageName), "decision": .string($0.decision.rawValue),
+                             "rule": $0.rule.map { .number(String($0)) } ?? .null])
+                })]), pretty: false)
+                continue
+            }
+            let opens = decisions.filter { $0.decision == .open }.map(\.packageName)
+            CLIOutput.print("\(url) -> \(opens.isEmpty ? "none" : opens.joined(separator: ", "))")
+            for d in decisions {
+                CLIOutput.print("  \(d.packageName): \(d.decision.rawValue)" + (d.rule.map { " (rule \($0))" } ?? ""))
             }
         }
     }
