@@ -72,3 +72,12 @@ CREATE TRIGGER expectations_updated AFTER UPDATE ON expectations
     REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION expectations_touch_domain();
 CREATE TRIGGER expectations_deleted AFTER DELETE ON expectations
     REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION expectations_touch_domain();
+
+-- Protected-path openings an admin forced through (pattern, app): they stop blocking other
+-- changes to the domain for as long as they last, and lapse as soon as a change closes them.
+CREATE TABLE protected_path_exemptions (
+    domain_id bigint NOT NULL REFERENCES domains (id) ON DELETE CASCADE,
+    pattern   text NOT NULL,
+    app_id    text NOT NULL,
+    PRIMARY KEY (domain_id, pattern, app_id)
+);

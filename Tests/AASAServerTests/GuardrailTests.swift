@@ -49,6 +49,23 @@ import Testing
         }
     }
 
+    /// An opening an admin forced through blocks nobody else while it lasts, and lapses when closed.
+    @Test func aForcedProtectedPathOpeningIsExemptUntilClosed() async throws {
+        try await TestWorld.run { w in
+            let (shop, _, web) = try await Self.setUp(w)
+            #expect(try await w.call(.put, "/v1/guardrails", token: w.adminToken, json: ["protectedPaths": ["/account/*"]]).status == 200)
+            let rules = GoldenURLTests.rules(Self.webApp)
+            let opening: [String: Any] = ["rules": [["/": "/account/help"]]]
+            #expect(try await w.call(.put, rules, token: web, json: opening).status == 409)
+            #expect(try await w.call(.put, rules + "?force=true&reason=help%20page%20moves%20next%20week", token: w.adminToken, json: opening).status == 200)
+            // Another team's unrelated change is not held up by the forced opening.
+            #expect(try await w.call(.put, GoldenURLTests.rules(Self.shopApp), token: shop, json: ["rules": [["/": "/shop/*"], ["/": "/deals/*"]]]).status == 200)
+            // Closing it ends the exemption: opening it again is refused again.
+            #expect(try await w.call(.put, rules, token: web, json: ["rules": [["/": "/help/*"]]]).status == 200)
+            #expect(try await w.call(.put, rules, token: web, json: opening).status == 409)
+        }
+    }
+
     /// A rule that matches every path is refused from a team whose grant is narrower than `/`,
     /// however it is spelled; the team that holds `/` may have one.
     @Test func catchAllRulesNeedAGrantOfSlash() async throws {

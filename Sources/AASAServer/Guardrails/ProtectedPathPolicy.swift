@@ -32,13 +32,30 @@ struct EffectiveGuardrails: Sendable {
 /// Protected paths: no app may open a URL in one of the patterns. Checked on the automata of the
 /// document the change would leave (`ProtectedPaths`), so a rule cannot slip past with a pattern
 /// no sample happens to hit; the refusal (409 `protected-path`) shows a witness URL for each app.
+///
+/// An opening an admin forced through (pattern, app) is recorded as an exemption: it blocks no
+/// later change while it lasts, and the exemption lapses as soon as a change closes the opening,
+/// so opening it again is refused again.
 struct ProtectedPathPolicy: DomainPolicy {
     func check(_ candidate: PolicyCandidate, session: DBSession) async throws {
         let patterns = try await EffectiveGuardrails.of(domainID: candidate.domain.id, session: session).protectedPaths
-        guard !patterns.isEmpty else { return }
+        let exempt = try await session.protectedPathExemptions(domainID: candidate.domain.id)
+        guard !patterns.isEmpty else {
+            if !exempt.isEmpty { try await session.setProtectedPathExemptions(domainID: candidate.domain.id, []) }
+            return
+        }
         let matcher = candidate.matcher()
         let document = candidate.document?.document ?? ((try? AASADocument(json: candidate.bytes)) ?? AASADocument())
-        let violations = Self.violations(document, matcher: matcher, patterns: patterns, candidate: candidate)
+        let (openings, complete) = ProtectedPaths.openings(in: document, matcher: matcher, patterns: patterns, host: candidate.domain.host)
+        func isExempt(_ o: ProtectedPathOpening) -> Bool { exempt.contains { $0.pattern == o.pattern && $0.appID == o.appID } }
+        // Exemptions whose opening is gone lapse; forced openings become exemptions.
+        var keep = openings.filter(isExempt).map { (pattern: $0.pattern, appID: $0.appID) }
+        let fresh = openings.filter { !isExempt($0) }
+        if candidate.actor.override != nil { keep += fresh.map { (pattern: $0.pattern, appID: $0.appID) } }
+        if keep.count != exempt.count || !fresh.isEmpty && candidate.actor.override != nil {
+            try await session.setProtectedPathExemptions(domainID: candidate.domain.id, keep)
+        }
+        let violations = Self.describe(fresh, complete: complete || !openings.isEmpty, candidate: candidate, matcher: matcher)
         guard violations.isEmpty else {
             throw APIProblem.policy(.conflict, slug: "protected-path", title: "The change opens a protected path in an app",
                                     detail: violations.compactMap { $0.objectValue?["message"]?.stringValue }.joined(separator: "; "),
@@ -46,8 +63,7 @@ struct ProtectedPathPolicy: DomainPolicy {
         }
     }
 
-    static func violations(_ document: AASADocument, matcher: AASAMatcher, patterns: [String], candidate: PolicyCandidate) -> [JSONValue] {
-        let (openings, complete) = ProtectedPaths.openings(in: document, matcher: matcher, patterns: patterns, host: candidate.domain.host)
+    static func describe(_ openings: [ProtectedPathOpening], complete: Bool, candidate: PolicyCandidate, matcher: AASAMatcher) -> [JSONValue] {
         var out: [JSONValue] = openings.map { opening in
             var item: JSONObject = ["pattern": .string(opening.pattern), "url": .string(opening.url), "appID": .string(opening.appID)]
             let reference = candidate.ruleReference(opening.rule)

@@ -76,3 +76,22 @@ extension DBSession {
             """, as: Int.self) != nil
     }
 }
+
+extension DBSession {
+    /// The forced protected-path openings of a domain, as (pattern, app ID).
+    public func protectedPathExemptions(domainID: Int64) async throws -> [(pattern: String, appID: String)] {
+        try await all("SELECT pattern, app_id FROM protected_path_exemptions WHERE domain_id = \(domainID)", as: (String, String).self)
+            .map { (pattern: $0.0, appID: $0.1) }
+    }
+
+    /// Makes the domain's exemptions exactly `exemptions`.
+    public func setProtectedPathExemptions(domainID: Int64, _ exemptions: [(pattern: String, appID: String)]) async throws {
+        try await run("DELETE FROM protected_path_exemptions WHERE domain_id = \(domainID)")
+        guard !exemptions.isEmpty else { return }
+        try await run("""
+            INSERT INTO protected_path_exemptions (domain_id, pattern, app_id)
+            SELECT \(domainID), p, a FROM unnest(\(exemptions.map(\.pattern))::text[], \(exemptions.map(\.appID))::text[]) AS u(p, a)
+            ON CONFLICT DO NOTHING
+            """)
+    }
+}
