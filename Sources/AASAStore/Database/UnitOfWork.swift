@@ -55,20 +55,18 @@ extension DBSession {
     /// (a session lock outlives transactions, so it must never go back to the pool held).
     public func holding<Result>(_ lock: AdvisoryLock, _ body: () async throws -> Result) async throws -> Result {
         try await run(lock.query("pg_advisory_lock"))
-        do {
-            let result = try await body()
-            try await run(lock.query("pg_advisory_unlock"))
-            return result
-        } catch {
-            _ = try? await run(lock.query("pg_advisory_unlock"))
-            throw error
-        }
+        return try await releasing(lock, body)
     }
 
     /// `holding`, without waiting: nil (and `body` not run) when another session holds the lock.
     public func holdingIfFree<Result>(_ lock: AdvisoryLock, _ body: () async throws -> Result) async throws -> Result? {
         let taken: Bool? = try await first(lock.query("pg_try_advisory_lock"), as: Bool.self)
         guard taken == true else { return nil }
+        return try await releasing(lock, body)
+    }
+
+    /// Runs `body` with `lock` held, and releases it whether `body` returns or throws.
+    private func releasing<Result>(_ lock: AdvisoryLock, _ body: () async throws -> Result) async throws -> Result {
         do {
             let result = try await body()
             try await run(lock.query("pg_advisory_unlock"))
