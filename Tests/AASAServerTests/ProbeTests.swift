@@ -19,7 +19,7 @@ import Testing
 
         init() throws {
             dir = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-origin-\(UUID().uuidString)").path
-            for sub in ["files", "cdn"] { try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true) }
+            for sub in ["files", "cdn", "assetlinks"] { try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true) }
             let ca = Process()
             ca.executableURL = URL(fileURLWithPath: "/bin/bash")
             ca.arguments = [TestDatabase.repositoryRoot + "/Tests/Support/make-test-ca.sh", dir] + ProbeTests.hosts
@@ -46,6 +46,10 @@ import Testing
 
         func behave(_ behaviors: [String: Any]) throws {
             try JSONSerialization.data(withJSONObject: behaviors).write(to: URL(fileURLWithPath: dir + "/behaviors.json"))
+        }
+
+        func serveAssetLinks(_ host: String, _ text: String) throws {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: dir + "/assetlinks/" + host))
         }
 
         func serve(_ host: String, _ bytes: [UInt8], cdn: Bool = false) throws {
@@ -85,7 +89,7 @@ import Testing
     static func probe(_ w: TestWorld, _ host: String) async throws -> (report: [String: Any], codes: [String], first: [String: Any]) {
         let reply = try await w.call(.post, "/v1/domains/\(host)/probe", token: w.adminToken)
         #expect(reply.status == 200, "\(reply.text)")
-        let results = reply.object["results"] as? [[String: Any]] ?? []
+        let results = (reply.object["results"] as? [[String: Any]] ?? []).filter { $0["file"] as? String == "apple-app-site-association" }
         let codes = results.flatMap { ($0["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String } }
         return (reply.object, codes, results.first ?? [:])
     }
@@ -146,6 +150,19 @@ import Testing
             #expect(try await Self.probe(w, "down.invalid").codes == ["P001"])
             let metrics = try await w.call(.get, "/metrics")
             #expect(metrics.text.contains("aasad_probe_failures_total{code=\"P011\"}"))
+
+            // The Android file is fetched too, and linted: a lower-case fingerprint is named with its code.
+            let lower = String(repeating: "ab:", count: 31) + "ab"
+            try origin.serveAssetLinks("good.test", #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"com.good.app","sha256_cert_fingerprints":["\#(lower)"]}}]"#)
+            let both = try await w.call(.post, "/v1/domains/good.test/probe", token: w.adminToken)
+            let android = (both.object["results"] as? [[String: Any]] ?? []).first { $0["file"] as? String == "assetlinks.json" } ?? [:]
+            let finding = (android["findings"] as? [[String: Any]])?.first ?? [:]
+            #expect(finding["code"] as? String == "P031" && (finding["message"] as? String)?.contains("L041") == true, "\(android)")
+            #expect(both.object["ok"] as? Bool == false)
+            // A domain without an assetlinks.json has no Android finding.
+            let none = try await w.call(.post, "/v1/domains/stale.test/probe", token: w.adminToken)
+            let absent = (none.object["results"] as? [[String: Any]] ?? []).first { $0["file"] as? String == "assetlinks.json" } ?? [:]
+            #expect(absent["status"] as? Int == 404 && (absent["findings"] as? [Any])?.isEmpty == true)
         }
     }
 

@@ -8,6 +8,7 @@ Per request, DIR/behaviors.json (re-read each time) says what a host does:
 modes: serve (DIR/files/<host>, application/json), redirect (301 to https://www.<host>/…),
 ua403 (403 to Apple's User-Agent AASA-Bot, the file to others), html (the file as text/html),
 big (200 KB), stall (sleeps 7 s before answering).
+GET /.well-known/assetlinks.json serves DIR/assetlinks/<host> (404 when absent).
 GET /a/v1/<host> is the CDN: DIR/cdn/<host> as application/json, or 404; each CDN request
 appends a line to DIR/cdn-requests; "cdnDelay" (seconds) in behaviors.json slows it.
 """
@@ -48,6 +49,11 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send(200, open(path, "rb").read(), extra=[("Age", "120"), ("X-Cache", "Hit from cloudfront")])
             return self.send(404, b"")
         host = (self.headers.get("Host") or "").split(":")[0]
+        if self.path == "/.well-known/assetlinks.json":
+            path = os.path.join(root, "assetlinks", host)
+            if os.path.exists(path):
+                return self.send(200, open(path, "rb").read())
+            return self.send(404, b"")
         mode = behaviors.get(host, {}).get("mode", "serve")
         path = os.path.join(root, "files", host)
         body = open(path, "rb").read() if os.path.exists(path) else None

@@ -69,4 +69,39 @@ enum FetchedFile {
         }
         return verdict
     }
+
+    /// The Android file (`/.well-known/assetlinks.json`), which this service does not publish yet:
+    /// fetched the same way (Google's verifier follows no redirect either) and linted
+    /// (docs/assetlinks-spec.md). A 404 is no finding: a domain without Android apps has none.
+    static func assetLinksVerdict(_ fetched: Fetched) -> FileVerdict {
+        var verdict = FileVerdict()
+        func add(_ code: ProbeFinding.Code, _ message: String) { verdict.findings.append(ProbeFinding(code: code, message: message)) }
+        switch fetched.failure {
+        case .unreachable(let why)?: add(.unreachable, "no connection to \(fetched.url): \(why)"); return verdict
+        case .tls(let why)?: add(.tls, "TLS failed: \(why)"); return verdict
+        case .timeout?: add(.timeout, "no complete answer within the deadline"); return verdict
+        case .tooLarge?: add(.tooLarge, "over 128 KB"); return verdict
+        case nil: break
+        }
+        guard let status = fetched.status, status != 404 else { return verdict }
+        if (300..<400).contains(status) {
+            add(.redirect, "HTTP \(status) to \(fetched.header("location") ?? "(no Location)"): Android's verifier follows no redirect")
+            return verdict
+        }
+        guard status == 200 else { add(.status, "HTTP \(status)"); return verdict }
+        if !(fetched.header("content-type") ?? "").lowercased().hasPrefix("application/json") {
+            add(.contentType, "Content-Type is \(fetched.header("content-type") ?? "absent"), not application/json, which Google asks for")
+        }
+        let bytes = fetched.bytes ?? []
+        guard AssetLinksDocument.parse(bytes).document != nil else {
+            add(.unparseable, "not a Digital Asset Links statement list (a JSON array)")
+            return verdict
+        }
+        let errors = AssetLinksValidator.validate(bytes).filter { $0.severity == .error }
+        if !errors.isEmpty {
+            add(.lintErrors, "\(errors.count) error(s): " + errors.prefix(5).map { "\($0.code.rawValue) \($0.path): \($0.message)" }.joined(separator: "; "))
+        }
+        verdict.sha256 = Hex.sha256(bytes)
+        return verdict
+    }
 }

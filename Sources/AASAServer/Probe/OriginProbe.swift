@@ -12,6 +12,8 @@ struct OriginProbe: Sendable {
     let work: RequestWork
 
     struct Result: Sendable {
+        /// `apple-app-site-association` or `assetlinks.json`.
+        var file: String
         var host: String
         var fetched: Fetched
         var verdict: FileVerdict
@@ -28,10 +30,11 @@ struct OriginProbe: Sendable {
             let domain = try await Lookup.domain(host, session: session)
             return (domain, try await session.currentRevision(of: domain))
         }
-        var targets: [(host: String, url: String)] = []
+        var targets: [(host: String, url: String, android: Bool)] = []
         for name in [domain.host] + domain.aliases {
-            targets.append((name, fetcher.originURL(host: name, path: "/.well-known/apple-app-site-association")))
-            if domain.legacyRootPath { targets.append((name, fetcher.originURL(host: name, path: "/apple-app-site-association"))) }
+            targets.append((name, fetcher.originURL(host: name, path: "/.well-known/apple-app-site-association"), false))
+            if domain.legacyRootPath { targets.append((name, fetcher.originURL(host: name, path: "/apple-app-site-association"), false)) }
+            targets.append((name, fetcher.originURL(host: name, path: "/.well-known/assetlinks.json"), true))
         }
         // Every URL at once: the probe takes as long as the slowest host, not their sum.
         let fetched = await withTaskGroup(of: (Int, Fetched).self) { group in
@@ -42,11 +45,13 @@ struct OriginProbe: Sendable {
         }
         var results: [Result] = []
         for (target, f) in zip(targets, fetched) {
-            let verdict = try await work.read { try await FetchedFile.verdict(f, domain: domain, current: current, session: $0) }
+            let verdict = target.android ? FetchedFile.assetLinksVerdict(f)
+                : try await work.read { try await FetchedFile.verdict(f, domain: domain, current: current, session: $0) }
             for finding in verdict.findings {
                 Counter(label: "aasad_probe_failures_total", dimensions: [("code", finding.code.rawValue)]).increment()
             }
-            results.append(Result(host: target.host, fetched: f, verdict: verdict))
+            results.append(Result(file: target.android ? "assetlinks.json" : "apple-app-site-association", host: target.host,
+                                  fetched: f, verdict: verdict))
         }
         return Report(host: domain.host, currentRevision: current?.number, results: results)
     }
