@@ -38,6 +38,8 @@ struct Fetched: Sendable {
     }
 
     var url: String
+    /// The `User-Agent` it was fetched with.
+    var userAgent: String
     var status: Int?
     /// The response headers that matter to a debugging person (cache and CDN headers).
     var headers: [(name: String, value: String)] = []
@@ -96,7 +98,7 @@ struct AppleFetcher: Sendable {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "User-Agent", value: config.userAgent)
         request.headers.add(name: "Accept", value: "*/*")
-        var result = Fetched(url: url, elapsedMs: 0)
+        var result = Fetched(url: url, userAgent: config.userAgent, elapsedMs: 0)
         do {
             let seconds = Int64(config.timeout.components.seconds)
             let response = try await client.execute(request, deadline: .now() + .seconds(seconds))

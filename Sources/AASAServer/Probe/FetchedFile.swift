@@ -14,32 +14,45 @@ struct FileVerdict: Sendable {
 }
 
 enum FetchedFile {
-    static func verdict(_ fetched: Fetched, domain: DomainRecord, current: RevisionRecord?, session: DBSession) async throws -> FileVerdict {
-        var verdict = FileVerdict()
+    /// What the fetch itself says, as a verifier that follows no redirect meets it: the findings
+    /// (no connection, TLS, timeout, size, redirect, status, `Content-Type`) and the body when there
+    /// is one to read. `verifier` names who meets it, and `jsonNote` why `application/json` matters
+    /// to it, for the messages.
+    private static func transport(_ fetched: Fetched, verifier: String, jsonNote: String, verdict: inout FileVerdict) -> [UInt8]? {
         func add(_ code: ProbeFinding.Code, _ message: String) { verdict.findings.append(ProbeFinding(code: code, message: message)) }
         switch fetched.failure {
-        case .unreachable(let why)?: add(.unreachable, "no connection to \(fetched.url): \(why)"); return verdict
-        case .tls(let why)?: add(.tls, "TLS failed (Apple's fetcher verifies the certificate): \(why)"); return verdict
-        case .timeout?: add(.timeout, "no complete answer within the deadline"); return verdict
+        case .unreachable(let why)?: add(.unreachable, "no connection to \(fetched.url): \(why)"); return nil
+        case .tls(let why)?: add(.tls, "TLS failed (\(verifier) verifies the certificate): \(why)"); return nil
+        case .timeout?: add(.timeout, "no complete answer within the deadline"); return nil
         case .tooLarge(let length)?:
-            add(.tooLarge, "the file is \(length.map { "\($0) bytes" } ?? "over 128 KB"); Apple reads at most 131072 bytes")
-            return verdict
+            add(.tooLarge, "the file is \(length.map { "\($0) bytes" } ?? "over 128 KB"); \(verifier) reads at most 131072 bytes")
+            return nil
         case nil: break
         }
-        guard let status = fetched.status else { return verdict }
+        guard let status = fetched.status else { return nil }
         if (300..<400).contains(status) {
-            add(.redirect, "HTTP \(status) to \(fetched.header("location") ?? "(no Location)"): Apple's fetcher follows no redirect; serve the file at this URL")
-            return verdict
+            add(.redirect, "HTTP \(status) to \(fetched.header("location") ?? "(no Location)"): \(verifier) follows no redirect; serve the file at this URL")
+            return nil
         }
         guard status == 200 else {
-            add(.status, "HTTP \(status)" + (status == 403 ? ": a firewall or WAF may refuse Apple's fetcher (User-Agent AASA-Bot)" : ""))
-            return verdict
+            add(.status, "HTTP \(status)" + (status == 403 ? ": a firewall or WAF may refuse \(verifier) (User-Agent \(fetched.userAgent))" : ""))
+            return nil
         }
         let type = fetched.header("content-type") ?? ""
         if !type.lowercased().hasPrefix("application/json") {
-            add(.contentType, "Content-Type is \(type.isEmpty ? "absent" : type), not application/json: iOS accepts it, other services may not")
+            add(.contentType, "Content-Type is \(type.isEmpty ? "absent" : type), not application/json: \(jsonNote)")
         }
-        let bytes = fetched.bytes ?? []
+        return fetched.bytes ?? []
+    }
+
+    private static func lintErrors(_ messages: [String]) -> ProbeFinding? {
+        messages.isEmpty ? nil : ProbeFinding(code: .lintErrors, message: "\(messages.count) error(s): " + messages.prefix(5).joined(separator: "; "))
+    }
+
+    static func verdict(_ fetched: Fetched, domain: DomainRecord, current: RevisionRecord?, session: DBSession) async throws -> FileVerdict {
+        var verdict = FileVerdict()
+        func add(_ code: ProbeFinding.Code, _ message: String) { verdict.findings.append(ProbeFinding(code: code, message: message)) }
+        guard let bytes = transport(fetched, verifier: "Apple's fetcher", jsonNote: "iOS accepts it, other services may not", verdict: &verdict) else { return verdict }
         let parsed = AASAParser.parse(bytes)
         guard let document = parsed.document else {
             add(.unparseable, "not an apple-app-site-association file: \(parsed.diagnostics.first?.message ?? "unreadable")")
@@ -47,9 +60,7 @@ enum FetchedFile {
         }
         let errors = AASAValidator.validate(document, servedByteCount: bytes.count, options: .init(analyzeRules: false, host: domain.host))
             .filter { $0.severity == .error }
-        if !errors.isEmpty {
-            add(.lintErrors, "\(errors.count) error(s): " + errors.prefix(5).map { "\($0.code.rawValue) \($0.path): \($0.message)" }.joined(separator: "; "))
-        }
+        if let finding = lintErrors(errors.map { "\($0.code.rawValue) \($0.path): \($0.message)" }) { verdict.findings.append(finding) }
         let sha = Hex.sha256(bytes)
         verdict.sha256 = sha
         verdict.revision = try await session.revisionNumber(domainID: domain.id, sha256: sha)
@@ -75,32 +86,14 @@ enum FetchedFile {
     /// (docs/assetlinks-spec.md). A 404 is no finding: a domain without Android apps has none.
     static func assetLinksVerdict(_ fetched: Fetched) -> FileVerdict {
         var verdict = FileVerdict()
-        func add(_ code: ProbeFinding.Code, _ message: String) { verdict.findings.append(ProbeFinding(code: code, message: message)) }
-        switch fetched.failure {
-        case .unreachable(let why)?: add(.unreachable, "no connection to \(fetched.url): \(why)"); return verdict
-        case .tls(let why)?: add(.tls, "TLS failed: \(why)"); return verdict
-        case .timeout?: add(.timeout, "no complete answer within the deadline"); return verdict
-        case .tooLarge?: add(.tooLarge, "over 128 KB"); return verdict
-        case nil: break
-        }
-        guard let status = fetched.status, status != 404 else { return verdict }
-        if (300..<400).contains(status) {
-            add(.redirect, "HTTP \(status) to \(fetched.header("location") ?? "(no Location)"): Android's verifier follows no redirect")
-            return verdict
-        }
-        guard status == 200 else { add(.status, "HTTP \(status)"); return verdict }
-        if !(fetched.header("content-type") ?? "").lowercased().hasPrefix("application/json") {
-            add(.contentType, "Content-Type is \(fetched.header("content-type") ?? "absent"), not application/json, which Google asks for")
-        }
-        let bytes = fetched.bytes ?? []
-        guard AssetLinksDocument.parse(bytes).document != nil else {
-            add(.unparseable, "not a Digital Asset Links statement list (a JSON array)")
-            return verdict
-        }
+        if fetched.failure == nil && fetched.status == 404 { return verdict }
+        guard let bytes = transport(fetched, verifier: "Android's verifier", jsonNote: "Google asks for it", verdict: &verdict) else { return verdict }
         let errors = AssetLinksValidator.validate(bytes).filter { $0.severity == .error }
-        if !errors.isEmpty {
-            add(.lintErrors, "\(errors.count) error(s): " + errors.prefix(5).map { "\($0.code.rawValue) \($0.path): \($0.message)" }.joined(separator: "; "))
+        if errors.contains(where: { $0.code == .invalidJSON || $0.code == .notAnArray }) {
+            verdict.findings.append(ProbeFinding(code: .unparseable, message: "not a Digital Asset Links statement list (a JSON array)"))
+            return verdict
         }
+        if let finding = lintErrors(errors.map { "\($0.code.rawValue) \($0.path): \($0.message)" }) { verdict.findings.append(finding) }
         verdict.sha256 = Hex.sha256(bytes)
         return verdict
     }
