@@ -55,7 +55,7 @@ struct CDNMonitor: Service {
 
 /// One check of one domain against Apple's CDN, recorded; also `POST /v1/domains/{host}/cdn/check`.
 enum CDNCheck {
-    static func check(_ domain: DomainRecord, fetcher: AppleFetcher, session: DBSession) async throws -> CDNStatusRecord? {
+    static func check(_ domain: DomainRecord, fetcher: AppleFetcher, session: DBSession) async throws -> CDNStatusRecord {
         let url = fetcher.config.cdnBaseURL + domain.host
         let fetched = await fetcher.fetch(url)
         let current = try await session.currentRevision(of: domain)
@@ -82,9 +82,8 @@ enum CDNCheck {
                 }
             }
         }
-        try await session.recordCDNCheck(domainID: domain.id, state: state, revision: revision, sha256: sha,
-                                         httpStatus: fetched.status, detail: detail)
-        let status = try await session.cdnStatus(domainID: domain.id)
+        let status = try await session.recordCDNCheck(domainID: domain.id, state: state, revision: revision, sha256: sha,
+                                                      httpStatus: fetched.status, detail: detail)
         // Gauges on the replica that checked; Prometheus keeps the newest sample per series.
         let behind = state == "converged" ? 0 : (current?.number ?? 0) - (revision ?? 0)
         Gauge(label: "aasad_cdn_revisions_behind", dimensions: [("host", domain.host)]).record(Double(max(behind, 0)))

@@ -37,21 +37,26 @@ extension DBSession {
             """, as: Row.self).map { CDNStatusRecord(state: $0.0, revision: $0.1, sha256: $0.2, since: $0.3, checkedAt: $0.4, httpStatus: $0.5, detail: $0.6) }
     }
 
-    /// Records a check: `since` moves (and a history event is added) only when the state or the
-    /// revision changed.
-    public func recordCDNCheck(domainID: Int64, state: String, revision: Int?, sha256: String?, httpStatus: Int?, detail: String?) async throws {
+    /// Records a check and returns the status it leaves: `since` moves (and a history event is
+    /// added) only when the state or the revision changed.
+    public func recordCDNCheck(domainID: Int64, state: String, revision: Int?, sha256: String?, httpStatus: Int?,
+                               detail: String?) async throws -> CDNStatusRecord {
         let before = try await cdnStatus(domainID: domainID)
         let changed = before == nil || before?.state != state || before?.revision != revision || before?.sha256 != sha256
-        try await run("""
+        typealias Row = (Date, Date)
+        let (since, checkedAt) = try await first("""
             INSERT INTO cdn_status (domain_id, state, revision, sha256, since, checked_at, http_status, detail)
             VALUES (\(domainID), \(state), \(revision), \(sha256), now(), now(), \(httpStatus), \(detail))
             ON CONFLICT (domain_id) DO UPDATE SET state = excluded.state, revision = excluded.revision, sha256 = excluded.sha256,
                 since = CASE WHEN \(changed) THEN now() ELSE cdn_status.since END, checked_at = now(),
                 http_status = excluded.http_status, detail = excluded.detail
-            """)
+            RETURNING since, checked_at
+            """, as: Row.self) ?? (Date(), Date())  // an upsert always returns its row
         if changed {
             try await run("INSERT INTO cdn_events (domain_id, state, revision, detail) VALUES (\(domainID), \(state), \(revision), \(detail))")
         }
+        return CDNStatusRecord(state: state, revision: revision, sha256: sha256, since: since, checkedAt: checkedAt,
+                               httpStatus: httpStatus, detail: detail)
     }
 
     public func cdnEvents(domainID: Int64, limit: Int) async throws -> [CDNEventRecord] {
