@@ -78,7 +78,7 @@ public enum AssetLinksValidator {
                 if let handle = ext[AssetLinksDocument.handleAllURLs]?.objectValue, let components = handle["dynamic_app_link_components"] {
                     let path = at / "relation_extensions" / AssetLinksDocument.handleAllURLs / "dynamic_app_link_components"
                     out += dynamicComponents(components, at: path)
-                    if case .androidApp(let package, _)? = AssetLinksDocument.read(.array([item])).document?.statements.first?.statement.target {
+                    if target["namespace"]?.stringValue == "android_app", let package = target["package_name"]?.stringValue {
                         if let first = dynamicFor[package] {
                             out.append(.warning(.duplicateDynamicRules, at: path,
                                                 "statement /\(first) already declares dynamic rules for \(package); Android does not say which it uses"))
