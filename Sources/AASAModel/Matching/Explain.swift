@@ -198,12 +198,13 @@ extension AASAMatcher {
 }
 
 extension Explanation {
-    /// The explanation as JSON, in the API's shape (`Explanation` in openapi.yaml), without the
-    /// team and rule IDs only the server knows.
-    public var jsonValue: JSONValue {
+    /// The explanation as JSON, in the API's shape (`Explanation` in openapi.yaml). `naming` adds
+    /// what only the caller knows about a rule (the server: its team and rule ID).
+    public func jsonValue(naming: (RuleLocation) -> [JSONMember] = { _ in [] }) -> JSONValue {
         func rule(_ location: RuleLocation, appID: String?, exclude: Bool?, outcome: RuleOutcome?) -> JSONValue {
             var o: JSONObject = ["pointer": .string(location.pointer.description)]
             if let appID { o.append("appID", .string(appID)) }
+            for member in naming(location) where o[member.key] == nil { o.append(member.key, member.value) }
             if let exclude { o.append("exclude", .bool(exclude)) }
             switch outcome {
             case .matched?: o.append("result", .string("matched"))
@@ -226,7 +227,11 @@ extension Explanation {
         if let closest { out.append("closest", rule(closest.rule, appID: closest.appID, exclude: false, outcome: .failed(closest.failure))) }
         out.append("hints", .array(hints.map { hint in
             var o: JSONObject = ["code": .string(hint.code), "message": .string(hint.message)]
-            if let location = hint.rule { o.append("rule", rule(location, appID: nil, exclude: nil, outcome: nil)) }
+            if let location = hint.rule {
+                // The rule as its app's trace has it (a hint names a rule that was consulted).
+                let trace = apps.lazy.compactMap { app in app.rules.first { $0.rule == location }.map { (app.appID, $0) } }.first
+                o.append("rule", rule(location, appID: trace?.0, exclude: trace?.1.exclude, outcome: trace?.1.outcome ?? .notReached))
+            }
             return .object(o)
         }))
         return .object(out)

@@ -94,7 +94,7 @@ extension APIImplementation {
         let matcher = AASAMatcher(document)
         let resolution = matcher.resolve(url: body.url, domain: urlHost)
         if body.explain == true {
-            result.explanation = ExplanationJSON.explanation(matcher.explain(url: body.url, domain: urlHost, expectedApp: body.expectedAppID),
+            result.explanation = try ExplanationJSON.explanation(matcher.explain(url: body.url, domain: urlHost, expectedApp: body.expectedAppID),
                                                              document: answer.document, serverHints: serverHints)
         }
         result.appID = resolution.appID

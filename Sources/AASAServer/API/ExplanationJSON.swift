@@ -1,36 +1,17 @@
 import AASAAPI
 import AASAModel
+import Foundation
 
-/// AASAModel's `Explanation` as the API answers it, rules named by team, app and rule ID when the
-/// file was rendered from stored rules.
+/// AASAModel's `Explanation` as the API answers it: the model's own JSON (one mapping for the API
+/// and `aasactl match --explain --file`), with the server's hints first and each rule named by
+/// team and rule ID when the file was rendered from stored rules.
 enum ExplanationJSON {
-    static func explanation(_ e: Explanation, document: DomainDocument?, serverHints: [Explanation.Hint]) -> Components.Schemas.Explanation {
-        func rule(_ location: RuleLocation, appID: String?, exclude: Bool?, outcome: Explanation.RuleOutcome?) -> Components.Schemas.ExplainedRule {
-            let ref = document?.ruleRef(location)
-            var out = Components.Schemas.ExplainedRule(pointer: location.pointer.description, appID: appID ?? ref?.appID, team: ref?.team,
-                                                      ruleID: ref?.ruleID, exclude: exclude, result: .failed)
-            switch outcome {
-            case .matched?: out.result = .matched
-            case .malformed?: out.result = .malformed
-            case .notReached?: out.result = .notReached
-            case .failed(let failure)?:
-                out.component = failure.component
-                out.subject = failure.subject
-                out.pattern = failure.pattern
-            case nil: out.result = .failed
-            }
-            return out
+    static func explanation(_ e: Explanation, document: DomainDocument?, serverHints: [Explanation.Hint]) throws -> Components.Schemas.Explanation {
+        var explanation = e
+        explanation.hints = serverHints + e.hints
+        let json = explanation.jsonValue { location in
+            (DomainDocument.ruleReference(location, in: document).objectValue ?? [:]).filter { $0.key == "team" || $0.key == "ruleID" }
         }
-        let apps = e.apps.map { trace in
-            Components.Schemas.Explanation.AppsPayloadPayload(
-                appID: trace.appID, decision: trace.decision == .match ? .match : trace.decision == .exclude ? .exclude : .none,
-                rules: trace.rules.map { rule($0.rule, appID: trace.appID, exclude: $0.exclude, outcome: $0.outcome) })
-        }
-        let closest = e.closest.map { rule($0.rule, appID: $0.appID, exclude: false, outcome: .failed($0.failure)) }
-        let hints = (serverHints + e.hints).map { hint in
-            Components.Schemas.Explanation.HintsPayloadPayload(
-                code: hint.code, message: hint.message, rule: hint.rule.map { rule($0, appID: nil, exclude: nil, outcome: nil) })
-        }
-        return .init(apps: apps, closest: closest, hints: hints)
+        return try JSONDecoder().decode(Components.Schemas.Explanation.self, from: Data(JSONWriter().bytes(json)))
     }
 }

@@ -62,12 +62,12 @@ struct Match: AsyncParsableCommand {
             let explained = urls.map { (url: $0, explanation: matcher.explain(url: $0, domain: domain, expectedApp: expectedApp)) }
             if json {
                 CLIOutput.json(.array(explained.map { .object(["url": .string($0.url), "appID": $0.explanation.resolution.appID.map(JSONValue.string) ?? .null,
-                                                               "explanation": $0.explanation.jsonValue]) }), pretty: false)
+                                                               "explanation": $0.explanation.jsonValue()]) }), pretty: false)
                 return
             }
             for (url, e) in explained {
                 CLIOutput.print("\(url) -> \(e.resolution.appID ?? "none")")
-                Explanation.textLines(json: e.jsonValue).forEach(CLIOutput.print)
+                Explanation.textLines(json: e.jsonValue()).forEach(CLIOutput.print)
             }
             return
         }
