@@ -229,6 +229,13 @@ import Testing
             let guardBlog = try await Self.expect(w, token: shop, "https://example.com/shop/2", "notApp", app: Self.blogApp)
             #expect(guardBlog.status == 201)
             let id = try #require(guardBlog.object["id"] as? String)
+            // Found by schemathesis: an oversized field is the answer even with a stale If-Match.
+            let oversized = try await w.call(.put, Self.expectations + "/\(id)", token: shop,
+                                             json: ["url": "https://example.com/shop/2", "kind": "notApp",
+                                                    "appID": String(repeating: "a", count: 256)],
+                                             headers: ["If-Match": "\"7\""])
+            #expect(oversized.status == 422, "\(oversized.text)")
+            #expect(oversized.problemFields == ["/appID"] && oversized.problemRules == ["maxLength"])
             #expect(try await w.call(.delete, Self.expectations + "/\(id)", token: blog).status == 403)
             #expect(try await w.call(.delete, Self.expectations + "/\(id)", token: shop, headers: ["If-Match": "\"7\""]).status == 412)
             #expect(try await w.call(.delete, Self.expectations + "/\(id)", token: shop, headers: ["If-Match": "\"1\""]).status == 204)

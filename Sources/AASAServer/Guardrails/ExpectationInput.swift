@@ -18,11 +18,28 @@ struct ExpectationInput: Sendable, Equatable {
         record.url == url && record.kind == kind.rawValue && record.appID == appID
     }
 
+    /// The bounds openapi.yaml declares (the generated decoder checks none), checked before
+    /// anything is read or locked: an oversized field is the answer, not a stale `If-Match`.
+    func boundsProblems(pointer: String) -> [FieldError] {
+        var errors: [FieldError] = []
+        func fail(_ field: String, _ message: String) { errors.append(FieldError(field: pointer + field, rule: "maxLength", message: message)) }
+        if url.utf8.count > 2048 { fail("/url", "a URL is at most 2048 bytes") }
+        if let appID, appID.count > 255 { fail("/appID", "an app ID is at most 255 characters") }
+        if let description, description.count > 500 { fail("/description", "a description is at most 500 characters") }
+        return errors
+    }
+
+    /// Throws (422) when `boundsProblems` finds any.
+    func checkBounds() throws {
+        let errors = boundsProblems(pointer: "")
+        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+    }
+
     /// Every problem with this expectation for `team` on `domain`, with fields under `pointer`.
     func problems(domain: DomainRecord, teamID: Int64, teamName: String, pointer: String, session: DBSession) async throws -> [FieldError] {
-        var errors: [FieldError] = []
+        var errors = boundsProblems(pointer: pointer)
+        guard errors.isEmpty else { return errors }
         func fail(_ field: String, _ rule: String, _ message: String) { errors.append(FieldError(field: pointer + field, rule: rule, message: message)) }
-        guard url.utf8.count <= 2048 else { fail("/url", "maxLength", "a URL is at most 2048 bytes"); return errors }
         guard let parts = URLComponents(string: url), parts.scheme?.lowercased() == "https", let rawHost = parts.host, !rawHost.isEmpty else {
             fail("/url", "https-url", "an expectation's URL is an absolute https:// URL, as Universal Links are")
             return errors
@@ -32,7 +49,6 @@ struct ExpectationInput: Sendable, Equatable {
             let names = ([domain.host] + domain.aliases).joined(separator: ", ")
             fail("/url", "on-domain", "\(rawHost) is not \(domain.host) or one of its aliases (\(names))")
         }
-        if description.map({ $0.count > 500 }) == true { fail("/description", "maxLength", "a description is at most 500 characters") }
         switch kind {
         case .opensNone:
             if appID != nil { fail("/appID", "not-allowed", "opensNone names no app: leave appID out") }

@@ -28,6 +28,8 @@ struct ExpectationService: Sendable {
     /// the app an `opens` names). 422 when it does not hold in the draft today.
     func create(_ host: String, _ input: ExpectationInput, team teamName: String?) async throws -> ExpectationRecord {
         guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot register expectations") }
+        try input.checkBounds()
+        if let teamName, teamName.utf8.count > 63 { throw APIProblem.invalid(field: "/team", rule: "maxLength", "a team name is at most 63 characters") }
         return try await work.transaction { session in
             let domain = try await Lookup.domain(host, session: session, forUpdate: true)
             let team = try await owner(teamName, input: input, session: session)
@@ -40,6 +42,7 @@ struct ExpectationService: Sendable {
 
     func replace(_ host: String, id: String, _ input: ExpectationInput, ifMatch: String?) async throws -> ExpectationRecord {
         guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot change expectations") }
+        try input.checkBounds()
         return try await work.transaction { session in
             let domain = try await Lookup.domain(host, session: session, forUpdate: true)
             let current = try await owned(id, domain: domain, session: session)

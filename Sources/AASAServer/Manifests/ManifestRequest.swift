@@ -41,6 +41,14 @@ struct ManifestRequest: Sendable {
         var errors: [FieldError] = []
         func fail(_ field: String, _ rule: String, _ message: String) { errors.append(FieldError(field: field, rule: rule, message: message)) }
 
+        // openapi.yaml's maxItems (the generated decoder checks none).
+        if body.apps.count > 200 { fail("/apps", "maxItems", "a manifest lists at most 200 apps") }
+        if body.domains.count > 500 { fail("/domains", "maxItems", "a manifest lists at most 500 domains") }
+        for (i, domain) in body.domains.enumerated() where (domain.expect?.count ?? 0) > 1000 {
+            fail("/domains/\(i)/expect", "maxItems", "a domain lists at most 1000 expectations")
+        }
+        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+
         var apps: [App] = []
         var seenApps = Set<String>()
         for (i, app) in body.apps.enumerated() {
@@ -89,6 +97,8 @@ struct ManifestRequest: Sendable {
                 var seen: [ExpectationInput] = []
                 for (k, item) in listed.enumerated() {
                     let input = APIImplementation.expectationInput(item)
+                    let bounds = input.boundsProblems(pointer: "\(pointer)/expect/\(k)")
+                    guard bounds.isEmpty else { errors += bounds; continue }
                     if seen.contains(where: { $0.url == input.url && $0.kind == input.kind && $0.appID == input.appID }) {
                         fail("\(pointer)/expect/\(k)", "unique", "\(input.url) is expected twice the same way"); continue
                     }
