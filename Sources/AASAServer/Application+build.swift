@@ -21,7 +21,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let database = Database(client: client, leaseTimeout: config.databaseLeaseTimeout)
     let migrator = Migrator(files: files)
 
-    let served = ServedFiles()
+    let served = WellKnownFiles()
     // The organisation's domain policies: checked on every change to a draft and on every publish.
     let policies = DomainPolicies.standard()
     let publisher = Publisher(database: database, served: served, policies: policies, webRootBases: config.webRootBases)
@@ -30,7 +30,8 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     // The served file is answered first, by Host, before request IDs, metrics or routing; a
     // request with two Host headers never reaches it.
     router.add(middleware: SingleHostMiddleware())
-    router.add(middleware: WellKnownMiddleware(served: served))
+    router.add(middleware: WellKnownMiddleware(path: WellKnownMiddleware.aasaPath, served: served.aasa))
+    router.add(middleware: WellKnownMiddleware(path: WellKnownMiddleware.assetLinksPath, served: served.assetLinks))
     router.add(middleware: RequestIDMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ProblemMiddleware())
@@ -51,8 +52,10 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     try api.registerHandlers(on: RouteRecordingTransport(inner: router, table: routes))
     RevisionFileRoute(database: database).register(on: router)
     routes.add(.get, RevisionFileRoute.path)
-    routes.add(.get, WellKnownMiddleware.path)
-    routes.add(.head, WellKnownMiddleware.path)
+    for path in [WellKnownMiddleware.aasaPath, WellKnownMiddleware.assetLinksPath] {
+        routes.add(.get, path)
+        routes.add(.head, path)
+    }
 
     var services: [any Service] = [
         client,

@@ -14,6 +14,29 @@ public enum AppService: String, Sendable, CaseIterable {
     case applinks, webcredentials, appclips, activitycontinuation
 }
 
+/// Which file an app is listed in: the apple-app-site-association (an app ID) or assetlinks.json
+/// (a package name with its signing certificates' fingerprints).
+public enum AppPlatform: String, Sendable, CaseIterable {
+    case ios, android
+
+    /// The services an app of this platform can have: Android has App Links (`applinks`, as
+    /// `handle_all_urls`) and credential sharing (`webcredentials`, as `get_login_creds`).
+    public var services: [AppService] {
+        switch self {
+        case .ios: AppService.allCases
+        case .android: [.applinks, .webcredentials]
+        }
+    }
+
+    /// Why `id` cannot name an app of this platform, nil when it can.
+    public func identifierProblem(_ id: String) -> String? {
+        switch self {
+        case .ios: AppID.problem(id)
+        case .android: AssetLinksValidator.packageNameProblem(id)
+        }
+    }
+}
+
 /// `applinks.defaults` as a domain sets them.
 public struct DomainDefaults: Sendable, Equatable {
     public var caseSensitive: Bool?

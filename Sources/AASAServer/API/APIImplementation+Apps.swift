@@ -10,22 +10,60 @@ extension APIImplementation {
         return .ok(.init(body: .json(.init(items: apps.map(Components.Schemas.App.init)))))
     }
 
-    static func services(_ list: [Components.Schemas.Service]?, field: String) throws -> [AppService] {
+    static func services(_ list: [Components.Schemas.Service]?, field: String, platform: AppPlatform = .ios) throws -> [AppService] {
         let services = (list ?? [.applinks]).compactMap { AppService(rawValue: $0.rawValue) }
         guard Set(services).count == services.count else {
             throw APIProblem.invalid(field: field, rule: "unique", "a service is listed twice")
         }
+        if let bad = services.first(where: { !platform.services.contains($0) }) {
+            throw APIProblem.invalid(field: field, rule: "platform",
+                                     "an \(platform.rawValue) app has no \(bad.rawValue) service (it has \(platform.services.map(\.rawValue).joined(separator: ", ")))")
+        }
         return AppService.allCases.filter(services.contains)
+    }
+
+    /// An Android app's fingerprints: 1 to 20, each 32 colon-separated upper-case hex bytes (a
+    /// lower-case, colon-less or SHA-1 one is refused with its fix), none twice.
+    static func fingerprints(_ list: [String]?, field: String) throws -> [String] {
+        guard let list, !list.isEmpty else {
+            throw APIProblem.invalid(field: field, rule: "required", "an Android app lists its signing certificates' SHA-256 fingerprints")
+        }
+        guard list.count <= 20 else { throw APIProblem.invalid(field: field, rule: "maxItems", "at most 20 fingerprints") }
+        var errors: [FieldError] = []
+        for (i, f) in list.enumerated() {
+            if f.count > 200 {
+                errors.append(FieldError(field: "\(field)/\(i)", rule: "maxLength", message: "a fingerprint is at most 200 characters"))
+            } else if let problem = AssetLinksValidator.fingerprintProblem(f) {
+                errors.append(FieldError(field: "\(field)/\(i)", rule: "fingerprint", message: "\(problem.code.rawValue): \(problem.message)"))
+            } else if list[..<i].contains(f) {
+                errors.append(FieldError(field: "\(field)/\(i)", rule: "unique", message: "\(f) is listed twice"))
+            }
+        }
+        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+        return list
     }
 
     func createApp(_ input: Operations.CreateApp.Input) async throws -> Operations.CreateApp.Output {
         _ = try principal()  // 401 before the body is read
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
-        if let problem = AppID.problem(body.appID) {
-            throw APIProblem.invalid(field: "/appID", rule: "app-id", problem)
+        let platform = AppPlatform(rawValue: body.platform?.rawValue ?? "ios") ?? .ios
+        guard body.appID.count <= 255 else { throw APIProblem.invalid(field: "/appID", rule: "maxLength", "an app ID is at most 255 characters") }
+        if let problem = platform.identifierProblem(body.appID) {
+            throw APIProblem.invalid(field: "/appID", rule: platform == .ios ? "app-id" : "package-name", problem)
         }
-        let services = try Self.services(body.services, field: "/services")
-        let changed = try await change(AppChange(kind: .create(team: input.path.team, appID: body.appID, services: services), ifMatch: nil))
+        let services = try Self.services(body.services, field: "/services", platform: platform)
+        let fingerprints: [String]?
+        switch platform {
+        case .ios:
+            if body.fingerprints != nil {
+                throw APIProblem.invalid(field: "/fingerprints", rule: "platform", "an iOS app has no signing certificate fingerprints; leave them out")
+            }
+            fingerprints = nil
+        case .android:
+            fingerprints = try Self.fingerprints(body.fingerprints, field: "/fingerprints")
+        }
+        let changed = try await change(AppChange(kind: .create(team: input.path.team, appID: body.appID, services: services,
+                                                               android: fingerprints), ifMatch: nil))
         return .created(.init(headers: .init(eTag: ETag.of(changed.output.version)), body: .json(.init(changed.output))))
     }
 
@@ -37,8 +75,10 @@ extension APIImplementation {
 
     func updateApp(_ input: Operations.UpdateApp.Input) async throws -> Operations.UpdateApp.Output {
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
-        let services = try body.services.map { try Self.services($0, field: "/services") }
-        let changed = try await change(AppChange(kind: .update(appID: input.path.appID, team: body.team, services: services),
+        let services = try body.services.map { try Self.services($0, field: "/services") }  // the platform's own are checked against the app
+        let fingerprints = try body.fingerprints.map { try Self.fingerprints($0, field: "/fingerprints") }
+        let changed = try await change(AppChange(kind: .update(appID: input.path.appID, team: body.team, services: services,
+                                                               fingerprints: fingerprints),
                                                  ifMatch: input.headers.ifMatch))
         return .ok(.init(headers: .init(eTag: ETag.of(changed.output.version)), body: .json(.init(changed.output))))
     }

@@ -22,7 +22,7 @@ extension APIImplementation {
         let report = Components.Schemas.Report(
             host: rendered.host, valid: rendered.errors.isEmpty, byteCount: rendered.bytes.count,
             errors: rendered.errors.map { .init(rendered.finding($0)) },
-            warnings: rendered.warnings.map { .init(rendered.finding($0)) },
+            warnings: rendered.warningFindings.map { .init($0) },
             shadowed: analysis.shadowed.map { .init(rule: ref($0.rule), shadowedBy: ref($0.shadowedBy)) },
             overlaps: analysis.overlaps.map { overlap in
                 let first = ref(overlap.first), second = ref(overlap.second)

@@ -22,7 +22,8 @@ extension APIImplementation {
                                                   source: .draft, actor: actor(principal), logger: logger,
                                                   authorize: PublishRights.check(principal))
         let result = Self.publishResult(outcome)
-        return outcome.created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
+        let created = outcome.created || outcome.assetLinks?.created == true
+        return created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
     }
 
     func rollbackRevision(_ input: Operations.RollbackRevision.Input) async throws -> Operations.RollbackRevision.Output {
@@ -121,7 +122,8 @@ extension APIImplementation {
               created: o.created,
               targets: o.targets.map { .init(webRoot: $0.webRoot, ok: $0.ok, error: $0.error, paths: $0.paths) },
               warnings: o.warnings.map(Components.Schemas.Finding.init),
-              cdn: cdnNote(o.host))
+              cdn: cdnNote(o.host),
+              assetLinks: o.assetLinks.map { assetLinksPublish($0, host: o.host) })
     }
 
     /// What a publish cannot do: make Apple's CDN fetch now.

@@ -10,7 +10,7 @@ import Logging
 struct APIImplementation: APIProtocol {
     let services: ServiceSet
     let metrics: MetricsExport
-    let served: ServedFiles
+    let served: WellKnownFiles
     let publisher: Publisher
     let pipeline: DomainChangePipeline
     let webRootBases: [String]

@@ -24,8 +24,9 @@ extension Components.Schemas.Token {
 
 extension Components.Schemas.App {
     init(_ r: AppRecord) {
-        self.init(appID: r.appID, team: r.teamName,
+        self.init(appID: r.appID, team: r.teamName, platform: .init(rawValue: r.platform.rawValue) ?? .ios,
                   services: r.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) },
+                  fingerprints: r.platform == .android ? r.fingerprints : nil,
                   createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version)
     }
 }
@@ -115,8 +116,10 @@ enum AuditJSON {
     }
 
     static func app(_ r: AppRecord) -> JSONValue {
-        .object(["appID": .string(r.appID), "team": .string(r.teamName),
-         "services": .array(r.services.map { .string($0.rawValue) }), "version": .number(String(r.version))])
+        var o: JSONObject = ["appID": .string(r.appID), "team": .string(r.teamName), "platform": .string(r.platform.rawValue),
+                             "services": .array(r.services.map { .string($0.rawValue) }), "version": .number(String(r.version))]
+        if r.platform == .android { o.append("fingerprints", .array(r.fingerprints.map(JSONValue.string))) }
+        return .object(o)
     }
 
     static func domain(_ r: DomainRecord) -> JSONValue {

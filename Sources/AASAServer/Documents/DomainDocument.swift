@@ -35,9 +35,13 @@ struct DomainDocument: Sendable {
     let order: [String]
     /// The document compiled for matching.
     let matcher: AASAMatcher
+    /// The domain's assetlinks.json, rendered from the same state (its Android apps).
+    let android: AndroidDocument
 
     var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
     var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
+    /// Both files' warnings, traced to their rules.
+    var warningFindings: [Finding] { warnings.map(finding) + android.warnings }
 
     /// Renders and validates the domain's state. The validation (the rule analysis above all) runs
     /// off the concurrency pool and stops if the request is cancelled; a state rendered before
@@ -45,7 +49,7 @@ struct DomainDocument: Sendable {
     static func render(_ snapshot: DomainSnapshot) async throws -> DomainDocument {
         let draft = Draft(snapshot)
         let validated = try await ValidatedRenders.shared.validated(draft.root, host: draft.host)
-        return DomainDocument(draft: draft, validated: validated)
+        return DomainDocument(draft: draft, validated: validated, android: AndroidDocument(snapshot, order: snapshot.domain.appOrder))
     }
 
     /// Rendered without AASAModel's validation: for the benchmark that measures what validation costs.
@@ -53,10 +57,12 @@ struct DomainDocument: Sendable {
         let draft = Draft(snapshot)
         let document = AASAParser.read(draft.root).document ?? AASADocument()
         return DomainDocument(draft: draft, validated: .init(document: document, bytes: AASARenderer.render(document), diagnostics: [], analysis: nil,
-                                                                 matcher: AASAMatcher(document)))
+                                                                 matcher: AASAMatcher(document)),
+                              android: AndroidDocument(snapshot, order: snapshot.domain.appOrder))
     }
 
-    private init(draft: Draft, validated: ValidatedRenders.Render) {
+    private init(draft: Draft, validated: ValidatedRenders.Render, android: AndroidDocument) {
+        self.android = android
         host = draft.host
         entries = draft.entries
         order = draft.order
@@ -119,11 +125,12 @@ struct DomainDocument: Sendable {
 extension DomainDocument.Draft {
     /// One `details` entry per app that has rules (in the domain's app order), the domain's
     /// defaults and substitution variables, and the other services' app lists (apps of teams
-    /// holding a grant on the domain).
+    /// holding a grant on the domain). iOS apps only: Android's are `AndroidDocument`'s.
     init(_ snapshot: DomainSnapshot) {
         let domain = snapshot.domain
         host = domain.host
-        let withRules = snapshot.ruleSets.filter { !$0.rules.isEmpty }
+        let android = Set(snapshot.apps.filter { $0.platform == .android }.map(\.appID))
+        let withRules = snapshot.ruleSets.filter { !$0.rules.isEmpty && !android.contains($0.appID) }
         let ruleSetsByApp = Dictionary(uniqueKeysWithValues: withRules.map { ($0.appID, $0) })
         order = DomainDocument.effectiveOrder(explicit: domain.appOrder, present: Set(withRules.map(\.appID)))
 
@@ -155,7 +162,7 @@ extension DomainDocument.Draft {
         let grantedTeams = Set(snapshot.grants.map(\.teamID))
         let grantedServices = Dictionary(snapshot.grants.map { ($0.teamID, Set($0.services)) }, uniquingKeysWith: { $0.union($1) })
         let rank = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
-        let serviceApps = snapshot.apps.filter { grantedTeams.contains($0.teamID) }
+        let serviceApps = snapshot.apps.filter { grantedTeams.contains($0.teamID) && $0.platform == .ios }
             .sorted { (rank[$0.appID] ?? Int.max, $0.appID) < (rank[$1.appID] ?? Int.max, $1.appID) }
         for service in [AppService.webcredentials, .appclips, .activitycontinuation] {
             let ids = serviceApps.filter { $0.services.contains(service) && grantedServices[$0.teamID]?.contains(service) == true }.map(\.appID)

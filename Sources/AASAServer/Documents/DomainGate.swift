@@ -13,7 +13,19 @@ enum DomainGate {
                       field: (Finding) -> String? = { _ in nil }) async throws -> DomainDocument {
         let rendered = try await DomainDocument.render(try await session.snapshot(of: domain))
         let errors = rendered.errors
-        Counter(label: "aasad_domain_validations_total", dimensions: [("outcome", errors.isEmpty ? "valid" : "invalid")]).increment()
+        let androidErrors = rendered.android.errors
+        Counter(label: "aasad_domain_validations_total",
+                dimensions: [("outcome", errors.isEmpty && androidErrors.isEmpty ? "valid" : "invalid")]).increment()
+        guard androidErrors.isEmpty || !errors.isEmpty else {
+            let fieldErrors = androidErrors.map { finding -> FieldError in
+                var message = finding.message
+                if let appID = finding.appID { message += " (Android app \(appID) of team \(finding.team ?? "?"))" }
+                return FieldError(field: field(finding) ?? finding.path, rule: finding.code, message: message)
+            }
+            throw APIProblem.invalid(fieldErrors, warnings: rendered.android.warnings,
+                                     detail: "the domain \(domain.host)'s assetlinks.json would be invalid: "
+                                        + fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+        }
         guard errors.isEmpty else {
             let fieldErrors = errors.map { diagnostic -> FieldError in
                 let finding = rendered.finding(diagnostic)

@@ -15,7 +15,7 @@ struct Publisher: Sendable {
     let database: Database
     /// This process's served copy; nil in a process that serves nothing (`aasad publish --all`,
     /// benchmarks): the serving replicas learn of the revision through NOTIFY.
-    let served: ServedFiles?
+    let served: WellKnownFiles?
     /// The organisation's domain policies, checked on the bytes about to become a revision.
     var policies = DomainPolicies()
     /// Where web roots must lie (`--web-root-base`), checked again on the real path at each write.
@@ -41,6 +41,15 @@ struct Publisher: Sendable {
         var created: Bool
         var targets: [TargetOutcome]
         var warnings: [Finding]
+        /// The domain's assetlinks.json, published from the same draft (nil when the domain has
+        /// nothing for Android and never had, or for an AASA rollback, which leaves it alone).
+        var assetLinks: AssetLinksOutcome?
+    }
+
+    struct AssetLinksOutcome: Sendable {
+        var revision: RevisionRecord
+        var created: Bool
+        var targets: [TargetOutcome]
     }
 
     /// - Parameter authorize: runs in the transaction with the locked domain; throws to refuse.
@@ -67,6 +76,7 @@ struct Publisher: Sendable {
     private func publishLocked(_ session: DBSession, domainID: Int64, reason: String, source: Source, actor: Actor,
                                authorize: @Sendable (DBSession, DomainRecord) async throws -> Void) async throws -> Outcome {
         var warnings: [Finding] = []
+        var android: (revision: RevisionRecord, created: Bool)?
         let (domain, revision, created) = try await session.inTransaction { () -> (DomainRecord, RevisionRecord, Bool) in
             guard let locked = try await session.domain(id: domainID, forUpdate: true) else { throw APIProblem.notFound("the domain was deleted") }
             let domain = locked
@@ -77,9 +87,10 @@ struct Publisher: Sendable {
             switch source {
             case .draft:
                 let draft = try await DomainGate.check(session, domain: domain)
-                warnings = draft.warnings.map(draft.finding)
+                warnings = draft.warningFindings
                 bytes = draft.bytes
                 rendered = draft
+                android = try await storeAssetLinks(session, domain: domain, document: draft.android, reason: reason, actor: actor)
             case .revision(let number, _):
                 guard let old = try await session.revision(domainID: domainID, number: number) else {
                     throw APIProblem.notFound("\(domain.host) has no revision \(number)")
@@ -116,10 +127,87 @@ struct Publisher: Sendable {
             }
         }
         Counter(label: "aasad_publishes_total", dimensions: [("created", "\(created)")]).increment()
-        served?.update(ServedRevision(host: domain.host, aliases: domain.aliases, number: revision.number,
+        served?.aasa.update(ServedRevision(host: domain.host, aliases: domain.aliases, number: revision.number,
                                      bytes: revision.bytes, sha256: revision.sha256))
         let targets = await writeTargets(session, domain: domain, revision: revision)
-        return Outcome(host: domain.host, revision: revision, created: created, targets: targets, warnings: warnings)
+        var androidOutcome: AssetLinksOutcome?
+        if let android { androidOutcome = await serveAssetLinks(session, domain: domain, revision: android.revision, created: android.created) }
+        return Outcome(host: domain.host, revision: revision, created: created, targets: targets, warnings: warnings,
+                       assetLinks: androidOutcome)
+    }
+
+    /// Stores the draft's assetlinks.json as the domain's next Android revision when it differs
+    /// from the current one. A domain with nothing for Android gets no file until it has something;
+    /// one that had a file gets `[]` when its last Android app leaves.
+    private func storeAssetLinks(_ session: DBSession, domain: DomainRecord, document: AndroidDocument, reason: String,
+                                 actor: Actor) async throws -> (revision: RevisionRecord, created: Bool)? {
+        let current = try await session.currentAssetLinksRevision(domainID: domain.id)
+        if document.isEmpty && current == nil { return nil }
+        return try await storeAssetLinks(session, domain: domain, bytes: document.bytes, current: current, rollbackOf: nil,
+                                         reason: reason, actor: actor)
+    }
+
+    private func storeAssetLinks(_ session: DBSession, domain: DomainRecord, bytes: [UInt8], current: RevisionRecord?, rollbackOf: Int?,
+                                 reason: String, actor: Actor) async throws -> (revision: RevisionRecord, created: Bool) {
+        let sha = Hex.sha256(bytes)
+        if let current, current.sha256 == sha { return (current, false) }
+        let record = RevisionRecord(domainID: domain.id, number: (current?.number ?? 0) + 1, bytes: bytes, sha256: sha, byteCount: bytes.count,
+                                    actorToken: actor.tokenID, actorName: actor.name, reason: reason, createdAt: Date(), diff: nil,
+                                    rollbackOf: rollbackOf)
+        try await session.insertAssetLinksRevision(record)
+        try await session.appendAudit(AuditEntry(
+            action: rollbackOf == nil ? "assetlinks.publish" : "assetlinks.rollback", entityType: "assetlinks-revision",
+            entityID: "\(domain.host)/\(record.number)", domain: domain.host, before: current.map { .number(String($0.number)) },
+            after: .object(["number": .number(String(record.number)), "sha256": .string(sha), "reason": .string(reason),
+                            "rollbackOf": rollbackOf.map { .number(String($0)) } ?? .null])).record(by: actor))
+        try await session.notifyRevision(host: domain.host)
+        return (record, true)
+    }
+
+    /// After commit: this replica serves the Android revision, and every web root gets it.
+    private func serveAssetLinks(_ session: DBSession, domain: DomainRecord, revision: RevisionRecord, created: Bool) async -> AssetLinksOutcome {
+        served?.assetLinks.update(ServedRevision(host: domain.host, aliases: domain.aliases, number: revision.number,
+                                                 bytes: revision.bytes, sha256: revision.sha256))
+        var targets: [TargetOutcome] = []
+        for root in domain.webRoots {
+            var outcome = TargetOutcome(webRoot: root, ok: true, error: nil, paths: [])
+            do {
+                let bytes = revision.bytes, bases = webRootBases
+                outcome.paths = [try await NIOThreadPool.singleton.runIfActive { try WebRootWriter.writeAssetLinks(bytes, root: root, bases: bases) }]
+            } catch {
+                outcome.ok = false
+                outcome.error = String(describing: error)
+                session.logger.error("publishing assetlinks.json to a web root failed", metadata: [
+                    "host": .string(domain.host), "web_root": .string(root), "error": .string(String(describing: error))])
+                Counter(label: "aasad_publish_target_failures_total").increment()
+            }
+            targets.append(outcome)
+        }
+        return AssetLinksOutcome(revision: revision, created: created, targets: targets)
+    }
+
+    /// Republishes an old assetlinks.json revision as the newest, leaving the AASA alone. An admin
+    /// only; refused (422) when a package in it is no longer an Android app of a team holding a
+    /// grant on the domain, or when it is not a valid file.
+    func rollbackAssetLinks(host: String, number: Int, reason: String, actor: Actor, logger: Logger,
+                            authorize: @escaping @Sendable (DBSession, DomainRecord) async throws -> Void) async throws -> AssetLinksOutcome {
+        try await RequestWork(database: database, logger: logger).read { session in
+            guard let domainID = try await session.domain(host: host)?.id else { throw APIProblem.notFound("no domain \(host)") }
+            return try await session.holding(.publishing(domainID: domainID)) {
+                let (domain, stored) = try await session.inTransaction { () -> (DomainRecord, (revision: RevisionRecord, created: Bool)) in
+                    guard let domain = try await session.domain(id: domainID, forUpdate: true) else { throw APIProblem.notFound("the domain was deleted") }
+                    try await authorize(session, domain)
+                    guard let old = try await session.assetLinksRevision(domainID: domainID, number: number) else {
+                        throw APIProblem.notFound("\(domain.host) has no assetlinks.json revision \(number)")
+                    }
+                    try await AssetLinksRollbackBounds.check(old.bytes, number: number, domain: domain, session: session)
+                    let current = try await session.currentAssetLinksRevision(domainID: domainID)
+                    return (domain, try await storeAssetLinks(session, domain: domain, bytes: old.bytes, current: current, rollbackOf: number,
+                                                              reason: reason, actor: actor))
+                }
+                return await serveAssetLinks(session, domain: domain, revision: stored.revision, created: stored.created)
+            }
+        }
     }
 
     /// Refuses a rollback that today's grants, apps or the acting team's reach do not allow

@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// as a safety net for missed notifications, lost connections and deleted domains.
 struct RevisionFollower: Service {
     let database: Database
-    let served: ServedFiles
+    let served: WellKnownFiles
     let logger: Logger
     var interval: Duration = .seconds(30)
 
@@ -23,9 +23,7 @@ struct RevisionFollower: Service {
     }
 
     func reloadAll() async throws {
-        let start = served.beginReload()
-        let revisions = try await database.read(logger: logger) { try await $0.servedRevisions() }
-        served.replaceAll(revisions, readSince: start)
+        try await served.reloadAll(database, logger: logger)
     }
 
     private func reloadForever() async {
@@ -46,9 +44,7 @@ struct RevisionFollower: Service {
                         try await reloadAll()
                         for try await notification in notifications {
                             let host = notification.payload
-                            let revisions = try await database.read(logger: logger) { try await $0.servedRevisions(host: host) }
-                            if revisions.isEmpty { served.remove(host: host) }
-                            for revision in revisions { served.update(revision) }
+                            try await database.read(logger: logger) { try await served.refresh(host: host, session: $0) }
                         }
                     }
                 }

@@ -23,6 +23,7 @@ private typealias FileStatus = Darwin.stat
 /// registration made on the path as written is made again, on the real directory, at every write.
 enum WebRootWriter {
     static let fileName = "apple-app-site-association"
+    static let assetLinksName = "assetlinks.json"
 
     struct Failure: Error, CustomStringConvertible, Sendable {
         var description: String
@@ -33,9 +34,15 @@ enum WebRootWriter {
     static func write(_ bytes: [UInt8], root: String, legacy: Bool, bases: [String] = []) throws -> [String] {
         let realRoot = try resolvedRoot(root, bases: bases)
         let wellKnown = try wellKnownDirectory(realRoot, create: true)
-        var written = [try replace(directory: wellKnown, bytes: bytes)]
-        if legacy { written.append(try replace(directory: realRoot, bytes: bytes)) }
+        var written = [try replace(directory: wellKnown, name: fileName, bytes: bytes)]
+        if legacy { written.append(try replace(directory: realRoot, name: fileName, bytes: bytes)) }
         return written
+    }
+
+    /// Writes `bytes` to `<root>/.well-known/assetlinks.json`, the same way. Returns the path written.
+    static func writeAssetLinks(_ bytes: [UInt8], root: String, bases: [String] = []) throws -> String {
+        let realRoot = try resolvedRoot(root, bases: bases)
+        return try replace(directory: try wellKnownDirectory(realRoot, create: true), name: assetLinksName, bytes: bytes)
     }
 
     /// The root's real directory, refused when it lies outside every base (when there are bases).
@@ -86,16 +93,16 @@ enum WebRootWriter {
         let wellKnown = try? wellKnownDirectory(realRoot, create: false)
         for directory in (wellKnown.map { [$0] } ?? []) + (legacy ? [realRoot] : []) {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            for name in names where name.hasPrefix(".\(fileName).") && name.hasSuffix(".tmp") {
+            for name in names where (name.hasPrefix(".\(fileName).") || name.hasPrefix(".\(assetLinksName).")) && name.hasSuffix(".tmp") {
                 if unlink(directory + "/" + name) == 0 { removed += 1 }
             }
         }
         return removed
     }
 
-    private static func replace(directory: String, bytes: [UInt8]) throws -> String {
-        let target = directory + "/" + fileName
-        let temporary = directory + "/.\(fileName).\(UUID().uuidString).tmp"
+    private static func replace(directory: String, name: String, bytes: [UInt8]) throws -> String {
+        let target = directory + "/" + name
+        let temporary = directory + "/.\(name).\(UUID().uuidString).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
         guard fd >= 0 else { throw failure("cannot create \(temporary)") }
         var ok = false

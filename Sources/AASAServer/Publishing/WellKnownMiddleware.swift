@@ -4,12 +4,15 @@ import Hummingbird
 import Metrics
 import NIOCore
 
-/// Answers `GET /.well-known/apple-app-site-association` before any other work: the file is
-/// chosen by the Host header (aliases included) from memory, with `Content-Type: application/json`
-/// and its ETag; `If-None-Match` gives 304, an unknown host 404. Never a redirect.
+/// Answers `GET /.well-known/apple-app-site-association` (or `/.well-known/assetlinks.json`, one
+/// instance each) before any other work: the file is chosen by the Host header (aliases included)
+/// from memory, with `Content-Type: application/json` and its ETag; `If-None-Match` gives 304, an
+/// unknown host 404. Never a redirect (Google's verifier follows none either).
 struct WellKnownMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    static let path = "/.well-known/apple-app-site-association"
+    static let aasaPath = "/.well-known/apple-app-site-association"
+    static let assetLinksPath = "/.well-known/assetlinks.json"
+    let path: String
     let served: ServedFiles
 
     // Made once: this path runs before the metrics middleware, and must stay cheap.
@@ -18,7 +21,7 @@ struct WellKnownMiddleware: RouterMiddleware {
     private static let served404 = Counter(label: "aasad_wellknown_responses_total", dimensions: [("status", "404")])
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.uri.path == Self.path, request.method == .get || request.method == .head else {
+        guard request.uri.path == path, request.method == .get || request.method == .head else {
             return try await next(request, context)
         }
         let host = Self.hostName(request.head.authority ?? "")

@@ -6,8 +6,8 @@ import AASAStore
 /// every such domain is validated again.
 struct AppChange: DomainChange {
     enum Kind: Sendable {
-        case create(team: String, appID: String, services: [AppService])
-        case update(appID: String, team: String?, services: [AppService]?)
+        case create(team: String, appID: String, services: [AppService], android: [String]?)
+        case update(appID: String, team: String?, services: [AppService]?, fingerprints: [String]?)
         case delete(appID: String)
     }
 
@@ -38,8 +38,8 @@ struct AppChange: DomainChange {
 
     func lock(_ session: DBSession, principal: Principal) async throws -> Locked {
         switch kind {
-        case .create(let team, _, _): .team(try await Lookup.visibleTeam(team, principal, session: session))
-        case .update(let appID, _, _), .delete(let appID):
+        case .create(let team, _, _, _): .team(try await Lookup.visibleTeam(team, principal, session: session))
+        case .update(let appID, _, _, _), .delete(let appID):
             .app(try await Lookup.visibleApp(appID, principal, session: session, forUpdate: true))
         }
     }
@@ -50,10 +50,14 @@ struct AppChange: DomainChange {
 
     func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<AppRecord> {
         switch (kind, locked) {
-        case (.create(_, let appID, let services), .team(let team)):
-            try await AppleTeamIDs.checkApp(appID, team: team, session: session)
+        case (.create(_, let appID, let services, let fingerprints), .team(let team)):
+            // An Android package name has no Apple Team ID to claim.
+            if fingerprints == nil { try await AppleTeamIDs.checkApp(appID, team: team, session: session) }
             let app: AppRecord
-            do { app = try await session.insertApp(appID: appID, teamID: team.id, services: services) }
+            do {
+                app = try await session.insertApp(appID: appID, teamID: team.id, services: services,
+                                                  platform: fingerprints == nil ? .ios : .android, fingerprints: fingerprints ?? [])
+            }
             catch StoreError.duplicate {
                 throw APIProblem.conflict("the app ID \(appID) is already registered", field: "/appID", rule: "unique")
             }
@@ -63,17 +67,23 @@ struct AppChange: DomainChange {
             return Applied(output: app, domains: domains, audit: [AuditEntry(
                 action: action, entityType: "app", entityID: app.appID, team: team.name, appID: app.appID, after: AuditJSON.app(app))])
 
-        case (.update(_, let newTeam, let newServices), .app(let before)):
+        case (.update(_, let newTeam, let newServices, let newFingerprints), .app(let before)):
             var teamID = before.teamID
             if let newTeam, newTeam != before.teamName {
                 guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
                 guard let team = try await session.team(named: newTeam) else {
                     throw APIProblem.invalid(field: "/team", rule: "exists", "there is no team \(newTeam)")
                 }
-                try await AppleTeamIDs.checkApp(before.appID, team: team, session: session)
+                if before.platform == .ios { try await AppleTeamIDs.checkApp(before.appID, team: team, session: session) }
                 teamID = team.id
             }
             let services = newServices ?? before.services
+            if let bad = services.first(where: { !before.platform.services.contains($0) }) {
+                throw APIProblem.invalid(field: "/services", rule: "platform", "an \(before.platform.rawValue) app has no \(bad.rawValue) service")
+            }
+            if newFingerprints != nil && before.platform != .android {
+                throw APIProblem.invalid(field: "/fingerprints", rule: "platform", "only an Android app has signing certificate fingerprints")
+            }
             let ruleDomains = try await session.domainIDsWithRules(appPK: before.id)
             if !services.contains(.applinks) {
                 for id in ruleDomains where !(try await session.ruleSet(domainID: id, app: before).rules.isEmpty) {
@@ -82,7 +92,7 @@ struct AppChange: DomainChange {
                         "the app has rules on \(host); remove them before turning applinks off")
                 }
             }
-            try await session.updateApp(id: before.id, teamID: teamID, services: services)
+            try await session.updateApp(id: before.id, teamID: teamID, services: services, fingerprints: newFingerprints ?? before.fingerprints)
             guard let after = try await session.app(appID: before.appID) else { throw APIProblem.notFound("no app \(before.appID)") }
             let listed = Self.listsOnDomains(before.services) || Self.listsOnDomains(services)
             let granted = listed ? try await session.domainIDsGranted(teamID: teamID) + session.domainIDsGranted(teamID: before.teamID) : []

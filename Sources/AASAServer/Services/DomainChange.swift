@@ -56,7 +56,7 @@ struct Changed<Output: Sendable>: Sendable {
     var output: Output
     var documents: [DomainDocument]
 
-    var warnings: [Finding] { documents.flatMap { document in document.warnings.map(document.finding) } }
+    var warnings: [Finding] { documents.flatMap(\.warningFindings) }
 }
 
 /// One audit event: what changed. Who changed it is added by the pipeline (`Actor`).

@@ -18,7 +18,7 @@ import Logging
 struct DomainChangePipeline: Sendable {
     let database: Database
     let publisher: Publisher
-    let served: ServedFiles
+    let served: WellKnownFiles
     let policies: DomainPolicies
     /// Benchmarks only: see `AppConfig.skipValidationForBenchmark`.
     var skipValidation = false
@@ -50,8 +50,7 @@ struct DomainChangePipeline: Sendable {
         // This replica at once (the others on the notification): an alias moves with its answer.
         for host in applied.refreshedHosts {
             do {
-                let revisions = try await RequestWork(database: database, logger: logger).read { try await $0.servedRevisions(host: host) }
-                for revision in revisions { served.update(revision) }
+                try await RequestWork(database: database, logger: logger).read { try await served.refresh(host: host, session: $0) }
             } catch {
                 logger.warning("could not refresh the served copy; the notification or the next reload will",
                                metadata: ["host": .string(host), "error": .string(String(describing: error))])

@@ -97,7 +97,7 @@ struct ManifestApply: Sendable {
                 guard current.services != app.services else {
                     appChanges.append(.init(appID: app.appID, action: .unchanged, services: services)); continue
                 }
-                try await session.updateApp(id: current.id, teamID: team.id, services: app.services)
+                try await session.updateApp(id: current.id, teamID: team.id, services: app.services, fingerprints: current.fingerprints)
                 let after = try await session.app(appID: app.appID)!
                 apps[app.appID] = after
                 try await session.appendAudit(AuditEntry(action: "app.update", entityType: "app", entityID: app.appID,
@@ -220,7 +220,7 @@ struct ManifestApply: Sendable {
             results.append(.init(host: domain.host, changed: changed, rules: changes,
                                  expectations: expectationChanges.isEmpty ? nil : expectationChanges,
                                  diff: try OpenAPIValueContainer(json: diff.jsonValue),
-                                 warnings: rendered.warnings.map { Components.Schemas.Finding(rendered.finding($0)) }))
+                                 warnings: rendered.warningFindings.map(Components.Schemas.Finding.init)))
         }
         guard errors.isEmpty else {
             throw APIProblem.invalid(errors, warnings: warnings, detail: "the manifest would leave a domain invalid: "

@@ -102,6 +102,13 @@ struct RegistryReads: Sendable {
         }
     }
 
+    func assetLinksRevisions(_ host: String, before: Int?, limit: Int) async throws -> (host: String, items: [RevisionRecord]) {
+        try await work.read { session in
+            let domain = try await Lookup.domain(host, session: session)
+            return (domain.host, try await session.listAssetLinksRevisions(domainID: domain.id, before: before, limit: limit))
+        }
+    }
+
     func revision(_ host: String, number: Int) async throws -> (host: String, revision: RevisionRecord) {
         try await work.read { session in
             let domain = try await Lookup.domain(host, session: session)

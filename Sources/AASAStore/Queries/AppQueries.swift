@@ -3,12 +3,13 @@ import Foundation
 import PostgresNIO
 
 extension DBSession {
-    private static let appColumns = "a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version"
-    typealias AppRow = (Int64, String, Int64, String, [String], Date, Date, Int64)
+    static let appColumns = "a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version, a.platform, a.fingerprints"
+    typealias AppRow = (Int64, String, Int64, String, [String], Date, Date, Int64, String, [String])
 
     static func app(_ row: AppRow) -> AppRecord {
         AppRecord(id: row.0, appID: row.1, teamID: row.2, teamName: row.3, services: row.4.compactMap(AppService.init(rawValue:)),
-                  createdAt: row.5, updatedAt: row.6, version: row.7)
+                  createdAt: row.5, updatedAt: row.6, version: row.7, platform: AppPlatform(rawValue: row.8) ?? .ios,
+                  fingerprints: row.9)
     }
 
     func apps(_ query: PostgresQuery) async throws -> [AppRecord] {
@@ -31,17 +32,19 @@ extension DBSession {
         return count ?? 0
     }
 
-    public func insertApp(appID: String, teamID: Int64, services: [AppService]) async throws -> AppRecord {
+    public func insertApp(appID: String, teamID: Int64, services: [AppService], platform: AppPlatform = .ios,
+                          fingerprints: [String] = []) async throws -> AppRecord {
         try await write("""
-            INSERT INTO apps (app_id, team_id, services) VALUES (\(appID), \(teamID), \(services.map(\.rawValue)))
+            INSERT INTO apps (app_id, team_id, services, platform, fingerprints)
+            VALUES (\(appID), \(teamID), \(services.map(\.rawValue)), \(platform.rawValue), \(fingerprints))
             """)
         return try await app(appID: appID)!
     }
 
-    public func updateApp(id: Int64, teamID: Int64, services: [AppService]) async throws {
+    public func updateApp(id: Int64, teamID: Int64, services: [AppService], fingerprints: [String]) async throws {
         try await write("""
-            UPDATE apps SET team_id = \(teamID), services = \(services.map(\.rawValue)), updated_at = now(),
-            version = version + 1 WHERE id = \(id)
+            UPDATE apps SET team_id = \(teamID), services = \(services.map(\.rawValue)), fingerprints = \(fingerprints),
+            updated_at = now(), version = version + 1 WHERE id = \(id)
             """)
     }
 

@@ -120,7 +120,7 @@ extension DBSession {
         let grants = try await listGrants(domainID: domain.id)
         let ruleSets = try await listRuleSets(domainID: domain.id)
         let apps = try await apps("""
-            SELECT a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version
+            SELECT \(unescaped: Self.appColumns)
             FROM apps a JOIN teams ON teams.id = a.team_id
             WHERE a.team_id IN (SELECT team_id FROM grants WHERE domain_id = \(domain.id))
                OR a.id IN (SELECT app_id FROM rule_sets WHERE domain_id = \(domain.id))

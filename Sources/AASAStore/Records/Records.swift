@@ -38,6 +38,9 @@ public struct AppRecord: Sendable, Equatable {
     public var createdAt: Date
     public var updatedAt: Date
     public var version: Int64
+    public var platform: AppPlatform = .ios
+    /// An Android app's signing certificates' SHA-256 fingerprints (empty for iOS).
+    public var fingerprints: [String] = []
 }
 
 public struct DomainRecord: Sendable, Equatable {

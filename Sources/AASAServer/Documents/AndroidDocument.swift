@@ -1,0 +1,107 @@
+import AASAModel
+import AASAStore
+import Foundation
+
+/// A domain's assetlinks.json as its stored state renders it, beside the AASA of `DomainDocument`:
+/// one statement per Android app (in the domain's app order) with
+/// - `handle_all_urls` and the app's rules as `dynamic_app_link_components`, when it has
+///   `applinks` and rules on the domain;
+/// - `get_login_creds`, when it has `webcredentials` and its team's grant gives that service.
+/// Every finding (AssetLinksValidator's `L…`, and `A…` for a rule with no Android form) is traced
+/// back to its team, app and rule.
+struct AndroidDocument: Sendable {
+    struct Entry: Sendable {
+        var appID: String
+        var team: String
+        /// Empty for a statement without dynamic rules.
+        var ruleIDs: [UUID]
+    }
+
+    /// Codes of rules that have no Android form (beside AssetLinksValidator's `L…`).
+    static let cannotExpress = "A001"
+    static let defaultsIgnored = "A002"
+
+    let document: AssetLinksDocument
+    let bytes: [UInt8]
+    /// `statements[i]` speaks for `entries[i]`.
+    let entries: [Entry]
+    let errors: [Finding]
+    let warnings: [Finding]
+    /// The compiled document, for matching.
+    let matcher: AndroidMatcher
+
+    /// Whether the domain has anything for Android (no statement and nothing published: no file).
+    var isEmpty: Bool { entries.isEmpty }
+
+    init(_ snapshot: DomainSnapshot, order: [String]) {
+        let android = snapshot.apps.filter { $0.platform == .android }
+        let ruleSets = Dictionary(snapshot.ruleSets.map { ($0.appID, $0) }, uniquingKeysWith: { a, _ in a })
+        let grantedServices = Dictionary(snapshot.grants.map { ($0.teamID, Set($0.services)) }, uniquingKeysWith: { $0.union($1) })
+        let rank = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
+        let ordered = android.sorted { (rank[$0.appID] ?? Int.max, $0.appID) < (rank[$1.appID] ?? Int.max, $1.appID) }
+
+        var statements: [AssetLinksDocument.Statement] = []
+        var entries: [Entry] = []
+        var errors: [Finding] = []
+        var warnings: [Finding] = []
+        for app in ordered {
+            let rules = app.services.contains(.applinks) ? ruleSets[app.appID]?.rules ?? [] : []
+            var relations: [String] = []
+            if !rules.isEmpty { relations.append(AssetLinksDocument.handleAllURLs) }
+            if app.services.contains(.webcredentials), grantedServices[app.teamID]?.contains(.webcredentials) == true {
+                relations.append(AssetLinksDocument.getLoginCreds)
+            }
+            guard !relations.isEmpty else { continue }
+            let index = statements.count
+            var components: [JSONValue] = []
+            for (j, rule) in rules.enumerated() {
+                let (component, problems) = AndroidRuleForm.convert(rule.component)
+                components.append(component)
+                let defaults = AndroidRuleForm.defaultsProblems(rule.component, caseSensitive: snapshot.domain.defaults.caseSensitive,
+                                                                percentEncoded: snapshot.domain.defaults.percentEncoded)
+                for problem in problems + defaults {
+                    let finding = Finding(code: problem.isError ? Self.cannotExpress : Self.defaultsIgnored,
+                                          path: (Self.rulePointer(index, j) / problem.key).description,
+                                          message: problem.message, team: app.teamName, appID: app.appID,
+                                          ruleID: rule.id.uuidString.lowercased())
+                    if problem.isError { errors.append(finding) } else { warnings.append(finding) }
+                }
+            }
+            statements.append(.init(relations: relations, target: .androidApp(packageName: app.appID, fingerprints: app.fingerprints),
+                                    dynamicComponents: rules.isEmpty ? nil : components))
+            entries.append(Entry(appID: app.appID, team: app.teamName, ruleIDs: rules.map(\.id)))
+        }
+        let document = AssetLinksDocument(statements: statements)
+        let bytes = document.rendered()
+        self.document = document
+        self.bytes = bytes
+        self.entries = entries
+        self.matcher = AndroidMatcher(document)
+        for diagnostic in AssetLinksValidator.validate(bytes) {
+            var finding = Finding(code: diagnostic.code.rawValue, path: diagnostic.path.description, message: diagnostic.message)
+            if let (entry, ruleIndex) = Self.locate(diagnostic.path, entries: entries) {
+                finding.team = entry.team
+                finding.appID = entry.appID
+                finding.ruleID = ruleIndex.map { entry.ruleIDs[$0].uuidString.lowercased() }
+            }
+            if diagnostic.severity == .error { errors.append(finding) } else { warnings.append(finding) }
+        }
+        self.errors = errors
+        self.warnings = warnings
+    }
+
+    /// `/i/relation_extensions/…handle_all_urls/dynamic_app_link_components/j`: five tokens, as an
+    /// AASA rule's `/applinks/details/i/components/j`, so a request field is found the same way.
+    static func rulePointer(_ statement: Int, _ rule: Int) -> JSONPointer {
+        JSONPointer(tokens: [String(statement), "relation_extensions", AssetLinksDocument.handleAllURLs,
+                             "dynamic_app_link_components", String(rule)])
+    }
+
+    static func locate(_ pointer: JSONPointer, entries: [Entry]) -> (entry: Entry, ruleIndex: Int?)? {
+        let t = pointer.tokens
+        guard let first = t.first, let i = Int(first), entries.indices.contains(i) else { return nil }
+        let entry = entries[i]
+        guard t.count >= 5, t[3] == "dynamic_app_link_components", let j = Int(t[4]), entry.ruleIDs.indices.contains(j) else { return (entry, nil) }
+        return (entry, j)
+    }
+}

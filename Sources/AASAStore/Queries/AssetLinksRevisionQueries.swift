@@ -1,0 +1,67 @@
+import Foundation
+import PostgresNIO
+
+/// The assetlinks.json revision stream of each domain (`assetlinks_revisions`), beside the AASA's.
+/// The newest revision is the current one: a rollback is a new revision with `rollbackOf`.
+extension DBSession {
+    private typealias AssetLinksRow = (Int64, Int, String, Int, UUID?, String, String, Date, Int?, Data)
+
+    private func assetLinksRevisions(_ query: PostgresQuery) async throws -> [RevisionRecord] {
+        try await all(query, as: AssetLinksRow.self).map {
+            RevisionRecord(domainID: $0.0, number: $0.1, bytes: [UInt8]($0.9), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
+                           actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: nil, rollbackOf: $0.8)
+        }
+    }
+
+    /// Columns of `AssetLinksRow`; `withBytes: false` reads an empty `bytes`.
+    private static func assetLinksColumns(withBytes: Bool) -> String {
+        "domain_id, number, sha256, octet_length(bytes), actor_token, actor_name, reason, created_at, rollback_of, "
+            + (withBytes ? "bytes" : "''::bytea")
+    }
+
+    public func assetLinksRevision(domainID: Int64, number: Int) async throws -> RevisionRecord? {
+        try await assetLinksRevisions("""
+            SELECT \(unescaped: Self.assetLinksColumns(withBytes: true)) FROM assetlinks_revisions
+            WHERE domain_id = \(domainID) AND number = \(number)
+            """).first
+    }
+
+    /// The domain's current assetlinks.json revision, nil before its first.
+    public func currentAssetLinksRevision(domainID: Int64) async throws -> RevisionRecord? {
+        try await assetLinksRevisions("""
+            SELECT \(unescaped: Self.assetLinksColumns(withBytes: true)) FROM assetlinks_revisions
+            WHERE domain_id = \(domainID) ORDER BY number DESC LIMIT 1
+            """).first
+    }
+
+    /// Metadata only, newest first.
+    public func listAssetLinksRevisions(domainID: Int64, before: Int?, limit: Int) async throws -> [RevisionRecord] {
+        try await assetLinksRevisions("""
+            SELECT \(unescaped: Self.assetLinksColumns(withBytes: false)) FROM assetlinks_revisions
+            WHERE domain_id = \(domainID) AND (\(before)::integer IS NULL OR number < \(before))
+            ORDER BY number DESC LIMIT \(limit)
+            """)
+    }
+
+    public func insertAssetLinksRevision(_ r: RevisionRecord) async throws {
+        try await write("""
+            INSERT INTO assetlinks_revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, rollback_of)
+            VALUES (\(r.domainID), \(r.number), \(Data(r.bytes)), \(r.sha256), \(r.actorToken), \(r.actorName), \(r.reason), \(r.rollbackOf))
+            """)
+    }
+
+    /// The current assetlinks.json of every domain (or of one) that has one, with the names it answers to.
+    public func servedAssetLinks(host: String? = nil) async throws -> [ServedRevision] {
+        typealias Row = (String, [String], Int, Data, String)
+        return try await all("""
+            SELECT d.host,
+                   coalesce((SELECT array_agg(h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT h.is_primary), '{}'),
+                   r.number, r.bytes, r.sha256
+            FROM domains d JOIN LATERAL (
+                SELECT number, bytes, sha256 FROM assetlinks_revisions WHERE domain_id = d.id ORDER BY number DESC LIMIT 1) r ON true
+            WHERE \(host)::text IS NULL OR d.host = \(host)
+            """, as: Row.self).map {
+            ServedRevision(host: $0.0, aliases: $0.1, number: $0.2, bytes: [UInt8]($0.3), sha256: $0.4)
+        }
+    }
+}

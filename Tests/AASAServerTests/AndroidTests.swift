@@ -1,0 +1,163 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+/// Issue 16, on PostgreSQL and real files: two teams with iOS and Android apps on one domain.
+/// Each team's rules for its Android app are grant-checked like its iOS app's, rendered into
+/// assetlinks.json (never into the AASA), published in their own revision stream, served by Host
+/// and written into the web root; one file rolls back without the other.
+@Suite struct AndroidTests {
+    static let shopIOS = "FGHIJ67890.com.shop.app"
+    static let shopAndroid = "com.shop.app"
+    static let blogAndroid = "com.blog.app"
+    static let upload = (0..<32).map { String(format: "%02X", $0) }.joined(separator: ":")
+    static let playSigning = (0..<32).map { String(format: "%02X", 255 - $0) }.joined(separator: ":")
+
+    static func rules(_ app: String) -> String { "/v1/domains/example.com/apps/\(app)/rules" }
+
+    static func setUp(_ w: TestWorld, root: String) async throws -> (shop: String, blog: String) {
+        try await w.createTeam("shop")
+        try await w.createTeam("blog")
+        let shop = try await w.teamToken("shop", scopes: ["write"]).secret
+        let blog = try await w.teamToken("blog", scopes: ["write"]).secret
+        try #require(try await w.call(.post, "/v1/teams/shop/apps", token: shop, json: ["appID": shopIOS]).status == 201)
+        let android = try await w.call(.post, "/v1/teams/shop/apps", token: shop,
+                                       json: ["appID": shopAndroid, "platform": "android", "fingerprints": [upload, playSigning]])
+        try #require(android.status == 201, "\(android.text)")
+        #expect(android.object["platform"] as? String == "android")
+        #expect(android.object["fingerprints"] as? [String] == [upload, playSigning])
+        try #require(try await w.call(.post, "/v1/teams/blog/apps", token: blog,
+                                      json: ["appID": blogAndroid, "platform": "android", "fingerprints": [upload],
+                                             "services": ["applinks", "webcredentials"]]).status == 201)
+        try #require(try await w.call(.post, "/v1/domains", token: w.adminToken,
+                                      json: ["host": "example.com", "aliases": ["www.example.com"], "webRoots": [root]]).status == 201)
+        try #require(try await w.call(.put, "/v1/domains/example.com/grants/shop", token: w.adminToken,
+                                      json: ["pathPrefixes": ["/shop"]]).status == 200)
+        try #require(try await w.call(.put, "/v1/domains/example.com/grants/blog", token: w.adminToken,
+                                      json: ["pathPrefixes": ["/blog"], "services": ["webcredentials"]]).status == 200)
+        try #require(try await w.call(.put, rules(shopIOS), token: shop, json: ["rules": [["/": "/shop/*"]]]).status == 200)
+        let shopRules = try await w.call(.put, rules(shopAndroid), token: shop, json: ["rules": [["/": "/shop/cart", "exclude": true], ["/": "/shop/*"]]])
+        try #require(shopRules.status == 200, "\(shopRules.text)")
+        try #require(try await w.call(.put, rules(blogAndroid), token: blog, json: ["rules": [["/": "/blog/*", "comment": "posts"]]]).status == 200)
+        return (shop, blog)
+    }
+
+    static func statements(_ bytes: [UInt8]) -> [[String: Any]] {
+        (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [[String: Any]] ?? []
+    }
+
+    static func package(_ statement: [String: Any]) -> String? {
+        (statement["target"] as? [String: Any])?["package_name"] as? String
+    }
+
+    @Test func bothFilesArePublishedServedAndRolledBackApart() async throws {
+        let root = try PublishingTests.tempDir()
+        try await TestWorld.run { w in
+            let (shop, _) = try await Self.setUp(w, root: root)
+            let first = try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "both platforms"])
+            #expect(first.status == 201, "\(first.text)")
+            let assetLinks = try #require(first.object["assetLinks"] as? [String: Any])
+            #expect((assetLinks["revision"] as? [String: Any])?["number"] as? Int == 1)
+
+            // The AASA has the iOS app only; assetlinks.json both Android apps, in their own form.
+            let aasa = try #require(PublishingTests.file(root))
+            #expect(String(decoding: aasa, as: UTF8.self).contains(Self.shopIOS))
+            #expect(!String(decoding: aasa, as: UTF8.self).contains("\"com.shop.app\""))
+            let written = try #require(FileManager.default.contents(atPath: root + "/.well-known/assetlinks.json").map { [UInt8]($0) })
+            let statements = Self.statements(written)
+            #expect(statements.compactMap(Self.package) == [Self.blogAndroid, Self.shopAndroid])
+            let shopStatement = try #require(statements.first { Self.package($0) == Self.shopAndroid })
+            let extensions = shopStatement["relation_extensions"] as? [String: Any]
+            let components = (extensions?["delegate_permission/common.handle_all_urls"] as? [String: Any])?["dynamic_app_link_components"] as? [[String: Any]]
+            #expect(components?.count == 2)
+            #expect(components?.first?["exclude"] as? Bool == true)
+            let blogStatement = try #require(statements.first { Self.package($0) == Self.blogAndroid })
+            #expect((blogStatement["relation"] as? [String])?.contains("delegate_permission/common.get_login_creds") == true)
+
+            // Served by Host (an alias too) with application/json, the bytes of the web root.
+            let port = try #require(w.client.port)
+            let url = "http://127.0.0.1:\(port)/.well-known/assetlinks.json"
+            let served = try await Curl.get(url, host: "www.example.com")
+            #expect(served.status == 200)
+            #expect(served.headers["content-type"] == "application/json")
+            #expect(served.body == written)
+            #expect(try await Curl.get(url, host: "other.example").status == 404)
+
+            // A change to an Android rule publishes assetlinks.json revision 2 and leaves the AASA at 1.
+            #expect(try await w.call(.put, Self.rules(Self.shopAndroid), token: shop, json: ["rules": [["/": "/shop/*"]]]).status == 200)
+            let second = try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "android only"])
+            #expect(second.status == 201, "\(second.text)")
+            #expect((second.object["revision"] as? [String: Any])?["number"] as? Int == 1)
+            #expect(((second.object["assetLinks"] as? [String: Any])?["revision"] as? [String: Any])?["number"] as? Int == 2)
+            #expect(PublishingTests.file(root) == aasa)
+
+            // Rolling assetlinks.json back: an admin only; the AASA is untouched.
+            #expect(try await w.call(.post, "/v1/domains/example.com/assetlinks/revisions/1/rollback", token: shop,
+                                     json: ["reason": "undo"]).status == 403)
+            let rollback = try await w.call(.post, "/v1/domains/example.com/assetlinks/revisions/1/rollback", token: w.adminToken,
+                                            json: ["reason": "undo"])
+            #expect(rollback.status == 201, "\(rollback.text)")
+            #expect((rollback.object["revision"] as? [String: Any])?["rollbackOf"] as? Int == 1)
+            #expect(FileManager.default.contents(atPath: root + "/.well-known/assetlinks.json").map { [UInt8]($0) } == written)
+            #expect(try await Curl.get(url, host: "example.com").body == written)
+            #expect(PublishingTests.file(root) == aasa)
+            let list = try await w.call(.get, "/v1/domains/example.com/assetlinks/revisions", token: shop)
+            #expect((list.object["items"] as? [[String: Any]])?.compactMap { $0["number"] as? Int } == [3, 2, 1])
+            #expect((try await w.call(.get, "/v1/domains/example.com/revisions", token: shop).object["items"] as? [Any])?.count == 1)
+
+            // A removed key never comes back through a rollback.
+            #expect(try await w.call(.patch, "/v1/apps/\(Self.shopAndroid)", token: shop, json: ["fingerprints": [Self.playSigning]]).status == 200)
+            let refused = try await w.call(.post, "/v1/domains/example.com/assetlinks/revisions/1/rollback", token: w.adminToken,
+                                           json: ["reason": "again"])
+            #expect(refused.status == 422, "\(refused.text)")
+            #expect(refused.problemRules.contains("fingerprint-removed"))
+        }
+    }
+
+    /// Bad Android input: 4xx naming the field and the rule, nothing written.
+    @Test func androidAppsAndRulesAreCheckedLikeIOSOnes() async throws {
+        let root = try PublishingTests.tempDir()
+        try await TestWorld.run { w in
+            let (shop, blog) = try await Self.setUp(w, root: root)
+            let lower = try await w.call(.post, "/v1/teams/shop/apps", token: shop,
+                                         json: ["appID": "com.shop.lite", "platform": "android", "fingerprints": [Self.upload.lowercased()]])
+            #expect(lower.status == 422)
+            #expect(lower.problemFields == ["/fingerprints/0"] && lower.problemRules == ["fingerprint"])
+            #expect(lower.text.contains(Self.upload))  // the fix: the upper-cased value
+            let sha1 = try await w.call(.post, "/v1/teams/shop/apps", token: shop,
+                                        json: ["appID": "com.shop.lite", "platform": "android", "fingerprints": [String(Self.upload.prefix(59))]])
+            #expect(sha1.text.contains("L043"))
+            let noKeys = try await w.call(.post, "/v1/teams/shop/apps", token: shop, json: ["appID": "com.shop.lite", "platform": "android"])
+            #expect(noKeys.problemFields == ["/fingerprints"])
+            let badPackage = try await w.call(.post, "/v1/teams/shop/apps", token: shop,
+                                              json: ["appID": "shop", "platform": "android", "fingerprints": [Self.upload]])
+            #expect(badPackage.problemRules == ["package-name"])
+            let appClip = try await w.call(.post, "/v1/teams/shop/apps", token: shop,
+                                           json: ["appID": "com.shop.lite", "platform": "android", "fingerprints": [Self.upload], "services": ["appclips"]])
+            #expect(appClip.problemRules == ["platform"])
+            let iosKeys = try await w.call(.post, "/v1/teams/shop/apps", token: shop,
+                                           json: ["appID": "FGHIJ67890.com.shop.lite", "fingerprints": [Self.upload]])
+            #expect(iosKeys.problemFields == ["/fingerprints"])
+
+            // Grants hold for Android rules; a rule with no Android form is refused naming it.
+            let outside = try await w.call(.put, Self.rules(Self.blogAndroid), token: blog, json: ["rules": [["/": "/shop/*"]]])
+            #expect([403, 422].contains(outside.status), "\(outside.text)")
+            let caseless = try await w.call(.put, Self.rules(Self.shopAndroid), token: shop,
+                                            json: ["rules": [["/": "/shop/*", "caseSensitive": false]]])
+            #expect(caseless.status == 422, "\(caseless.text)")
+            #expect(caseless.problemFields == ["/rules/0/caseSensitive"] && caseless.problemRules == ["A001"])
+            let queryString = try await w.call(.put, Self.rules(Self.shopAndroid), token: shop, json: ["rules": [["/": "/shop/*", "?": "a=1"]]])
+            #expect(queryString.problemRules == ["A001"])
+            // The same rule is fine for the iOS app.
+            #expect(try await w.call(.put, Self.rules(Self.shopIOS), token: shop,
+                                     json: ["rules": [["/": "/shop/*", "caseSensitive": false]]]).status == 200)
+
+            let draft = try await w.call(.get, "/v1/domains/example.com/assetlinks", token: w.adminToken)
+            #expect(draft.status == 200)
+            #expect((draft.object["statements"] as? [Any])?.count == 2)
+            let audit = try await w.call(.get, "/v1/audit?team=shop", token: w.adminToken)
+            #expect(audit.text.contains(Self.shopAndroid))
+        }
+    }
+}
