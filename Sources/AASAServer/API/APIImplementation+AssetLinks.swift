@@ -17,7 +17,7 @@ extension APIImplementation {
 
     func listAssetLinksRevisions(_ input: Operations.ListAssetLinksRevisions.Input) async throws -> Operations.ListAssetLinksRevisions.Output {
         let limit = try Names.limit(input.query.limit, default: 50)
-        let (host, items) = try await reads(try principal()).assetLinksRevisions(input.path.host, before: input.query.before.map(Int.init), limit: limit)
+        let (host, items) = try await reads(try principal()).assetLinksRevisions(input.path.host, before: try Names.before(input.query.before), limit: limit)
         let next = items.count == limit && (items.last?.number ?? 0) > 1 ? items.last?.number : nil
         return .ok(.init(body: .json(.init(items: try items.map { try Self.revision($0, host: host, withDiff: false) }, nextBefore: next))))
     }

@@ -40,10 +40,7 @@ extension APIImplementation {
     func listRevisions(_ input: Operations.ListRevisions.Input) async throws -> Operations.ListRevisions.Output {
         let principal = try principal()
         let limit = try Names.limit(input.query.limit, default: 50)
-        if let before = input.query.before, before < 1 {
-            throw APIProblem.badRequest("before is a revision number, 1 or more", field: "before", rule: "minimum")
-        }
-        let (host, items) = try await reads(principal).revisions(input.path.host, before: input.query.before.map(Int.init), limit: limit)
+        let (host, items) = try await reads(principal).revisions(input.path.host, before: try Names.before(input.query.before), limit: limit)
         let next = items.count == limit && (items.last?.number ?? 0) > 1 ? items.last?.number : nil
         return .ok(.init(body: .json(.init(items: try items.map { try Self.revision($0, host: host, withDiff: false) }, nextBefore: next))))
     }

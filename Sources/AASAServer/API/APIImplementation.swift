@@ -102,6 +102,13 @@ enum Names {
         return value
     }
 
+    /// A revision page's `before` (openapi.yaml's minimum 1; the generated code does not check it).
+    static func before(_ value: Int32?) throws -> Int? {
+        guard let value else { return nil }
+        guard value >= 1 else { throw APIProblem.badRequest("before is a revision number, 1 or more", field: "before", rule: "minimum") }
+        return Int(value)
+    }
+
     /// A display name or token name within openapi.yaml's `maxLength` (200 characters).
     static func displayName(_ name: String, field: String) throws -> String {
         guard name.count <= 200 else {

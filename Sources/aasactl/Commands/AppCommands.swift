@@ -3,12 +3,13 @@ import ArgumentParser
 
 struct Apps: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "App IDs (TEAMID.bundle.id) and the services they take part in.",
+        abstract: "Apps: iOS app IDs (TEAMID.bundle.id), Android package names with their signing fingerprints, and their services.",
         subcommands: [List.self, Show.self, Create.self, Update.self, Delete.self]
     )
 
     static func fields(_ json: JSONValue) -> [String] {
-        Table.fields(json, [("App ID", "appID"), ("Team", "team"), ("Services", "services"), ("Version", "version"), ("Updated", "updatedAt")])
+        Table.fields(json, [("App ID", "appID"), ("Team", "team"), ("Platform", "platform"), ("Services", "services"),
+                            ("Fingerprints", "fingerprints"), ("Version", "version"), ("Updated", "updatedAt")])
     }
 
     struct List: AsyncParsableCommand {
@@ -16,7 +17,7 @@ struct Apps: AsyncParsableCommand {
         @Option(help: "Default: the logged-in token's team.") var team: String?
         func run() async throws {
             let response = try await remote.client.send(.GET, APIClient.path("v1", "teams", try remote.team(team), "apps"))
-            try remote.show(response) { Table.rows($0, [("APP ID", "appID"), ("SERVICES", "services"), ("VERSION", "version")]) }
+            try remote.show(response) { Table.rows($0, [("APP ID", "appID"), ("PLATFORM", "platform"), ("SERVICES", "services"), ("VERSION", "version")]) }
         }
     }
 
@@ -32,11 +33,16 @@ struct Apps: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Option(help: "Default: the logged-in token's team.") var team: String?
         @Argument var appID: String
-        @Option(name: .customLong("service"), help: "applinks, webcredentials, appclips, activitycontinuation; repeat. Default applinks.")
+        @Option(name: .customLong("service"), help: "applinks, webcredentials, appclips, activitycontinuation (Android: the first two); repeat. Default applinks.")
         var services: [String] = []
+        @Option(help: "ios (default) or android: an Android app's ID is its package name.") var platform: String?
+        @Option(name: .customLong("fingerprint"), help: "An Android app's signing certificate SHA-256 (AB:CD:…); repeat for the upload, Play App Signing and debug keys.")
+        var fingerprints: [String] = []
         func run() async throws {
             var body: JSONObject = ["appID": .string(appID)]
             if !services.isEmpty { body.append("services", .array(services.map(JSONValue.string))) }
+            if let platform { body.append("platform", .string(platform)) }
+            if !fingerprints.isEmpty { body.append("fingerprints", .array(fingerprints.map(JSONValue.string))) }
             let response = try await remote.client.send(.POST, APIClient.path("v1", "teams", try remote.team(team), "apps"), body: .object(body))
             try remote.show(response, Apps.fields)
         }
@@ -47,10 +53,12 @@ struct Apps: AsyncParsableCommand {
         @Argument var appID: String
         @Option(name: .customLong("service"), help: "The full list of services; repeat.") var services: [String] = []
         @Option(help: "Move the app to another team (admin).") var moveToTeam: String?
+        @Option(name: .customLong("fingerprint"), help: "An Android app's full list of signing fingerprints; repeat.") var fingerprints: [String] = []
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
         func run() async throws {
             var body = JSONObject()
             if !services.isEmpty { body.append("services", .array(services.map(JSONValue.string))) }
+            if !fingerprints.isEmpty { body.append("fingerprints", .array(fingerprints.map(JSONValue.string))) }
             if let moveToTeam { body.append("team", .string(moveToTeam)) }
             let response = try await remote.client.send(.PATCH, APIClient.path("v1", "apps", appID), body: .object(body), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Apps.fields)

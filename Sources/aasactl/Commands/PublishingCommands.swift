@@ -10,13 +10,34 @@ func publishLines(_ json: JSONValue) -> [String] {
         let ok = target.objectValue?["ok"]?.boolValue == true
         lines.append("  \(ok ? "ok    " : "FAILED") \(Table.value(target, "webRoot"))\(ok ? "" : ": " + Table.value(target, "error"))")
     }
+    if let android = json.objectValue?["assetLinks"] {
+        let created = android.objectValue?["created"]?.boolValue == true
+        lines.append(created ? "Published assetlinks.json revision \(Table.value(android, "revision.number")) (\(Table.value(android, "revision.byteCount")) bytes)."
+                             : "assetlinks.json unchanged at revision \(Table.value(android, "revision.number")).")
+        for target in android.objectValue?["targets"]?.arrayValue ?? [] where target.objectValue?["ok"]?.boolValue == false {
+            lines.append("  FAILED \(Table.value(target, "webRoot")): \(Table.value(target, "error"))")
+        }
+    }
     if let cdn = json.objectValue?["cdn"]?.stringValue { lines.append(cdn) }
     return lines + Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
 }
 
+/// The lines of an assetlinks.json rollback answer.
+func assetLinksLines(_ json: JSONValue) -> [String] {
+    let created = json.objectValue?["created"]?.boolValue == true
+    var lines = [created ? "Published assetlinks.json of \(Table.value(json, "revision.host")) as revision \(Table.value(json, "revision.number"))."
+                         : "No change: assetlinks.json revision \(Table.value(json, "revision.number")) has these bytes already."]
+    for target in json.objectValue?["targets"]?.arrayValue ?? [] {
+        let ok = target.objectValue?["ok"]?.boolValue == true
+        lines.append("  \(ok ? "ok    " : "FAILED") \(Table.value(target, "webRoot"))\(ok ? "" : ": " + Table.value(target, "error"))")
+    }
+    return lines
+}
+
 /// Exit 1 when any web root failed: the revision stands, but a pipeline should notice.
 func failIfTargetFailed(_ json: JSONValue) throws {
-    if (json.objectValue?["targets"]?.arrayValue ?? []).contains(where: { $0.objectValue?["ok"]?.boolValue == false }) { throw ExitCode(1) }
+    let targets = (json.objectValue?["targets"]?.arrayValue ?? []) + (json.objectValue?["assetLinks"]?.objectValue?["targets"]?.arrayValue ?? [])
+    if targets.contains(where: { $0.objectValue?["ok"]?.boolValue == false }) { throw ExitCode(1) }
 }
 
 struct Publish: AsyncParsableCommand {
@@ -39,7 +60,15 @@ struct Rollback: AsyncParsableCommand {
     @Argument var host: String
     @Argument var revision: Int
     @Option var reason: String
+    @Flag(help: "Roll back assetlinks.json (its own revision stream) instead of the AASA; admin only.") var android = false
     func run() async throws {
+        if android {
+            let response = try await remote.client.send(.POST, APIClient.path("v1", "domains", host, "assetlinks", "revisions", String(revision), "rollback"),
+                                                        body: .object(["reason": .string(reason)]))
+            try remote.show(response, assetLinksLines)
+            try failIfTargetFailed(try response.json())
+            return
+        }
         let response = try await remote.client.send(.POST, APIClient.path("v1", "domains", host, "revisions", String(revision), "rollback"),
                                                     body: .object(["reason": .string(reason)]))
         try remote.show(response, publishLines)
@@ -58,8 +87,10 @@ struct Revisions: AsyncParsableCommand {
         @Argument var host: String
         @Option var limit: Int?
         @Option(help: "Revisions before this number (the previous page's nextBefore).") var before: Int?
+        @Flag(help: "assetlinks.json's revisions instead of the AASA's.") var android = false
         func run() async throws {
-            let response = try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "revisions"),
+            let path = android ? APIClient.path("v1", "domains", host, "assetlinks", "revisions") : APIClient.path("v1", "domains", host, "revisions")
+            let response = try await remote.client.send(.GET, path,
                                                         query: [("limit", limit.map(String.init)), ("before", before.map(String.init))])
             try remote.show(response) { json in
                 Table.rows(json, [("#", "number"), ("CREATED", "createdAt"), ("BY", "actor.name"), ("BYTES", "byteCount"),
