@@ -168,20 +168,9 @@ struct Publisher: Sendable {
     private func serveAssetLinks(_ session: DBSession, domain: DomainRecord, revision: RevisionRecord, created: Bool) async -> AssetLinksOutcome {
         served?.assetLinks.update(ServedRevision(host: domain.host, aliases: domain.aliases, number: revision.number,
                                                  bytes: revision.bytes, sha256: revision.sha256))
-        var targets: [TargetOutcome] = []
-        for root in domain.webRoots {
-            var outcome = TargetOutcome(webRoot: root, ok: true, error: nil, paths: [])
-            do {
-                let bytes = revision.bytes, bases = webRootBases
-                outcome.paths = [try await NIOThreadPool.singleton.runIfActive { try WebRootWriter.writeAssetLinks(bytes, root: root, bases: bases) }]
-            } catch {
-                outcome.ok = false
-                outcome.error = String(describing: error)
-                session.logger.error("publishing assetlinks.json to a web root failed", metadata: [
-                    "host": .string(domain.host), "web_root": .string(root), "error": .string(String(describing: error))])
-                Counter(label: "aasad_publish_target_failures_total").increment()
-            }
-            targets.append(outcome)
+        let bytes = revision.bytes, bases = webRootBases
+        let targets = await writeEachRoot(session, domain: domain, file: WebRootWriter.assetLinksName) { root in
+            [try WebRootWriter.writeAssetLinks(bytes, root: root, bases: bases)]
         }
         return AssetLinksOutcome(revision: revision, created: created, targets: targets)
     }
@@ -246,24 +235,34 @@ struct Publisher: Sendable {
 
     /// Writes every web root; one failing does not stop the others. Outcomes are recorded.
     func writeTargets(_ session: DBSession, domain: DomainRecord, revision: RevisionRecord) async -> [TargetOutcome] {
+        let bytes = revision.bytes, legacy = domain.legacyRootPath, bases = webRootBases
+        let outcomes = await writeEachRoot(session, domain: domain, file: WebRootWriter.fileName) { root in
+            try WebRootWriter.write(bytes, root: root, legacy: legacy, bases: bases)
+        }
+        for outcome in outcomes {
+            try? await session.recordTarget(domainID: domain.id, webRoot: outcome.webRoot, revision: revision.number,
+                                            ok: outcome.ok, error: outcome.error)
+        }
+        return outcomes
+    }
+
+    /// Runs `write` for each web root of the domain (it returns the paths written); one failing
+    /// does not stop the others, and each failure is logged and counted.
+    private func writeEachRoot(_ session: DBSession, domain: DomainRecord, file: String,
+                               _ write: @escaping @Sendable (String) throws -> [String]) async -> [TargetOutcome] {
         var outcomes: [TargetOutcome] = []
         for root in domain.webRoots {
             var outcome = TargetOutcome(webRoot: root, ok: true, error: nil, paths: [])
             do {
-                let bytes = revision.bytes, legacy = domain.legacyRootPath, bases = webRootBases
                 // File I/O with fsync blocks: keep it off the concurrency pool's threads.
-                outcome.paths = try await NIOThreadPool.singleton.runIfActive {
-                    try WebRootWriter.write(bytes, root: root, legacy: legacy, bases: bases)
-                }
+                outcome.paths = try await NIOThreadPool.singleton.runIfActive { try write(root) }
             } catch {
                 outcome.ok = false
                 outcome.error = String(describing: error)
                 session.logger.error("publishing to a web root failed", metadata: [
-                    "host": .string(domain.host), "web_root": .string(root), "error": .string(String(describing: error))])
+                    "host": .string(domain.host), "web_root": .string(root), "file": .string(file), "error": .string(String(describing: error))])
                 Counter(label: "aasad_publish_target_failures_total").increment()
             }
-            try? await session.recordTarget(domainID: domain.id, webRoot: root, revision: revision.number,
-                                            ok: outcome.ok, error: outcome.error)
             outcomes.append(outcome)
         }
         return outcomes
