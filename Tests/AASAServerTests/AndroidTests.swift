@@ -160,4 +160,55 @@ import Testing
             #expect(audit.text.contains(Self.shopAndroid))
         }
     }
+
+    /// `POST /v1/match` with a platform, and the write-time warning when one team's rules open its
+    /// app on one platform and not the other.
+    @Test func matchAnswersPerPlatformAndSaysWhereTheyDisagree() async throws {
+        let root = try PublishingTests.tempDir()
+        try await TestWorld.run { w in
+            let (shop, _) = try await Self.setUp(w, root: root)
+            // shop's iOS app opens /shop/cart; its Android app excludes it: a warning on the write.
+            let write = try await w.call(.put, Self.rules(Self.shopAndroid), token: shop,
+                                         json: ["rules": [["/": "/shop/cart", "exclude": true], ["/": "/shop/*"]]])
+            #expect(write.status == 200)
+            let warnings = write.object["warnings"] as? [[String: Any]] ?? []
+            // Both differences are real: Apple's `/shop/*` also matches `/shop`, Android's does not.
+            let messages = warnings.filter { $0["code"] as? String == "A010" }.compactMap { $0["message"] as? String }
+            #expect(messages.contains { $0.contains("https://example.com/shop/cart on iOS but not on Android") }, "\(write.text)")
+            #expect(messages.contains { $0.contains("https://example.com/shop on iOS but not on Android") })
+            let disagreement = try #require(warnings.first { $0["code"] as? String == "A010" })
+            #expect(disagreement["team"] as? String == "shop")
+
+            func match(_ url: String, _ platform: String, source: String = "draft") async throws -> TestWorld.Reply {
+                try await w.call(.post, "/v1/match", token: shop, json: ["url": url, "source": source, "platform": platform])
+            }
+            let cart = try await match("https://example.com/shop/cart", "both")
+            #expect(cart.status == 200, "\(cart.text)")
+            #expect(cart.object["appID"] as? String == Self.shopIOS)
+            let android = try #require(cart.object["android"] as? [String: Any])
+            #expect((android["opens"] as? [String])?.isEmpty == true)
+            let shopDecision = (android["decisions"] as? [[String: Any]])?.first { $0["packageName"] as? String == Self.shopAndroid }
+            #expect(shopDecision?["decision"] as? String == "exclude")
+            #expect(shopDecision?["ruleIndex"] as? Int == 0)
+            #expect(shopDecision?["team"] as? String == "shop")
+            #expect(shopDecision?["ruleID"] is String)
+            #expect((cart.object["disagreement"] as? String)?.contains("on Android no app opens it") == true)
+
+            let item = try await match("https://example.com/shop/1", "both")
+            #expect((item.object["android"] as? [String: Any])?["opens"] as? [String] == [Self.shopAndroid])
+            #expect(item.object["disagreement"] == nil, "\(item.text)")
+            // An admin sees every team's draft (a team sees others' published rules only).
+            let onlyAndroid = try await w.call(.post, "/v1/match", token: w.adminToken,
+                                               json: ["url": "https://example.com/blog/1", "source": "draft", "platform": "android"])
+            #expect((onlyAndroid.object["android"] as? [String: Any])?["opens"] as? [String] == [Self.blogAndroid])
+            #expect(onlyAndroid.object["appID"] == nil)
+
+            // Published: nothing yet, then the published assetlinks.json answers with its revision.
+            #expect(try await match("https://example.com/shop/1", "android", source: "published").status == 404)
+            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "go"]).status == 201)
+            let published = try await match("https://example.com/shop/1", "android", source: "published")
+            #expect((published.object["android"] as? [String: Any])?["revision"] as? Int == 1)
+            #expect((published.object["android"] as? [String: Any])?["opens"] as? [String] == [Self.shopAndroid])
+        }
+    }
 }

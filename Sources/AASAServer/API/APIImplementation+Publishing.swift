@@ -78,30 +78,41 @@ extension APIImplementation {
             serverHints.append(.init(code: "host-alias", message: "\(urlHost) is an alias of \(answer.host): it serves \(answer.host)'s file, "
                                      + "and an app needs applinks:\(urlHost) in its entitlements for it", rule: nil))
         }
-        guard let bytes = answer.bytes else {
-            if body.explain == true {
+        let platform = body.platform ?? .ios
+        let iosBytes = platform == .android ? nil : answer.bytes
+        let androidBytes = platform == .ios ? nil : answer.assetLinksBytes
+        if iosBytes == nil && androidBytes == nil && answer.wildcardParent == nil && source == .published {
+            let file = platform == .android ? "its assetlinks.json" : "it"
+            throw APIProblem.notFound("\(answer.host) has not published \(file) yet; ask with source: draft")
+        }
+        if platform != .android {
+            if let bytes = iosBytes {
+                let document = try AASADocument(json: bytes)
+                // The file is served for the URL's own host (an alias included), so the host check uses it.
+                let matcher = AASAMatcher(document)
+                let resolution = matcher.resolve(url: body.url, domain: urlHost)
+                if body.explain == true {
+                    result.explanation = try ExplanationJSON.explanation(matcher.explain(url: body.url, domain: urlHost, expectedApp: body.expectedAppID),
+                                                                     document: answer.document, serverHints: serverHints)
+                }
+                result.appID = resolution.appID
+                result.decisions = resolution.decisions.map {
+                    .init(appID: $0.appID, decision: $0.decision.decision == .match ? .match : $0.decision.decision == .exclude ? .exclude : .none)
+                }
+                if let location = resolution.rule {
+                    let ref = answer.document?.ruleRef(location)
+                    result.rule = .init(team: ref?.team, appID: resolution.appID ?? "", ruleID: ref?.ruleID, path: location.pointer.description)
+                }
+            } else if body.explain == true {
                 result.explanation = .init(apps: [], hints: serverHints.map { .init(code: $0.code, message: $0.message) })
             }
-            if answer.wildcardParent == nil && source == .published {
-                throw APIProblem.notFound("\(answer.host) has not been published yet; ask with source: draft")
-            }
-            return .ok(.init(body: .json(result)))
         }
-        let document = try AASADocument(json: bytes)
-        // The file is served for the URL's own host (an alias included), so the host check uses it.
-        let matcher = AASAMatcher(document)
-        let resolution = matcher.resolve(url: body.url, domain: urlHost)
-        if body.explain == true {
-            result.explanation = try ExplanationJSON.explanation(matcher.explain(url: body.url, domain: urlHost, expectedApp: body.expectedAppID),
-                                                             document: answer.document, serverHints: serverHints)
-        }
-        result.appID = resolution.appID
-        result.decisions = resolution.decisions.map {
-            .init(appID: $0.appID, decision: $0.decision.decision == .match ? .match : $0.decision.decision == .exclude ? .exclude : .none)
-        }
-        if let location = resolution.rule {
-            let ref = answer.document?.ruleRef(location)
-            result.rule = .init(team: ref?.team, appID: resolution.appID ?? "", ruleID: ref?.ruleID, path: location.pointer.description)
+        if platform != .ios {
+            let android = AndroidMatchJSON(bytes: androidBytes ?? [], document: answer.document?.android, url: body.url)
+            var teams = try await reads(principal).teams(ofApps: android.packages + (result.appID.map { [$0] } ?? []))
+            if let document = answer.document { for entry in document.android.entries { teams[entry.appID] = entry.team } }
+            result.android = android.json(revision: answer.assetLinksRevision, teams: teams)
+            if platform == .both { result.disagreement = android.disagreement(iosOpener: result.appID, teams: teams) }
         }
         return .ok(.init(body: .json(result)))
     }

@@ -37,11 +37,13 @@ struct DomainDocument: Sendable {
     let matcher: AASAMatcher
     /// The domain's assetlinks.json, rendered from the same state (its Android apps).
     let android: AndroidDocument
+    /// Where a team's rules open its app on one platform and not the other (`PlatformAgreement`).
+    let platformWarnings: [Finding]
 
     var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
     var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
     /// Both files' warnings, traced to their rules.
-    var warningFindings: [Finding] { warnings.map(finding) + android.warnings }
+    var warningFindings: [Finding] { warnings.map(finding) + android.warnings + platformWarnings }
 
     /// Renders and validates the domain's state. The validation (the rule analysis above all) runs
     /// off the concurrency pool and stops if the request is cancelled; a state rendered before
@@ -49,7 +51,9 @@ struct DomainDocument: Sendable {
     static func render(_ snapshot: DomainSnapshot) async throws -> DomainDocument {
         let draft = Draft(snapshot)
         let validated = try await ValidatedRenders.shared.validated(draft.root, host: draft.host)
-        return DomainDocument(draft: draft, validated: validated, android: AndroidDocument(snapshot, order: snapshot.domain.appOrder))
+        let android = AndroidDocument(snapshot, order: snapshot.domain.appOrder)
+        return DomainDocument(draft: draft, validated: validated, android: android,
+                              platformWarnings: PlatformAgreement.findings(snapshot, ios: validated.matcher, android: android.matcher))
     }
 
     /// Rendered without AASAModel's validation: for the benchmark that measures what validation costs.
@@ -58,11 +62,12 @@ struct DomainDocument: Sendable {
         let document = AASAParser.read(draft.root).document ?? AASADocument()
         return DomainDocument(draft: draft, validated: .init(document: document, bytes: AASARenderer.render(document), diagnostics: [], analysis: nil,
                                                                  matcher: AASAMatcher(document)),
-                              android: AndroidDocument(snapshot, order: snapshot.domain.appOrder))
+                              android: AndroidDocument(snapshot, order: snapshot.domain.appOrder), platformWarnings: [])
     }
 
-    private init(draft: Draft, validated: ValidatedRenders.Render, android: AndroidDocument) {
+    private init(draft: Draft, validated: ValidatedRenders.Render, android: AndroidDocument, platformWarnings: [Finding]) {
         self.android = android
+        self.platformWarnings = platformWarnings
         host = draft.host
         entries = draft.entries
         order = draft.order

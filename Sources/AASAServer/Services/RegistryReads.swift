@@ -151,15 +151,19 @@ struct RegistryReads: Sendable {
         var bytes: [UInt8]?
         var document: DomainDocument?
         var wildcardParent: String?
+        /// assetlinks.json: the current revision's number and bytes (published), or the draft's
+        /// bytes; nil when the domain has none.
+        var assetLinksRevision: Int?
+        var assetLinksBytes: [UInt8]?
     }
 
     func matchSource(urlHost: String, draft: Bool) async throws -> MatchSource {
-        enum Found: Sendable { case published(String, RevisionRecord?), draft(String, DomainSnapshot), parent(String) }
+        enum Found: Sendable { case published(String, RevisionRecord?, RevisionRecord?), draft(String, DomainSnapshot), parent(String) }
         let found = try await work.read { session -> Found in
             if let id = try await session.domainID(answeringTo: urlHost), let domain = try await session.domain(id: id) {
                 if draft { return .draft(domain.host, try await draftSnapshot(domain, session: session)) }
                 let revision = try await session.currentRevision(of: domain)
-                return .published(domain.host, revision)
+                return .published(domain.host, revision, try await session.currentAssetLinksRevision(domainID: domain.id))
             }
             var labels = urlHost.split(separator: ".").dropFirst()
             while labels.count >= 2 {
@@ -174,10 +178,18 @@ struct RegistryReads: Sendable {
             return MatchSource(host: urlHost, wildcardParent: parent)
         case .draft(let host, let snapshot):
             let rendered = try await DomainDocument.render(snapshot)
-            return MatchSource(host: host, bytes: rendered.bytes, document: rendered)
-        case .published(let host, let revision):
-            return MatchSource(host: host, revision: revision?.number, bytes: revision?.bytes)
+            return MatchSource(host: host, bytes: rendered.bytes, document: rendered,
+                               assetLinksBytes: rendered.android.isEmpty ? nil : rendered.android.bytes)
+        case .published(let host, let revision, let android):
+            return MatchSource(host: host, revision: revision?.number, bytes: revision?.bytes,
+                               assetLinksRevision: android?.number, assetLinksBytes: android?.bytes)
         }
+    }
+
+    /// The team of each of these apps that is registered.
+    func teams(ofApps appIDs: [String]) async throws -> [String: String] {
+        guard !appIDs.isEmpty else { return [:] }
+        return try await work.read { try await $0.teamNames(ofApps: appIDs) }
     }
 
     // MARK: Audit and health

@@ -27,6 +27,14 @@ extension DBSession {
             """).first
     }
 
+    /// App ID → team name, for those of `appIDs` that are registered.
+    public func teamNames(ofApps appIDs: [String]) async throws -> [String: String] {
+        let rows = try await all("""
+            SELECT a.app_id, t.name FROM apps a JOIN teams t ON t.id = a.team_id WHERE a.app_id = ANY(\(appIDs))
+            """, as: (String, String).self)
+        return Dictionary(rows.map { ($0.0, $0.1) }, uniquingKeysWith: { a, _ in a })
+    }
+
     public func countApps(teamID: Int64) async throws -> Int {
         let count: Int? = try await first("SELECT count(*)::bigint FROM apps WHERE team_id = \(teamID)", as: Int.self)
         return count ?? 0

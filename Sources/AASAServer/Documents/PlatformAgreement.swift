@@ -1,0 +1,54 @@
+import AASAModel
+import AASAStore
+
+/// Where one team's rules open its app on one platform and not on the other. The same rules can
+/// mean different things on iOS and Android (slashes, an absent `?` item, `*`, case, another team's
+/// rule ahead of them on iOS), so on every render the URLs derived from each team's own patterns
+/// (`ExampleURLs`) are asked of both compiled files, and each URL where the answers differ is a
+/// warning (`A010`) naming the team and the app that does open it. Teams with apps on one
+/// platform only are not compared.
+enum PlatformAgreement {
+    static let code = "A010"
+    /// Warnings per team: the first few are what a person reads.
+    static let perTeam = 3
+    static let urlsPerTeam = 300
+
+    struct Answer: Sendable, Equatable {
+        var ios: String?
+        var android: [String]
+    }
+
+    static func findings(_ snapshot: DomainSnapshot, ios: AASAMatcher, android: AndroidMatcher) -> [Finding] {
+        let platform = Dictionary(snapshot.apps.map { ($0.appID, $0.platform) }, uniquingKeysWith: { a, _ in a })
+        let withRules = snapshot.ruleSets.filter { !$0.rules.isEmpty && platform[$0.appID] != nil }
+        let teams = Set(withRules.map(\.teamName)).sorted()
+        var out: [Finding] = []
+        for team in teams {
+            let sets = withRules.filter { $0.teamName == team }
+            let iosApps = Set(sets.filter { platform[$0.appID] == .ios }.map(\.appID))
+            let androidApps = Set(sets.filter { platform[$0.appID] == .android }.map(\.appID))
+            guard !iosApps.isEmpty, !androidApps.isEmpty else { continue }
+            let details: [JSONValue] = sets.map { .object(["appIDs": .array([.string($0.appID)]), "components": .array($0.rules.map(\.component))]) }
+            let own = AASAParser.read(.object(["applinks": .object(["details": .array(details)])])).document ?? AASADocument()
+            var found = 0
+            for url in ExampleURLs.derive(from: [own], host: snapshot.domain.host, limit: urlsPerTeam) where found < perTeam {
+                let answer = Answer(ios: ios.resolve(url: url).appID,
+                                    android: android.decisions(url: url).filter { $0.decision == .open }.map(\.packageName))
+                let onIOS = answer.ios.map(iosApps.contains) ?? false
+                let onAndroid = answer.android.contains(where: androidApps.contains)
+                guard onIOS != onAndroid else { continue }
+                found += 1
+                out.append(Finding(code: code, path: "", message: message(url: url, team: team, answer: answer, onIOS: onIOS),
+                                   team: team, appID: onIOS ? answer.ios : answer.android.first(where: androidApps.contains)))
+            }
+        }
+        return out
+    }
+
+    static func message(url: String, team: String, answer: Answer, onIOS: Bool) -> String {
+        let iosSide = answer.ios.map { "iOS opens it in \($0)" } ?? "on iOS no app opens it"
+        let androidSide = answer.android.isEmpty ? "on Android no app opens it" : "Android opens it in \(answer.android.joined(separator: ", "))"
+        let which = onIOS ? "on iOS but not on Android" : "on Android but not on iOS"
+        return "team \(team)'s apps open \(url) \(which): \(iosSide), \(androidSide)"
+    }
+}
