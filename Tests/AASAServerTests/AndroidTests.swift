@@ -211,4 +211,37 @@ import Testing
             #expect((published.object["android"] as? [String: Any])?["opens"] as? [String] == [Self.shopAndroid])
         }
     }
+
+    /// Golden URLs cover Android: an expectation naming an Android app is answered by
+    /// assetlinks.json, and `opensNone` by both files.
+    @Test func goldenURLsHoldOnAndroidToo() async throws {
+        let root = try PublishingTests.tempDir()
+        try await TestWorld.run { w in
+            let (shop, blog) = try await Self.setUp(w, root: root)
+            let expectations = "/v1/domains/example.com/expectations"
+            let created = try await w.call(.post, expectations, token: shop,
+                                           json: ["url": "https://example.com/shop/1", "kind": "opens", "appID": Self.shopAndroid])
+            #expect(created.status == 201, "\(created.text)")
+            // Android excludes /shop/cart: an Android expectation that it opens is broken from the start.
+            let broken = try await w.call(.post, expectations, token: shop,
+                                          json: ["url": "https://example.com/shop/cart", "kind": "opens", "appID": Self.shopAndroid])
+            #expect(broken.status == 422)
+            #expect(broken.problemRules == ["already-broken"])
+            // blog's Android app opens /blog/1, so "no app opens it" does not hold (iOS has no blog app).
+            let none = try await w.call(.post, expectations, token: blog, json: ["url": "https://example.com/blog/1", "kind": "opensNone"])
+            #expect(none.status == 422, "\(none.text)")
+
+            // Shop's own Android change that stops opening /shop/1 is refused, naming Android; nothing is written.
+            let steal = try await w.call(.put, Self.rules(Self.shopAndroid), token: shop,
+                                         json: ["rules": [["/": "/shop/1", "exclude": true], ["/": "/shop/*"]]])
+            #expect(steal.status == 409, "\(steal.text)")
+            #expect(steal.text.contains("on Android no app"))
+            let rules = try await w.call(.get, Self.rules(Self.shopAndroid), token: shop)
+            #expect((rules.object["rules"] as? [Any])?.count == 2)
+            let check = try await w.call(.get, expectations + "/check", token: shop)
+            let item = (check.object["items"] as? [[String: Any]])?.first
+            #expect((item?["draft"] as? [String: Any])?["holds"] as? Bool == true)
+            #expect((item?["draft"] as? [String: Any])?["appID"] as? String == Self.shopAndroid)
+        }
+    }
 }

@@ -12,6 +12,8 @@ final class ExpectationCache: Sendable {
     struct Prepared: Sendable {
         let record: ExpectationRecord
         let url: SplitURL
+        /// The app it names is an Android app: assetlinks.json answers it (an app's platform never changes).
+        let isAndroid: Bool
     }
 
     private struct Entry {
@@ -27,7 +29,9 @@ final class ExpectationCache: Sendable {
         // itself have changed the expectations since (a manifest's `expect:`).
         let version = try await session.expectationsVersion(domainID: domainID)
         if let entry = entries.withLock({ $0[domainID] }), entry.version == version { return entry.items }
-        let items = try await session.listExpectations(domainID: domainID).map { Prepared(record: $0, url: SplitURL($0.url)) }
+        let records = try await session.listExpectations(domainID: domainID)
+        let android = try await session.androidAppIDs(among: Array(Set(records.compactMap(\.appID))))
+        let items = records.map { Prepared(record: $0, url: SplitURL($0.url), isAndroid: $0.appID.map(android.contains) ?? false) }
         entries.withLock { $0[domainID] = Entry(version: version, items: items) }
         return items
     }

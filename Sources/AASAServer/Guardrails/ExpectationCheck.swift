@@ -29,16 +29,18 @@ struct ExpectationCheck: Sendable {
             let expectations = try await session.listExpectations(domainID: domain.id)
             let draft = try await DomainDocument.render(try await RegistryReads.draftSnapshot(domain, for: principal, session: session))
             let current = try await session.currentRevision(of: domain)
-            let published = current.map { AASAMatcher((try? AASADocument(json: $0.bytes)) ?? AASADocument()) }
+            let evaluation = try await ExpectationService.Evaluation(draft, domain: domain, session: session)
+            let android = try await session.androidAppIDs(among: Array(Set(expectations.compactMap(\.appID))))
             let results = expectations.map { e -> Result in
                 let kind = ExpectationKind(rawValue: e.kind) ?? .opensNone
-                func outcome(_ matcher: AASAMatcher, document: DomainDocument?) -> Outcome {
-                    let resolution = matcher.resolve(url: e.url)
-                    return Outcome(holds: kind.holds(opener: resolution.appID, appID: e.appID), opener: resolution.appID,
-                                   rule: resolution.rule.map { DomainDocument.ruleReference($0, in: document) })
+                let isAndroid = e.appID.map(android.contains) ?? false
+                func outcome(_ answer: LinkAnswer, document: DomainDocument?) -> Outcome {
+                    let opener = answer.opener(url: e.url, appID: e.appID, isAndroid: isAndroid)
+                    return Outcome(holds: kind.holds(opener: opener?.appID, appID: e.appID), opener: opener?.appID,
+                                   rule: opener?.iosRule.map { DomainDocument.ruleReference($0, in: document) })
                 }
-                return Result(expectation: e, draft: outcome(draft.matcher, document: draft),
-                              published: published.map { outcome($0, document: nil) })
+                return Result(expectation: e, draft: outcome(evaluation.draft, document: draft),
+                              published: evaluation.published.map { outcome($0, document: nil) })
             }
             return ExpectationCheck(host: domain.host, revision: current?.number, results: results)
         }

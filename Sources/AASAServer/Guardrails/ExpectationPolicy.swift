@@ -37,19 +37,31 @@ struct ExpectationPolicy: DomainPolicy {
             .filter { published || $0.record.source == "draft" }
         guard !expectations.isEmpty else { return }
         let matcher = candidate.matcher()
+        // A rollback of the AASA leaves assetlinks.json as it is: its Android expectations are not at stake.
+        let answer = LinkAnswer(ios: matcher, android: candidate.document?.android.matcher)
         var outcomes: [ExpectationOutcome] = []
         var broken: [JSONValue] = []
         for prepared in expectations {
             let expectation = prepared.record
-            let resolution = matcher.resolve(prepared.url)
-            let holds = ExpectationKind(rawValue: expectation.kind)?.holds(opener: resolution.appID, appID: expectation.appID) ?? true
+            let opener: LinkAnswer.Opener
+            if prepared.isAndroid {
+                guard let found = answer.opener(url: expectation.url, appID: expectation.appID, isAndroid: true) else { continue }
+                opener = found
+            } else if expectation.appID == nil {
+                opener = answer.opener(url: expectation.url, appID: nil, isAndroid: false)!
+            } else {
+                let resolution = matcher.resolve(prepared.url)
+                opener = LinkAnswer.Opener(appID: resolution.appID, iosRule: resolution.rule)
+            }
+            let holds = ExpectationKind(rawValue: expectation.kind)?.holds(opener: opener.appID, appID: expectation.appID) ?? true
             let (held, openerBefore) = published ? (expectation.holdsWhenPublished, expectation.publishedApp)
                                                  : (expectation.holdsInDraft, expectation.draftApp)
-            if holds != held || resolution.appID != openerBefore {
-                outcomes.append(ExpectationOutcome(id: expectation.id, holds: holds, app: resolution.appID))
+            if holds != held || opener.appID != openerBefore {
+                outcomes.append(ExpectationOutcome(id: expectation.id, holds: holds, app: opener.appID))
             }
             if held && !holds {
-                broken.append(Self.report(expectation, before: openerBefore, after: resolution, candidate: candidate, matcher: matcher))
+                broken.append(Self.report(expectation, before: openerBefore, after: opener, android: prepared.isAndroid,
+                                          candidate: candidate, matcher: matcher))
             }
         }
         try await session.updateOutcomes(outcomes, published: published)
@@ -64,11 +76,15 @@ struct ExpectationPolicy: DomainPolicy {
 
     /// One broken expectation: the URL and its owner, what opens it now and after, and the rule
     /// or order change responsible.
-    static func report(_ e: ExpectationRecord, before: String?, after: Resolution, candidate: PolicyCandidate,
+    static func report(_ e: ExpectationRecord, before: String?, after: LinkAnswer.Opener, android: Bool, candidate: PolicyCandidate,
                        matcher: AASAMatcher) -> JSONValue {
         var cause = JSONObject()
         var because: String
-        if let opener = after.appID, let rule = after.rule {
+        if android || (after.appID != nil && after.iosRule == nil) {
+            // Android answers per app, by each app's own rules in assetlinks.json.
+            cause.append("kind", .string("android"))
+            because = after.appID.map { "on Android \($0) opens it" } ?? "on Android no app's rules open it any more"
+        } else if let opener = after.appID, let rule = after.iosRule {
             let expectedStillMatches = e.kind == ExpectationKind.opens.rawValue && e.appID.map {
                 matcher.decide(appID: $0, url: e.url).decision == .match
             } == true

@@ -73,19 +73,26 @@ struct ExpectationService: Sendable {
         var name: String
     }
 
-    /// The domain's full draft and its current revision, compiled: what a new expectation must hold in.
+    /// The domain's full draft and its current revisions (both files), compiled: what a new
+    /// expectation must hold in.
     struct Evaluation: Sendable {
-        var draft: AASAMatcher
-        var published: AASAMatcher?
+        var draft: LinkAnswer
+        var published: LinkAnswer?
 
         init(_ domain: DomainRecord, session: DBSession) async throws {
-            draft = try await DomainDocument.render(try await session.snapshot(of: domain)).matcher
-            published = try await session.currentRevision(of: domain).map { AASAMatcher((try? AASADocument(json: $0.bytes)) ?? AASADocument()) }
+            let rendered = try await DomainDocument.render(try await session.snapshot(of: domain))
+            try await self.init(rendered, domain: domain, session: session)
         }
 
-        init(draft: AASAMatcher, published: AASAMatcher?) {
-            self.draft = draft
-            self.published = published
+        /// With the draft already rendered (a manifest's, in its own transaction).
+        init(_ rendered: DomainDocument, domain: DomainRecord, session: DBSession) async throws {
+            draft = LinkAnswer(ios: rendered.matcher, android: rendered.android.matcher)
+            let aasa = try await session.currentRevision(of: domain)
+            let android = try await session.currentAssetLinksRevision(domainID: domain.id)
+            published = aasa.map { revision in
+                LinkAnswer(ios: AASAMatcher((try? AASADocument(json: revision.bytes)) ?? AASADocument()),
+                           android: AndroidMatcher(android.flatMap { AssetLinksDocument.parse($0.bytes).document } ?? AssetLinksDocument(statements: [])))
+            }
         }
     }
 
@@ -95,7 +102,9 @@ struct ExpectationService: Sendable {
     static func store(_ input: ExpectationInput, id: UUID, previous: ExpectationRecord?, domain: DomainRecord, team: TeamRef,
                       pointer: String, evaluation: Evaluation, session: DBSession) async throws -> ExpectationRecord {
         var errors = try await input.problems(domain: domain, teamID: team.id, teamName: team.name, pointer: pointer, session: session)
-        let draftOpener = evaluation.draft.resolve(url: input.url).appID
+        var isAndroid = false
+        if let appID = input.appID { isAndroid = try await session.app(appID: appID)?.platform == .android }
+        let draftOpener = evaluation.draft.opener(url: input.url, appID: input.appID, isAndroid: isAndroid)?.appID
         if errors.isEmpty && !input.kind.holds(opener: draftOpener, appID: input.appID) {
             errors.append(FieldError(field: pointer + "/url", rule: "already-broken",
                                      message: "the expectation does not hold in \(domain.host)'s draft: "
@@ -105,7 +114,7 @@ struct ExpectationService: Sendable {
         let record = ExpectationRecord(
             id: id, domainID: domain.id, teamID: team.id, teamName: team.name, url: input.url, kind: input.kind.rawValue,
             appID: input.appID, source: input.source, description: input.description, version: (previous?.version ?? 0) + 1,
-            draftApp: draftOpener, publishedApp: evaluation.published?.resolve(url: input.url).appID)
+            draftApp: draftOpener, publishedApp: evaluation.published?.opener(url: input.url, appID: input.appID, isAndroid: isAndroid)?.appID)
         do { try await session.saveExpectation(record) }
         catch StoreError.duplicate {
             throw APIProblem.conflict("team \(team.name) already expects this of \(input.url)", field: pointer + "/url", rule: "unique")

@@ -15,8 +15,7 @@ extension ManifestApply {
                                  rendered: DomainDocument, actor: Actor,
                                  session: DBSession) async throws -> (changes: [Components.Schemas.ManifestExpectationChange], errors: [FieldError]) {
         let current = try await session.listExpectations(domainID: domain.id).filter { $0.teamID == team.id }
-        let published = try await session.currentRevision(of: domain).map { AASAMatcher((try? AASADocument(json: $0.bytes)) ?? AASADocument()) }
-        let evaluation = ExpectationService.Evaluation(draft: rendered.matcher, published: published)
+        let evaluation = try await ExpectationService.Evaluation(rendered, domain: domain, session: session)
         let owner = ExpectationService.TeamRef(id: team.id, name: team.name)
         var changes: [Components.Schemas.ManifestExpectationChange] = []
         var errors: [FieldError] = []

@@ -35,6 +35,12 @@ extension DBSession {
         return Dictionary(rows.map { ($0.0, $0.1) }, uniquingKeysWith: { a, _ in a })
     }
 
+    /// Those of `appIDs` that are Android apps.
+    public func androidAppIDs(among appIDs: [String]) async throws -> Set<String> {
+        guard !appIDs.isEmpty else { return [] }
+        return Set(try await all("SELECT app_id FROM apps WHERE platform = 'android' AND app_id = ANY(\(appIDs))", as: String.self))
+    }
+
     public func countApps(teamID: Int64) async throws -> Int {
         let count: Int? = try await first("SELECT count(*)::bigint FROM apps WHERE team_id = \(teamID)", as: Int.self)
         return count ?? 0

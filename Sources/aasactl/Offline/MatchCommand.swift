@@ -37,7 +37,7 @@ struct Match: AsyncParsableCommand {
     @Option(name: .customLong("expect"), help: "With --explain: the app you expected to open the URL.")
     var expectedApp: String?
 
-    @Option(help: "ios (an apple-app-site-association file) or android (an assetlinks.json with Dynamic App Links rules); offline only.")
+    @Option(help: "ios (an apple-app-site-association file) or android (an assetlinks.json with Dynamic App Links rules); with the server also both.")
     var platform: String = "ios"
 
     @Argument(help: "URLs (https://host/path?query#fragment) or bare paths (/path).")
@@ -116,6 +116,8 @@ struct Match: AsyncParsableCommand {
             var body: JSONObject = ["url": .string(url), "source": .string(draft ? "draft" : "published")]
             if explain { body.append("explain", .bool(true)) }
             if let expectedApp { body.append("expectedAppID", .string(expectedApp)) }
+            guard ["ios", "android", "both"].contains(platform) else { throw ValidationError("--platform is ios, android or both") }
+            if platform != "ios" { body.append("platform", .string(platform)) }
             answers.append(try await client.send(.POST, "/v1/match", body: .object(body)))
         }
         if json || remote.output == .json {
@@ -135,7 +137,19 @@ struct Match: AsyncParsableCommand {
                     line += " (excluded: an exclude rule decides it for \(excluded.map { Table.value($0, "appID") }.joined(separator: ", ")))"
                 }
                 if let parent = r.objectValue?["wildcardParent"]?.stringValue { line += " (no domain of its own: apps with applinks:*.\(parent) read \(parent)'s file)" }
-                return [line] + (r.objectValue?["explanation"].map(Explanation.textLines) ?? [])
+                if platform == "android" { line = "\(Table.value(r, "url")) [\(Table.value(r, "host")) \(Table.value(r, "source"))]" }
+                var lines = [line] + (r.objectValue?["explanation"].map(Explanation.textLines) ?? [])
+                if let android = r.objectValue?["android"] {
+                    let opens = android.objectValue?["opens"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                    lines.append("  Android -> \(opens.isEmpty ? "none" : opens.joined(separator: ", "))"
+                                 + (android.objectValue?["revision"].map { " (assetlinks.json revision \(Table.text($0)))" } ?? ""))
+                    for d in android.objectValue?["decisions"]?.arrayValue ?? [] {
+                        lines.append("    \(Table.value(d, "packageName")): \(Table.value(d, "decision"))"
+                                     + (d.objectValue?["ruleIndex"].map { " (rule \(Table.text($0))\(d.objectValue?["team"]?.stringValue.map { ", team " + $0 } ?? ""))" } ?? ""))
+                    }
+                }
+                if let disagreement = r.objectValue?["disagreement"]?.stringValue { lines.append("  platforms disagree: \(disagreement)") }
+                return lines
             }
         }
     }

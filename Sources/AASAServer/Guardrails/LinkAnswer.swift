@@ -1,0 +1,36 @@
+import AASAModel
+
+/// Who opens a URL, as a golden URL asks it: iOS's file answers for an iOS app, Android's for an
+/// Android app, and an expectation naming no app (`opensNone`) asks both, so "no app" means no
+/// app on either platform. On Android several apps may open a URL (the user chooses): the app an
+/// expectation names is the opener when it opens the URL, else the first that does.
+struct LinkAnswer: Sendable {
+    let ios: AASAMatcher
+    /// Nil where the Android file is not at stake (an AASA rollback leaves it as it is).
+    let android: AndroidMatcher?
+
+    struct Opener: Sendable {
+        var appID: String?
+        /// The deciding iOS rule, when iOS answered.
+        var iosRule: RuleLocation?
+    }
+
+    /// Nil when the question is about Android and the Android file is not at stake.
+    func opener(url: String, appID: String?, isAndroid: Bool) -> Opener? {
+        if isAndroid {
+            guard let android else { return nil }
+            return Opener(appID: Self.androidOpener(android.decisions(url: url), expected: appID))
+        }
+        let resolution = ios.resolve(url: url)
+        if appID == nil, resolution.appID == nil, let android {
+            return Opener(appID: Self.androidOpener(android.decisions(url: url), expected: nil))
+        }
+        return Opener(appID: resolution.appID, iosRule: resolution.rule)
+    }
+
+    static func androidOpener(_ decisions: [(packageName: String, decision: AndroidMatcher.Decision, rule: Int?)], expected: String?) -> String? {
+        let opening = decisions.filter { $0.decision == .open }.map(\.packageName)
+        if let expected, opening.contains(expected) { return expected }
+        return opening.first
+    }
+}
