@@ -244,4 +244,37 @@ import Testing
             #expect((item?["draft"] as? [String: Any])?["appID"] as? String == Self.shopAndroid)
         }
     }
+
+    /// A manifest registers an Android app with its fingerprints and its rules, and re-applying it
+    /// changes nothing; a new key list updates the app; a platform cannot change.
+    @Test func aManifestCarriesAndroidApps() async throws {
+        let root = try PublishingTests.tempDir()
+        try await TestWorld.run { w in
+            let (shop, _) = try await Self.setUp(w, root: root)
+            func manifest(_ fingerprints: [String], platform: String = "android") -> [String: Any] {
+                ["apps": [["appID": Self.shopIOS], ["appID": "com.shop.lite", "platform": platform, "fingerprints": fingerprints]],
+                 "domains": [["host": "example.com", "apps": [["appID": Self.shopIOS, "rules": [["/": "/shop/*"]]],
+                                                             ["appID": "com.shop.lite", "rules": [["/": "/shop/lite/*"]]]]]]]
+            }
+            let applied = try await w.call(.post, "/v1/teams/shop/manifest", token: shop, json: manifest([Self.upload]))
+            #expect(applied.status == 200, "\(applied.text)")
+            let app = try await w.call(.get, "/v1/apps/com.shop.lite", token: shop)
+            #expect(app.object["platform"] as? String == "android")
+            #expect(app.object["fingerprints"] as? [String] == [Self.upload])
+            let draft = try await w.call(.get, "/v1/domains/example.com/assetlinks", token: w.adminToken)
+            #expect(draft.text.contains("com.shop.lite") && draft.text.contains("lite\\/*"))
+            #expect(!(try await w.call(.get, "/v1/domains/example.com/aasa", token: w.adminToken)).text.contains("com.shop.lite"))
+
+            let again = try await w.call(.post, "/v1/teams/shop/manifest", token: shop, json: manifest([Self.upload]))
+            let liteChange = (again.object["apps"] as? [[String: Any]])?.first { $0["appID"] as? String == "com.shop.lite" }
+            #expect(liteChange?["action"] as? String == "unchanged", "\(again.text)")
+            let rotated = try await w.call(.post, "/v1/teams/shop/manifest", token: shop, json: manifest([Self.upload, Self.playSigning]))
+            #expect(rotated.status == 200)
+            #expect((try await w.call(.get, "/v1/apps/com.shop.lite", token: shop)).object["fingerprints"] as? [String] == [Self.upload, Self.playSigning])
+
+            let lower = try await w.call(.post, "/v1/teams/shop/manifest", token: shop, json: manifest([Self.upload.lowercased()]))
+            #expect(lower.status == 422)
+            #expect(lower.problemFields == ["/apps/1/fingerprints/0"])
+        }
+    }
 }

@@ -11,6 +11,9 @@ struct ManifestRequest: Sendable {
         var appID: String
         var services: [AppService]
         var pointer: String
+        var platform: AppPlatform = .ios
+        /// An Android app's signing fingerprints (empty for iOS).
+        var fingerprints: [String] = []
     }
 
     /// One app's rules on one domain, as the manifest lists them.
@@ -53,9 +56,22 @@ struct ManifestRequest: Sendable {
         var seenApps = Set<String>()
         for (i, app) in body.apps.enumerated() {
             let pointer = "/apps/\(i)"
-            if let problem = AppID.problem(app.appID) { fail("\(pointer)/appID", "app-id", problem); continue }
+            let platform = AppPlatform(rawValue: app.platform?.rawValue ?? "ios") ?? .ios
+            if let problem = platform.identifierProblem(app.appID) {
+                fail("\(pointer)/appID", platform == .ios ? "app-id" : "package-name", problem); continue
+            }
             guard seenApps.insert(app.appID).inserted else { fail("\(pointer)/appID", "unique", "\(app.appID) is listed twice"); continue }
-            do { apps.append(App(appID: app.appID, services: try APIImplementation.services(app.services, field: "\(pointer)/services"), pointer: pointer)) }
+            do {
+                let services = try APIImplementation.services(app.services, field: "\(pointer)/services", platform: platform)
+                var fingerprints: [String] = []
+                switch platform {
+                case .ios:
+                    if app.fingerprints != nil { fail("\(pointer)/fingerprints", "platform", "an iOS app has no signing certificate fingerprints") }
+                case .android:
+                    fingerprints = try APIImplementation.fingerprints(app.fingerprints, field: "\(pointer)/fingerprints")
+                }
+                apps.append(App(appID: app.appID, services: services, pointer: pointer, platform: platform, fingerprints: fingerprints))
+            }
             catch let problem as APIProblem { errors += problem.errors }
         }
 

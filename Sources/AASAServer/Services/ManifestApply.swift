@@ -94,10 +94,16 @@ struct ManifestApply: Sendable {
             let services = app.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) }
             if let current = existing[app.appID] {
                 apps[app.appID] = current
-                guard current.services != app.services else {
+                if current.platform != app.platform {
+                    errors.append(FieldError(field: "\(app.pointer)/platform", rule: "platform",
+                                             message: "\(app.appID) is registered as an \(current.platform.rawValue) app; an app's platform does not change"))
+                    continue
+                }
+                let fingerprints = app.platform == .android ? app.fingerprints : current.fingerprints
+                guard current.services != app.services || current.fingerprints != fingerprints else {
                     appChanges.append(.init(appID: app.appID, action: .unchanged, services: services)); continue
                 }
-                try await session.updateApp(id: current.id, teamID: team.id, services: app.services, fingerprints: current.fingerprints)
+                try await session.updateApp(id: current.id, teamID: team.id, services: app.services, fingerprints: fingerprints)
                 let after = try await session.app(appID: app.appID)!
                 apps[app.appID] = after
                 try await session.appendAudit(AuditEntry(action: "app.update", entityType: "app", entityID: app.appID,
@@ -106,12 +112,15 @@ struct ManifestApply: Sendable {
                                         previousServices: current.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) }))
             } else {
                 let created: AppRecord
-                do { try await AppleTeamIDs.checkApp(app.appID, team: team, session: session) }
+                do { if app.platform == .ios { try await AppleTeamIDs.checkApp(app.appID, team: team, session: session) } }
                 catch let problem as APIProblem {
                     errors.append(FieldError(field: "\(app.pointer)/appID", rule: "apple-team-id", message: problem.detail ?? problem.title))
                     continue
                 }
-                do { created = try await session.insertApp(appID: app.appID, teamID: team.id, services: app.services) }
+                do {
+                    created = try await session.insertApp(appID: app.appID, teamID: team.id, services: app.services,
+                                                          platform: app.platform, fingerprints: app.fingerprints)
+                }
                 catch StoreError.duplicate { throw APIProblem.conflict("the app ID \(app.appID) was registered meanwhile; plan again", field: "\(app.pointer)/appID", rule: "unique") }
                 apps[app.appID] = created
                 try await session.appendAudit(AuditEntry(action: "app.create", entityType: "app", entityID: app.appID,

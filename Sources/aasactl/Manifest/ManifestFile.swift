@@ -7,6 +7,9 @@ import Foundation
 ///     apps:
 ///       ABCDE12345.com.example.shop:
 ///         services: [applinks, webcredentials]
+///       com.example.shop:             # an Android app: its package name and signing keys
+///         platform: android
+///         fingerprints: ["14:6D:E9:…"]
 ///     domains:
 ///       example.com:
 ///         ABCDE12345.com.example.shop:
@@ -20,7 +23,8 @@ import Foundation
 struct ManifestFile: Sendable {
     var path: String
     var team: String?
-    var apps: [(appID: String, services: JSONValue?)]
+    /// Each app with its settings as written (services, platform, fingerprints).
+    var apps: [(appID: String, settings: JSONObject)]
     var domains: [(host: String, apps: [(appID: String, rules: [JSONValue])], expect: [JSONValue]?)]
 
     static func load(_ path: String) throws -> ManifestFile {
@@ -41,13 +45,13 @@ struct ManifestFile: Sendable {
         apps = []
         for member in root["apps"]?.objectValue ?? [:] {
             switch member.value {
-            case .null: apps.append((member.key, nil))
+            case .null: apps.append((member.key, [:]))
             case .object(let settings):
-                for key in settings.keys where key != "services" {
-                    throw CLIFailure("\(path): apps.\(member.key): unknown key `\(key)`; an app has services")
+                for key in settings.keys where !["services", "platform", "fingerprints"].contains(key) {
+                    throw CLIFailure("\(path): apps.\(member.key): unknown key `\(key)`; an app has services, platform and fingerprints")
                 }
-                apps.append((member.key, settings["services"]))
-            default: throw CLIFailure("\(path): apps.\(member.key) is a mapping (services) or empty")
+                apps.append((member.key, settings))
+            default: throw CLIFailure("\(path): apps.\(member.key) is a mapping (services, platform, fingerprints) or empty")
             }
         }
         if root["apps"] != nil && root["apps"]?.objectValue == nil { throw CLIFailure("\(path): apps is a mapping of app IDs") }
@@ -84,7 +88,7 @@ struct ManifestFile: Sendable {
         var object: JSONObject = [
             "apps": .array(apps.map { app in
                 var o: JSONObject = ["appID": .string(app.appID)]
-                if let services = app.services { o.append("services", services) }
+                for key in ["services", "platform", "fingerprints"] { if let value = app.settings[key] { o.append(key, value) } }
                 return .object(o)
             }),
             "domains": .array(domains.map { domain in
