@@ -277,4 +277,28 @@ import Testing
             #expect(lower.problemFields == ["/apps/1/fingerprints/0"])
         }
     }
+
+    /// Protected paths cover Android: a guardrail that an Android rule would break is refused, and
+    /// so is an Android rule that opens a protected path.
+    @Test func protectedPathsHoldOnAndroidToo() async throws {
+        let root = try PublishingTests.tempDir()
+        try await TestWorld.run { w in
+            let (shop, _) = try await Self.setUp(w, root: root)
+            let excludeAccount: [[String: Any]] = [["/": "/shop/account/*", "exclude": true], ["/": "/shop/*"]]
+            #expect(try await w.call(.put, Self.rules(Self.shopIOS), token: shop, json: ["rules": excludeAccount]).status == 200)
+            let guardrails = "/v1/domains/example.com/guardrails"
+            let refused = try await w.call(.put, guardrails, token: w.adminToken, json: ["protectedPaths": ["/shop/account/*"]])
+            #expect(refused.status == 409, "\(refused.text)")
+            let violation = (refused.object["violations"] as? [[String: Any]])?.first
+            #expect(violation?["platform"] as? String == "android")
+            #expect(violation?["appID"] as? String == Self.shopAndroid)
+
+            #expect(try await w.call(.put, Self.rules(Self.shopAndroid), token: shop, json: ["rules": excludeAccount]).status == 200)
+            #expect(try await w.call(.put, guardrails, token: w.adminToken, json: ["protectedPaths": ["/shop/account/*"]]).status == 200)
+            let opens = try await w.call(.put, Self.rules(Self.shopAndroid), token: shop, json: ["rules": [["/": "/shop/*"]]])
+            #expect(opens.status == 409, "\(opens.text)")
+            #expect(opens.text.contains("Android app com.shop.app"))
+            #expect((try await w.call(.get, Self.rules(Self.shopAndroid), token: shop).object["rules"] as? [Any])?.count == 2)
+        }
+    }
 }

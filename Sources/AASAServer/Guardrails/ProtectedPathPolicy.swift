@@ -46,7 +46,11 @@ struct ProtectedPathPolicy: DomainPolicy {
         }
         let matcher = candidate.matcher()
         let document = candidate.document?.document ?? ((try? AASADocument(json: candidate.bytes)) ?? AASADocument())
-        let (openings, complete) = ProtectedPaths.openings(in: document, matcher: matcher, patterns: patterns, host: candidate.domain.host)
+        let (iosOpenings, iosComplete) = ProtectedPaths.openings(in: document, matcher: matcher, patterns: patterns, host: candidate.domain.host)
+        // assetlinks.json too, when it is at stake (an AASA rollback leaves it as it is).
+        let android = candidate.document.map { AndroidProtectedPaths.openings($0.android, patterns: patterns, host: candidate.domain.host) }
+        let openings = iosOpenings + (android?.openings.map(\.opening) ?? [])
+        let complete = iosComplete && android?.complete != false
         func isExempt(_ o: ProtectedPathOpening) -> Bool { exempt.contains { $0.pattern == o.pattern && $0.appID == o.appID } }
         // Exemptions whose opening is gone lapse; forced openings become exemptions.
         var keep = openings.filter(isExempt).map { (pattern: $0.pattern, appID: $0.appID) }
@@ -55,7 +59,10 @@ struct ProtectedPathPolicy: DomainPolicy {
         if keep.count != exempt.count || !fresh.isEmpty && candidate.actor.override != nil {
             try await session.setProtectedPathExemptions(domainID: candidate.domain.id, keep)
         }
-        let violations = Self.describe(fresh, complete: complete || !openings.isEmpty, candidate: candidate, matcher: matcher)
+        let androidFresh = (android?.openings ?? []).filter { found in fresh.contains(found.opening) }
+        let violations = Self.describe(fresh.filter { o in !androidFresh.contains { $0.opening == o } },
+                                       complete: complete || !openings.isEmpty, candidate: candidate, matcher: matcher)
+            + androidFresh.map(AndroidProtectedPaths.describe)
         guard violations.isEmpty else {
             throw APIProblem.policy(.conflict, slug: "protected-path", title: "The change opens a protected path in an app",
                                     detail: violations.compactMap { $0.objectValue?["message"]?.stringValue }.joined(separator: "; "),
