@@ -1,6 +1,8 @@
+import AASAServer
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Logging
 import Testing
 
 /// Issue 16, on PostgreSQL and real files: two teams with iOS and Android apps on one domain.
@@ -299,6 +301,26 @@ import Testing
             #expect(opens.status == 409, "\(opens.text)")
             #expect(opens.text.contains("Android app com.shop.app"))
             #expect((try await w.call(.get, Self.rules(Self.shopAndroid), token: shop).object["rules"] as? [Any])?.count == 2)
+        }
+    }
+
+    /// Reconciliation rewrites an edited or missing assetlinks.json, and leaves the AASA alone.
+    @Test func reconciliationRewritesAssetLinks() async throws {
+        let root = try PublishingTests.tempDir()
+        try await TestWorld.run { w in
+            _ = try await Self.setUp(w, root: root)
+            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "go"]).status == 201)
+            let path = root + "/.well-known/assetlinks.json"
+            let published = try #require(FileManager.default.contents(atPath: path))
+            try Data("[]".utf8).write(to: URL(fileURLWithPath: path))
+            let summary = try await w.withDatabase { db in try await Reconciliation.runOnce(database: db, logger: Logger(label: "t")) }
+            #expect(summary.rewritten == ["example.com \(root) assetlinks.json"])
+            #expect(FileManager.default.contents(atPath: path) == published)
+            try FileManager.default.removeItem(atPath: path)
+            _ = try await w.withDatabase { db in try await Reconciliation.runOnce(database: db, logger: Logger(label: "t")) }
+            #expect(FileManager.default.contents(atPath: path) == published)
+            let clean = try await w.withDatabase { db in try await Reconciliation.runOnce(database: db, logger: Logger(label: "t")) }
+            #expect(clean.rewritten.isEmpty && clean.checked == 2)
         }
     }
 }

@@ -168,11 +168,15 @@ struct Publisher: Sendable {
     private func serveAssetLinks(_ session: DBSession, domain: DomainRecord, revision: RevisionRecord, created: Bool) async -> AssetLinksOutcome {
         served?.assetLinks.update(ServedRevision(host: domain.host, aliases: domain.aliases, number: revision.number,
                                                  bytes: revision.bytes, sha256: revision.sha256))
+        return AssetLinksOutcome(revision: revision, created: created, targets: await writeAssetLinksTargets(session, domain: domain, revision: revision))
+    }
+
+    /// Writes an assetlinks.json revision into every web root of the domain.
+    func writeAssetLinksTargets(_ session: DBSession, domain: DomainRecord, revision: RevisionRecord) async -> [TargetOutcome] {
         let bytes = revision.bytes, bases = webRootBases
-        let targets = await writeEachRoot(session, domain: domain, file: WebRootWriter.assetLinksName) { root in
+        return await writeEachRoot(session, domain: domain, file: WebRootWriter.assetLinksName) { root in
             [try WebRootWriter.writeAssetLinks(bytes, root: root, bases: bases)]
         }
-        return AssetLinksOutcome(revision: revision, created: created, targets: targets)
     }
 
     /// Republishes an old assetlinks.json revision as the newest, leaving the AASA alone. An admin

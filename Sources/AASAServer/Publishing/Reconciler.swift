@@ -6,8 +6,8 @@ import Metrics
 import NIOPosix
 import ServiceLifecycle
 
-/// Compares every web root with its domain's current revision and rewrites what is missing or
-/// was edited by hand (logged, counted, audited). Runs at start-up and every `interval`, which is
+/// Compares every web root with its domain's current revisions (the AASA's, and assetlinks.json's
+/// when it has one) and rewrites what is missing or was edited by hand (logged, counted, audited). Runs at start-up and every `interval`, which is
 /// also how a failed target is retried; `aasad publish --all` runs it once.
 struct Reconciler: Service {
     let database: Database
@@ -41,7 +41,9 @@ struct Reconciler: Service {
                 // Read again under the lock: a publish may have finished meanwhile.
                 guard let current = try await session.domain(id: domain.id), let number = current.currentRevision,
                       let revision = try await session.revision(domainID: domain.id, number: number) else { return report }
+                let android = try await session.currentAssetLinksRevision(domainID: domain.id)
                 for root in current.webRoots {
+                    if let android { report = try await reconcileAssetLinks(session, domain: current, root: root, revision: android, report: report) }
                     report.checked += 1
                     let legacy = current.legacyRootPath, bases = publisher.webRootBases
                     let onDisk = try await NIOThreadPool.singleton.runIfActive {
@@ -65,6 +67,28 @@ struct Reconciler: Service {
                 return report
             }
         }
+        return report
+    }
+
+    /// One web root's assetlinks.json against the domain's current Android revision.
+    private func reconcileAssetLinks(_ session: DBSession, domain: DomainRecord, root: String, revision: RevisionRecord,
+                                     report: Report) async throws -> Report {
+        var report = report
+        report.checked += 1
+        let onDisk = try await NIOThreadPool.singleton.runIfActive { WebRootWriter.read(root: root, name: WebRootWriter.assetLinksName) }
+        guard onDisk != revision.bytes else { return report }
+        let state = onDisk == nil ? "missing" : "different"
+        logger.warning("web root's assetlinks.json does not match the current revision; rewriting", metadata: [
+            "host": .string(domain.host), "web_root": .string(root), "state": .string(state), "revision": .stringConvertible(revision.number)])
+        Counter(label: "aasad_reconcile_rewrites_total", dimensions: [("state", state)]).increment()
+        var single = domain
+        single.webRoots = [root]
+        let ok = await publisher.writeAssetLinksTargets(session, domain: single, revision: revision).allSatisfy(\.ok)
+        if ok { report.rewritten.append("\(domain.host) \(root) assetlinks.json") } else { report.failed.append("\(domain.host) \(root) assetlinks.json") }
+        try await session.appendAudit(AuditEntry(
+            action: "publish.reconcile", entityType: "web-root", entityID: root + "/.well-known/assetlinks.json", domain: domain.host,
+            before: .string(state), after: .object(["assetLinksRevision": .number(String(revision.number)), "ok": .bool(ok)])
+        ).record(by: Actor(tokenID: nil, name: "aasad reconcile", team: nil, requestID: nil)))
         return report
     }
 }

@@ -76,9 +76,9 @@ enum WebRootWriter {
         return wellKnown
     }
 
-    /// The file's bytes, or nil when it does not exist (for reconciliation).
-    static func read(root: String) -> [UInt8]? {
-        guard let data = FileManager.default.contents(atPath: root + "/.well-known/" + fileName) else { return nil }
+    /// The file's bytes (`name`: the AASA's by default), or nil when it does not exist (for reconciliation).
+    static func read(root: String, name: String = fileName) -> [UInt8]? {
+        guard let data = FileManager.default.contents(atPath: root + "/.well-known/" + name) else { return nil }
         return [UInt8](data)
     }
 
