@@ -63,8 +63,14 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         try await TestWorld.run { w in
             let token = try await PublishingTests.setUp(w, webRoots: [root], legacy: true)
+            // An Android app too, so the domain publishes assetlinks.json beside the AASA.
+            try #require(try await w.call(.post, "/v1/teams/own/apps", token: token, json: [
+                "appID": "com.own.app", "platform": "android", "fingerprints": [AndroidTests.upload]]).status == 201)
+            try #require(try await w.call(.put, "/v1/domains/example.com/apps/com.own.app/rules", token: token,
+                                          json: ["rules": [["/": "/shop/*"]]]).status == 200)
             #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "nginx"]).status == 201)
             let file = try await w.call(.get, "/v1/domains/example.com/revisions/1/file", token: token).body
+            let assetLinks = try #require(FileManager.default.contents(atPath: root + "/.well-known/assetlinks.json").map { [UInt8]($0) })
 
             let staticSite = try Self.deployFile("aasa-static.conf").replacingOccurrences(of: "/srv/aasa/example.com", with: root)
             let proxySite = try Self.deployFile("aasa-proxy.conf")
@@ -83,6 +89,11 @@ import Testing
                 let unknown = try await Curl.get(url, host: "unknown.example")
                 #expect(unknown.status == 404)
                 #expect(unknown.headers["location"] == nil)
+                let android = try await Curl.get("http://127.0.0.1:\(nginx.port)/.well-known/assetlinks.json", host: "www.example.com")
+                #expect(android.status == 200)
+                #expect(android.body == assetLinks)
+                #expect(android.headers["content-type"] == "application/json")
+                #expect(try await Curl.get("http://127.0.0.1:\(nginx.port)/.well-known/assetlinks.json", host: "unknown.example").status == 404)
             }
             let legacy = try await Curl.get("http://127.0.0.1:\(staticNginx.port)/apple-app-site-association", host: "example.com")
             #expect(legacy.body == file)
