@@ -56,7 +56,7 @@ import Testing
     @Test func bothFilesArePublishedServedAndRolledBackApart() async throws {
         let root = try PublishingTests.tempDir()
         try await TestWorld.run { w in
-            let (shop, _) = try await Self.setUp(w, root: root)
+            let (shop, blog) = try await Self.setUp(w, root: root)
             let first = try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "both platforms"])
             #expect(first.status == 201, "\(first.text)")
             let assetLinks = try #require(first.object["assetLinks"] as? [String: Any])
@@ -94,9 +94,16 @@ import Testing
             #expect(((second.object["assetLinks"] as? [String: Any])?["revision"] as? [String: Any])?["number"] as? Int == 2)
             #expect(PublishingTests.file(root) == aasa)
 
-            // Rolling assetlinks.json back: an admin only; the AASA is untouched.
-            #expect(try await w.call(.post, "/v1/domains/example.com/assetlinks/revisions/1/rollback", token: shop,
-                                     json: ["reason": "undo"]).status == 403)
+            // blog changes its part too: revision 3.
+            #expect(try await w.call(.put, Self.rules(Self.blogAndroid), token: blog, json: ["rules": [["/": "/blog/new/*"]]]).status == 200)
+            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "blog"]).status == 201)
+            // A team rolls back only its own part: shop going back to 1 would undo blog's change.
+            let mixed = try await w.call(.post, "/v1/domains/example.com/assetlinks/revisions/1/rollback", token: shop, json: ["reason": "undo"])
+            #expect(mixed.status == 403, "\(mixed.text)")
+            #expect(mixed.text.contains("blog"))
+            let own = try await w.call(.post, "/v1/domains/example.com/assetlinks/revisions/2/rollback", token: blog, json: ["reason": "undo mine"])
+            #expect(own.status == 201, "\(own.text)")
+            // An admin rolls back all of it; the AASA is untouched throughout.
             let rollback = try await w.call(.post, "/v1/domains/example.com/assetlinks/revisions/1/rollback", token: w.adminToken,
                                             json: ["reason": "undo"])
             #expect(rollback.status == 201, "\(rollback.text)")
@@ -105,7 +112,7 @@ import Testing
             #expect(try await Curl.get(url, host: "example.com").body == written)
             #expect(PublishingTests.file(root) == aasa)
             let list = try await w.call(.get, "/v1/domains/example.com/assetlinks/revisions", token: shop)
-            #expect((list.object["items"] as? [[String: Any]])?.compactMap { $0["number"] as? Int } == [3, 2, 1])
+            #expect((list.object["items"] as? [[String: Any]])?.compactMap { $0["number"] as? Int } == [5, 4, 3, 2, 1])
             #expect((try await w.call(.get, "/v1/domains/example.com/revisions", token: shop).object["items"] as? [Any])?.count == 1)
 
             // A removed key never comes back through a rollback.

@@ -69,11 +69,11 @@ import Testing
         // today's grants, and a team's only over its own part: RollbackBoundsTests).
         Cell(method: .post, path: "/v1/domains/example.com/publish", body: ["reason": "again"], expected: [200, 200, 403, 200]),
         Cell(method: .post, path: "/v1/domains/example.com/revisions/1/rollback", body: ["reason": "undo"], expected: [200, 200, 403, 200]),
-        // assetlinks.json: everyone reads the draft and the stream; only an admin rolls it back
-        // (the domain has no Android revision here, so the admin's answer is 404).
+        // assetlinks.json: everyone reads the draft and the stream; it rolls back like the AASA
+        // (the domain has no Android revision here, so whoever may roll back gets 404).
         Cell(method: .get, path: "/v1/domains/example.com/assetlinks", expected: [200, 200, 200, 200]),
         Cell(method: .get, path: "/v1/domains/example.com/assetlinks/revisions", expected: [200, 200, 200, 200]),
-        Cell(method: .post, path: "/v1/domains/example.com/assetlinks/revisions/1/rollback", body: ["reason": "undo"], expected: [404, 403, 403, 403]),
+        Cell(method: .post, path: "/v1/domains/example.com/assetlinks/revisions/1/rollback", body: ["reason": "undo"], expected: [404, 404, 403, 404]),
         Cell(method: .post, path: "/v1/teams/own/manifest?dryRun=true", raw: manifest, expected: [200, 200, 403, 404]),
         Cell(method: .post, path: "/v1/teams/own/manifest", raw: manifest, expected: [200, 200, 403, 404]),
     ]

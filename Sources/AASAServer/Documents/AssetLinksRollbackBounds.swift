@@ -35,4 +35,25 @@ enum AssetLinksRollbackBounds {
                 + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
         }
     }
+
+    /// A team rolls back only its own part: every statement of another team's package (or of a
+    /// package no team owns) must read the same in the old file as in the current one.
+    static func checkOwnPart(old: [UInt8], current: [UInt8], number: Int, team: String, session: DBSession) async throws {
+        func byPackage(_ bytes: [UInt8]) -> [String: [JSONValue]] {
+            var out: [String: [JSONValue]] = [:]
+            guard let document = AssetLinksDocument.parse(bytes).document, case .array(let items) = document.root else { return out }
+            for (index, statement) in document.statements {
+                if case .androidApp(let package, _) = statement.target { out[package, default: []].append(items[index]) }
+            }
+            return out
+        }
+        let before = byPackage(current), after = byPackage(old)
+        let packages = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
+        let owners = try await session.teamNames(ofApps: Array(packages))
+        let others = Set(packages.filter { owners[$0] != team }.map { owners[$0] ?? "no team (\($0))" }).sorted()
+        guard others.isEmpty else {
+            throw APIProblem.forbidden("rolling assetlinks.json back to revision \(number) would change the statements of "
+                + "\(others.joined(separator: ", ")); a team rolls back only its own part of the file, an admin may roll back all of it")
+        }
+    }
 }

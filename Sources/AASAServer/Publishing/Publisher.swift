@@ -179,10 +179,11 @@ struct Publisher: Sendable {
         }
     }
 
-    /// Republishes an old assetlinks.json revision as the newest, leaving the AASA alone. An admin
-    /// only; refused (422) when a package in it is no longer an Android app of a team holding a
-    /// grant on the domain, or when it is not a valid file.
-    func rollbackAssetLinks(host: String, number: Int, reason: String, actor: Actor, logger: Logger,
+    /// Republishes an old assetlinks.json revision as the newest, leaving the AASA alone. Refused
+    /// (422) when a package in it is no longer an Android app of a team holding a grant on the
+    /// domain, or when it is not a valid file; for a team (`team`, nil for an admin) also (403)
+    /// when it would change another team's statements.
+    func rollbackAssetLinks(host: String, number: Int, team: String?, reason: String, actor: Actor, logger: Logger,
                             authorize: @escaping @Sendable (DBSession, DomainRecord) async throws -> Void) async throws -> AssetLinksOutcome {
         try await RequestWork(database: database, logger: logger).read { session in
             guard let domainID = try await session.domain(host: host)?.id else { throw APIProblem.notFound("no domain \(host)") }
@@ -195,6 +196,10 @@ struct Publisher: Sendable {
                     }
                     try await AssetLinksRollbackBounds.check(old.bytes, number: number, domain: domain, session: session)
                     let current = try await session.currentAssetLinksRevision(domainID: domainID)
+                    if let team {
+                        try await AssetLinksRollbackBounds.checkOwnPart(old: old.bytes, current: current?.bytes ?? [], number: number,
+                                                                        team: team, session: session)
+                    }
                     return (domain, try await storeAssetLinks(session, domain: domain, bytes: old.bytes, current: current, rollbackOf: number,
                                                               reason: reason, actor: actor))
                 }
