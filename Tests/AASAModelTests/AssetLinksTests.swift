@@ -164,4 +164,22 @@ import Testing
             #expect(AssetLinksValidator.validate(document.rendered()).filter { $0.severity == .error }.isEmpty)
         }
     }
+
+    /// The diff per app: added, removed, changed (fingerprints, relations, rules), reordered.
+    @Test func diffSaysWhatChangedPerApp() throws {
+        let key = (0..<32).map { _ in "AB" }.joined(separator: ":"), other = (0..<32).map { _ in "CD" }.joined(separator: ":")
+        func app(_ package: String, _ fingerprints: [String], _ rules: [JSONValue]?) -> AssetLinksDocument.Statement {
+            .init(relations: [AssetLinksDocument.handleAllURLs], target: .androidApp(packageName: package, fingerprints: fingerprints),
+                  dynamicComponents: rules)
+        }
+        let a: JSONValue = .object(["/": .string("/a/*")]), b: JSONValue = .object(["/": .string("/b/*")])
+        let old = AssetLinksDocument(statements: [app("com.x.keep", [key], [a, b]), app("com.x.gone", [key], [a]), app("com.x.keys", [key], [a])])
+        let new = AssetLinksDocument(statements: [app("com.x.keep", [key], [b, a]), app("com.x.keys", [other], [a, b]), app("com.x.new", [key], nil)])
+        let diff = AssetLinksDiff(from: old, to: new)
+        #expect(diff.changes.map(\.target) == ["com.x.keep", "com.x.keys", "com.x.new", "com.x.gone"])
+        #expect(diff.changes[0].rulesReordered && diff.changes[0].rulesAdded.isEmpty)
+        #expect(diff.changes[1].fingerprintsAdded == [other] && diff.changes[1].fingerprintsRemoved == [key] && diff.changes[1].rulesAdded == [b])
+        #expect(diff.changes[2].kind == .added && diff.changes[3].kind == .removed)
+        #expect(AssetLinksDiff(from: old, to: old).isEmpty)
+    }
 }

@@ -93,6 +93,13 @@ import Testing
             #expect((second.object["revision"] as? [String: Any])?["number"] as? Int == 1)
             #expect(((second.object["assetLinks"] as? [String: Any])?["revision"] as? [String: Any])?["number"] as? Int == 2)
             #expect(PublishingTests.file(root) == aasa)
+            let diff = try await w.call(.get, "/v1/domains/example.com/assetlinks/diff?from=1&to=2", token: shop)
+            let changes = diff.object["diff"] as? [[String: Any]] ?? []
+            #expect(changes.count == 1, "\(diff.text)")
+            #expect(changes.first?["target"] as? String == Self.shopAndroid)
+            #expect(changes.first?["change"] as? String == "changed")
+            #expect((changes.first?["rulesRemoved"] as? [[String: Any]])?.first?["exclude"] as? Bool == true)
+            #expect(try await w.call(.get, "/v1/domains/example.com/assetlinks/diff?from=9&to=draft", token: shop).status == 404)
 
             // blog changes its part too: revision 3.
             #expect(try await w.call(.put, Self.rules(Self.blogAndroid), token: blog, json: ["rules": [["/": "/blog/new/*"]]]).status == 200)

@@ -22,6 +22,13 @@ extension APIImplementation {
         return .ok(.init(body: .json(.init(items: try items.map { try Self.revision($0, host: host, withDiff: false) }, nextBefore: next))))
     }
 
+    func diffAssetLinks(_ input: Operations.DiffAssetLinks.Input) async throws -> Operations.DiffAssetLinks.Output {
+        let (_, old, new) = try await reads(try principal()).assetLinksDiffInputs(input.path.host, from: Int(input.query.from), to: input.query.to)
+        let empty = AssetLinksDocument(statements: [])
+        let diff = AssetLinksDiff(from: AssetLinksDocument.parse(old).document ?? empty, to: AssetLinksDocument.parse(new).document ?? empty)
+        return .ok(.init(body: .json(.init(from: Int(input.query.from), to: input.query.to, diff: try OpenAPIValueContainer(json: diff.jsonValue)))))
+    }
+
     func rollbackAssetLinks(_ input: Operations.RollbackAssetLinks.Input) async throws -> Operations.RollbackAssetLinks.Output {
         let principal = try principal()
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }

@@ -135,6 +135,31 @@ struct RegistryReads: Sendable {
         }
     }
 
+    /// Two assetlinks.json files to compare: revision `from`, and revision `to` or the draft.
+    func assetLinksDiffInputs(_ host: String, from: Int, to: String) async throws -> (host: String, old: [UInt8], new: [UInt8]) {
+        enum New: Sendable { case bytes([UInt8]), draft(DomainSnapshot) }
+        func revision(_ number: Int, _ domain: DomainRecord, _ session: DBSession) async throws -> [UInt8] {
+            guard let found = try await session.assetLinksRevision(domainID: domain.id, number: number) else {
+                throw APIProblem.notFound("\(domain.host) has no assetlinks.json revision \(number)")
+            }
+            return found.bytes
+        }
+        let (domainHost, old, new) = try await work.read { session -> (String, [UInt8], New) in
+            let domain = try await Lookup.domain(host, session: session)
+            guard from >= 1 else { throw APIProblem.badRequest("from is a revision number, 1 or more", field: "from", rule: "minimum") }
+            let old = try await revision(from, domain, session)
+            if to == "draft" { return (domain.host, old, .draft(try await draftSnapshot(domain, session: session))) }
+            guard let number = Int(to), number > 0 else {
+                throw APIProblem.badRequest("`to` is a revision number or `draft`", field: "to", rule: "format")
+            }
+            return (domain.host, old, .bytes(try await revision(number, domain, session)))
+        }
+        switch new {
+        case .bytes(let bytes): return (domainHost, old, bytes)
+        case .draft(let snapshot): return (domainHost, old, try await DomainDocument.render(snapshot).android.bytes)
+        }
+    }
+
     private static func revision(_ number: Int, of domain: DomainRecord, session: DBSession) async throws -> RevisionRecord {
         guard let revision = try await session.revision(domainID: domain.id, number: number) else {
             throw APIProblem.notFound("\(domain.host) has no revision \(number)")

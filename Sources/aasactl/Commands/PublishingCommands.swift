@@ -60,7 +60,7 @@ struct Rollback: AsyncParsableCommand {
     @Argument var host: String
     @Argument var revision: Int
     @Option var reason: String
-    @Flag(help: "Roll back assetlinks.json (its own revision stream) instead of the AASA; admin only.") var android = false
+    @Flag(help: "Roll back assetlinks.json (its own revision stream) instead of the AASA; a team only its own statements.") var android = false
     func run() async throws {
         if android {
             let response = try await remote.client.send(.POST, APIClient.path("v1", "domains", host, "assetlinks", "revisions", String(revision), "rollback"),
