@@ -105,4 +105,23 @@ public struct AssetLinksDiff: Sendable, Equatable {
             return .object(o)
         })
     }
+
+    /// Lines for a person, from `jsonValue` (so the CLI prints a server's answer the same way).
+    public static func textLines(json: JSONValue) -> [String] {
+        let changes = json.arrayValue ?? []
+        guard !changes.isEmpty else { return ["No change."] }
+        var lines: [String] = []
+        for c in changes {
+            guard let o = c.objectValue else { continue }
+            lines.append("\(o["change"]?.stringValue ?? "?") \(o["target"]?.stringValue ?? "?")")
+            for (key, label) in [("relationsAdded", "+ relation"), ("relationsRemoved", "- relation"),
+                                 ("fingerprintsAdded", "+ fingerprint"), ("fingerprintsRemoved", "- fingerprint")] {
+                for item in o[key]?.arrayValue ?? [] { lines.append("  \(label) \(item.stringValue ?? "")") }
+            }
+            for rule in o["rulesAdded"]?.arrayValue ?? [] { lines.append("  + rule \(JSONWriter(style: .compact).string(rule))") }
+            for rule in o["rulesRemoved"]?.arrayValue ?? [] { lines.append("  - rule \(JSONWriter(style: .compact).string(rule))") }
+            if o["rulesReordered"]?.boolValue == true { lines.append("  rules reordered (the first match decides)") }
+        }
+        return lines
+    }
 }

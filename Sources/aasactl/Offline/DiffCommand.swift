@@ -7,6 +7,7 @@ struct Diff: AsyncParsableCommand {
         discussion: """
             Two files: `aasactl diff OLD NEW`. A domain's revisions on the server:
             `aasactl diff --domain HOST --from N [--to M|draft]` (the draft by default).
+            With --android the files are assetlinks.json, compared per app.
             Exit status: 0 when the documents mean the same, 1 when they differ or one is unreadable.
             """
     )
@@ -32,6 +33,9 @@ struct Diff: AsyncParsableCommand {
     @Option(help: "With --domain: a revision number, or draft.")
     var to = "draft"
 
+    @Flag(help: "assetlinks.json files (or a domain's assetlinks.json revisions), compared per app.")
+    var android = false
+
     @OptionGroup var remote: RemoteOptions
 
     func validate() throws {
@@ -40,6 +44,7 @@ struct Diff: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if android { return try await runAndroid() }
         if let domain, let from {
             let response = try await remote.client.send(.GET, APIClient.path("v1", "domains", domain, "diff"),
                                                         query: [("from", String(from)), ("to", to)])
@@ -52,6 +57,27 @@ struct Diff: AsyncParsableCommand {
         let diff = DocumentDiff(from: a, to: b, host: host)
         if json { CLIOutput.json(diff.jsonValue) } else { diff.textLines.forEach(CLIOutput.print) }
         if !diff.isEmpty { throw ExitCode(1) }
+    }
+
+    private func runAndroid() async throws {
+        let diff: JSONValue
+        if let domain, let from {
+            let response = try await remote.client.send(.GET, APIClient.path("v1", "domains", domain, "assetlinks", "diff"),
+                                                        query: [("from", String(from)), ("to", to)])
+            diff = try response.json().objectValue?["diff"] ?? .null
+        } else {
+            func load(_ file: String) throws -> AssetLinksDocument {
+                let parsed = AssetLinksDocument.parse(try CLIOutput.read(file))
+                guard let document = parsed.document else {
+                    for d in parsed.diagnostics { CLIOutput.error("\(file): \(d)") }
+                    throw ExitCode(1)
+                }
+                return document
+            }
+            diff = AssetLinksDiff(from: try load(fileA!), to: try load(fileB!)).jsonValue
+        }
+        if json { CLIOutput.json(diff) } else { AssetLinksDiff.textLines(json: diff).forEach(CLIOutput.print) }
+        if !(diff.arrayValue ?? []).isEmpty { throw ExitCode(1) }
     }
 
     func load(_ file: String) throws -> AASADocument {
