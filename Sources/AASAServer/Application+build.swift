@@ -52,6 +52,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     try api.registerHandlers(on: RouteRecordingTransport(inner: router, table: routes))
     RevisionFileRoute(database: database).register(on: router)
     routes.add(.get, RevisionFileRoute.path)
+    routes.add(.get, RevisionFileRoute.assetLinksPath)
     for path in [WellKnownMiddleware.aasaPath, WellKnownMiddleware.assetLinksPath] {
         routes.add(.get, path)
         routes.add(.head, path)

@@ -163,6 +163,33 @@ import Testing
             let none = try await w.call(.post, "/v1/domains/stale.test/probe", token: w.adminToken)
             let absent = (none.object["results"] as? [[String: Any]] ?? []).first { $0["file"] as? String == "assetlinks.json" } ?? [:]
             #expect(absent["status"] as? Int == 404 && (absent["findings"] as? [Any])?.isEmpty == true)
+
+            // A published assetlinks.json is compared with its revisions, as the AASA is.
+            func androidCodes(_ host: String) async throws -> (codes: [String], result: [String: Any]) {
+                let reply = try await w.call(.post, "/v1/domains/\(host)/probe", token: w.adminToken)
+                let result = (reply.object["results"] as? [[String: Any]] ?? []).first { $0["file"] as? String == "assetlinks.json" } ?? [:]
+                return ((result["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }, result)
+            }
+            let key = AndroidTests.upload
+            try #require(try await w.call(.post, "/v1/teams/stale-test/apps", token: w.adminToken,
+                                          json: ["appID": "com.stale.app", "platform": "android", "fingerprints": [key]]).status == 201)
+            func publishAndroid(_ path: String) async throws -> [UInt8] {
+                try #require(try await w.call(.put, "/v1/domains/stale.test/apps/com.stale.app/rules", token: w.adminToken,
+                                              json: ["rules": [["/": path]]]).status == 200)
+                let published = try await w.call(.post, "/v1/domains/stale.test/publish", token: w.adminToken, json: ["reason": "android"])
+                let number = ((published.object["assetLinks"] as? [String: Any])?["revision"] as? [String: Any])?["number"] as? Int ?? 0
+                return try await w.call(.get, "/v1/domains/stale.test/assetlinks/revisions/\(number)/file", token: w.adminToken).body
+            }
+            let first = try await publishAndroid("/one/*")
+            #expect(try await androidCodes("stale.test").codes == ["P010"], "404 while a revision is current")
+            try origin.serveAssetLinks("stale.test", String(decoding: first, as: UTF8.self))
+            #expect(try await androidCodes("stale.test").codes == [])
+            _ = try await publishAndroid("/two/*")
+            #expect(try await androidCodes("stale.test").codes == ["P040"])
+            try origin.serveAssetLinks("stale.test", "[]")
+            let unknown = try await androidCodes("stale.test")
+            #expect(unknown.codes == ["P041"])
+            #expect((unknown.result["diff"] as? [[String: Any]])?.first?["target"] as? String == "com.stale.app", "\(unknown.result)")
         }
     }
 

@@ -81,12 +81,19 @@ enum FetchedFile {
         return verdict
     }
 
-    /// The Android file (`/.well-known/assetlinks.json`), which this service does not publish yet:
-    /// fetched the same way (Google's verifier follows no redirect either) and linted
-    /// (docs/assetlinks-spec.md). A 404 is no finding: a domain without Android apps has none.
-    static func assetLinksVerdict(_ fetched: Fetched) -> FileVerdict {
+    /// The Android file (`/.well-known/assetlinks.json`): fetched the same way (Google's verifier
+    /// follows no redirect either), linted (docs/assetlinks-spec.md) and compared with the domain's
+    /// assetlinks.json revisions as the AASA is with its own. A 404 is no finding for a domain
+    /// that has no assetlinks.json revision.
+    static func assetLinksVerdict(_ fetched: Fetched, domain: DomainRecord, current: RevisionRecord?, session: DBSession) async throws -> FileVerdict {
         var verdict = FileVerdict()
-        if fetched.failure == nil && fetched.status == 404 { return verdict }
+        if fetched.failure == nil && fetched.status == 404 {
+            if let current {
+                verdict.findings.append(ProbeFinding(code: .status, message: "HTTP 404: the origin does not serve assetlinks.json, "
+                                                     + "whose revision \(current.number) is current; Android cannot verify the app links"))
+            }
+            return verdict
+        }
         guard let bytes = transport(fetched, verifier: "Android's verifier", jsonNote: "Google asks for it", verdict: &verdict) else { return verdict }
         let errors = AssetLinksValidator.validate(bytes).filter { $0.severity == .error }
         if errors.contains(where: { $0.code == .invalidJSON || $0.code == .notAnArray }) {
@@ -94,7 +101,26 @@ enum FetchedFile {
             return verdict
         }
         if let finding = lintErrors(errors.map { "\($0.code.rawValue) \($0.path): \($0.message)" }) { verdict.findings.append(finding) }
-        verdict.sha256 = Hex.sha256(bytes)
+        let sha = Hex.sha256(bytes)
+        verdict.sha256 = sha
+        verdict.revision = try await session.assetLinksRevisionNumber(domainID: domain.id, sha256: sha)
+        guard let current else {
+            verdict.findings.append(ProbeFinding(code: .notPublished, message: "\(domain.host) has no published assetlinks.json; "
+                                                 + "the origin serves one this service did not publish"))
+            return verdict
+        }
+        if verdict.revision == current.number { return verdict }
+        if let number = verdict.revision {
+            let age = Int(Date().timeIntervalSince(current.createdAt))
+            verdict.findings.append(ProbeFinding(code: .staleRevision, message: "serves assetlinks.json revision \(number); "
+                                                 + "the current one is \(current.number), published \(age) s ago"))
+        } else {
+            verdict.findings.append(ProbeFinding(code: .unknownBytes, message: "serves an assetlinks.json that is no revision of \(domain.host); "
+                                                 + "see diff (served → current revision \(current.number))"))
+            if let served = AssetLinksDocument.parse(bytes).document, let published = AssetLinksDocument.parse(current.bytes).document {
+                verdict.diff = AssetLinksDiff(from: served, to: published).jsonValue
+            }
+        }
         return verdict
     }
 }

@@ -26,9 +26,9 @@ struct OriginProbe: Sendable {
     }
 
     func probe(_ host: String) async throws -> Report {
-        let (domain, current) = try await work.read { session in
+        let (domain, current, android) = try await work.read { session in
             let domain = try await Lookup.domain(host, session: session)
-            return (domain, try await session.currentRevision(of: domain))
+            return (domain, try await session.currentRevision(of: domain), try await session.currentAssetLinksRevision(domainID: domain.id))
         }
         var targets: [(host: String, url: String, android: Bool)] = []
         for name in [domain.host] + domain.aliases {
@@ -45,8 +45,10 @@ struct OriginProbe: Sendable {
         }
         var results: [Result] = []
         for (target, f) in zip(targets, fetched) {
-            let verdict = target.android ? FetchedFile.assetLinksVerdict(f)
-                : try await work.read { try await FetchedFile.verdict(f, domain: domain, current: current, session: $0) }
+            let verdict = try await work.read { session in
+                target.android ? try await FetchedFile.assetLinksVerdict(f, domain: domain, current: android, session: session)
+                    : try await FetchedFile.verdict(f, domain: domain, current: current, session: session)
+            }
             for finding in verdict.findings {
                 Counter(label: "aasad_probe_failures_total", dimensions: [("code", finding.code.rawValue)]).increment()
             }

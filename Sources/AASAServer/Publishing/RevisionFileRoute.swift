@@ -4,15 +4,25 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// `GET /v1/domains/{host}/revisions/{number}/file`: a revision's exact bytes. A plain route (tag
-/// `files` in openapi.yaml, left out of generation) so the runtime's JSON encoder never touches them.
+/// `GET /v1/domains/{host}/revisions/{number}/file` (and `…/assetlinks/revisions/{number}/file`):
+/// a revision's exact bytes. A plain route (tag `files` in openapi.yaml, left out of generation) so
+/// the runtime's JSON encoder never touches them.
 struct RevisionFileRoute: Sendable {
     let database: Database
 
     static let path = "/v1/domains/{host}/revisions/{number}/file"
+    static let assetLinksPath = "/v1/domains/{host}/assetlinks/revisions/{number}/file"
 
     func register(on router: Router<AppRequestContext>) {
-        router.get(RouterPath(Self.path)) { request, context in
+        route(on: router, Self.path, what: "revision") { session, domain, number in try await session.revision(domainID: domain.id, number: number) }
+        route(on: router, Self.assetLinksPath, what: "assetlinks.json revision") { session, domain, number in
+            try await session.assetLinksRevision(domainID: domain.id, number: number)
+        }
+    }
+
+    private func route(on router: Router<AppRequestContext>, _ path: String, what: String,
+                       _ read: @escaping @Sendable (DBSession, DomainRecord, Int) async throws -> RevisionRecord?) {
+        router.get(RouterPath(path)) { request, context in
             guard let state = RequestState.current, state.principal != nil else {
                 throw APIProblem.unauthorized("send `Authorization: Bearer <token>`")
             }
@@ -22,9 +32,9 @@ struct RevisionFileRoute: Sendable {
             }
             let revision = try await RequestWork(database: database, logger: state.logger).read { session -> RevisionRecord? in
                 guard let domain = try await session.domain(host: host) else { return nil }
-                return try await session.revision(domainID: domain.id, number: number)
+                return try await read(session, domain, number)
             }
-            guard let revision else { throw APIProblem.notFound("\(host) has no revision \(number)") }
+            guard let revision else { throw APIProblem.notFound("\(host) has no \(what) \(number)") }
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             headers[.eTag] = "\"sha256-\(revision.sha256)\""

@@ -43,6 +43,13 @@ extension DBSession {
             """)
     }
 
+    /// The newest assetlinks.json revision of the domain with these bytes, nil when none has them.
+    public func assetLinksRevisionNumber(domainID: Int64, sha256: String) async throws -> Int? {
+        try await first("""
+            SELECT number FROM assetlinks_revisions WHERE domain_id = \(domainID) AND sha256 = \(sha256) ORDER BY number DESC LIMIT 1
+            """, as: Int.self)
+    }
+
     public func insertAssetLinksRevision(_ r: RevisionRecord) async throws {
         try await write("""
             INSERT INTO assetlinks_revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, rollback_of)
