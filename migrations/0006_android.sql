@@ -5,8 +5,11 @@
 ALTER TABLE apps
     ADD COLUMN platform text NOT NULL DEFAULT 'ios' CHECK (platform IN ('ios', 'android')),
     ADD COLUMN fingerprints text[] NOT NULL DEFAULT '{}',
+    -- One rule list for both platforms: an Android app may follow an iOS app of its team, and is
+    -- then rendered on every domain with that app's rules (it has none of its own).
+    ADD COLUMN rules_from bigint REFERENCES apps (id) ON DELETE RESTRICT,
     ADD CONSTRAINT apps_platform_shape CHECK (
-        (platform = 'ios' AND cardinality(fingerprints) = 0)
+        (platform = 'ios' AND cardinality(fingerprints) = 0 AND rules_from IS NULL)
         OR (platform = 'android' AND cardinality(fingerprints) BETWEEN 1 AND 20
             AND services <@ ARRAY['applinks', 'webcredentials']));
 

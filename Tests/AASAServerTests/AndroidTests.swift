@@ -337,4 +337,46 @@ import Testing
             #expect(clean.rewritten.isEmpty && clean.checked == 2)
         }
     }
+
+    /// One rule list for both platforms: an Android app that follows an iOS app of its team is
+    /// rendered with that app's rules, and a rule with no Android form is refused on the iOS write.
+    @Test func anAndroidAppCanFollowAnIOSAppsRules() async throws {
+        let root = try PublishingTests.tempDir()
+        try await TestWorld.run { w in
+            let (shop, blog) = try await Self.setUp(w, root: root)
+            let twin = try await w.call(.post, "/v1/teams/shop/apps", token: shop, json: [
+                "appID": "com.shop.twin", "platform": "android", "fingerprints": [Self.upload], "rulesFrom": Self.shopIOS])
+            #expect(twin.status == 201, "\(twin.text)")
+            #expect(twin.object["rulesFrom"] as? String == Self.shopIOS)
+            let draft = try await w.call(.get, "/v1/domains/example.com/assetlinks", token: w.adminToken)
+            let statement = (draft.object["statements"] as? [[String: Any]])?.first { Self.package($0) == "com.shop.twin" }
+            let extensions = statement?["relation_extensions"] as? [String: Any]
+            let components = (extensions?["delegate_permission/common.handle_all_urls"] as? [String: Any])?["dynamic_app_link_components"] as? [[String: Any]]
+            #expect(components?.first?["/"] as? String == "/shop/*", "\(draft.text)")
+
+            // Its rules are the iOS app's: written there, checked for both platforms there.
+            let own = try await w.call(.put, Self.rules("com.shop.twin"), token: shop, json: ["rules": [["/": "/shop/*"]]])
+            #expect(own.status == 422 && own.problemRules == ["rules-from"], "\(own.text)")
+            let caseless = try await w.call(.put, Self.rules(Self.shopIOS), token: shop, json: ["rules": [["/": "/shop/*", "caseSensitive": false]]])
+            #expect(caseless.status == 422, "\(caseless.text)")
+            #expect(caseless.problemFields == ["/rules/0/caseSensitive"] && caseless.problemRules == ["A001"])
+            #expect(caseless.text.contains("com.shop.twin"))
+            let moved = try await w.call(.put, Self.rules(Self.shopIOS), token: shop, json: ["rules": [["/": "/shop/new/*"]]])
+            #expect(moved.status == 200)
+            #expect(try await w.call(.get, "/v1/domains/example.com/assetlinks", token: w.adminToken).text.contains("new"))
+
+            // Only an iOS app of the same team can be followed, and a followed app stays while followed.
+            #expect(try await w.call(.post, "/v1/teams/blog/apps", token: blog, json: [
+                "appID": "com.blog.twin", "platform": "android", "fingerprints": [Self.upload], "rulesFrom": Self.shopIOS]).problemRules == ["exists"])
+            #expect(try await w.call(.patch, "/v1/apps/com.shop.twin", token: shop, json: ["rulesFrom": Self.shopAndroid]).problemRules == ["platform"])
+            #expect(try await w.call(.delete, "/v1/apps/\(Self.shopIOS)", token: shop).status == 409)
+            #expect(try await w.call(.patch, "/v1/apps/\(Self.shopAndroid)", token: shop, json: ["rulesFrom": Self.shopIOS]).problemRules == ["own-rules"])
+
+            // Keeping its own rules again: the iOS app may use iOS-only rules again.
+            let apart = try await w.call(.patch, "/v1/apps/com.shop.twin", token: shop, json: ["rulesFrom": ""])
+            #expect(apart.status == 200 && apart.object["rulesFrom"] == nil, "\(apart.text)")
+            #expect(try await w.call(.put, Self.rules(Self.shopIOS), token: shop,
+                                     json: ["rules": [["/": "/shop/*", "caseSensitive": false]]]).status == 200)
+        }
+    }
 }

@@ -22,6 +22,12 @@ extension APIImplementation {
         return AppService.allCases.filter(services.contains)
     }
 
+    /// `rulesFrom` within openapi.yaml's bound (the generated code does not check it).
+    static func rulesFrom(_ value: String?) throws -> String? {
+        if let value, value.count > 255 { throw APIProblem.invalid(field: "/rulesFrom", rule: "maxLength", "an app ID is at most 255 characters") }
+        return value
+    }
+
     /// An Android app's fingerprints: 1 to 20, each 32 colon-separated upper-case hex bytes (a
     /// lower-case, colon-less or SHA-1 one is refused with its fix), none twice.
     static func fingerprints(_ list: [String]?, field: String) throws -> [String] {
@@ -55,6 +61,9 @@ extension APIImplementation {
         let fingerprints: [String]?
         switch platform {
         case .ios:
+            if body.rulesFrom != nil {
+                throw APIProblem.invalid(field: "/rulesFrom", rule: "platform", "only an Android app follows another app's rules")
+            }
             if body.fingerprints != nil {
                 throw APIProblem.invalid(field: "/fingerprints", rule: "platform", "an iOS app has no signing certificate fingerprints; leave them out")
             }
@@ -63,7 +72,7 @@ extension APIImplementation {
             fingerprints = try Self.fingerprints(body.fingerprints, field: "/fingerprints")
         }
         let changed = try await change(AppChange(kind: .create(team: input.path.team, appID: body.appID, services: services,
-                                                               android: fingerprints), ifMatch: nil))
+                                                               android: fingerprints, rulesFrom: try Self.rulesFrom(body.rulesFrom)), ifMatch: nil))
         return .created(.init(headers: .init(eTag: ETag.of(changed.output.version)), body: .json(.init(changed.output))))
     }
 
@@ -78,7 +87,7 @@ extension APIImplementation {
         let services = try body.services.map { try Self.services($0, field: "/services") }  // the platform's own are checked against the app
         let fingerprints = try body.fingerprints.map { try Self.fingerprints($0, field: "/fingerprints") }
         let changed = try await change(AppChange(kind: .update(appID: input.path.appID, team: body.team, services: services,
-                                                               fingerprints: fingerprints),
+                                                               fingerprints: fingerprints, rulesFrom: try Self.rulesFrom(body.rulesFrom)),
                                                  ifMatch: input.headers.ifMatch))
         return .ok(.init(headers: .init(eTag: ETag.of(changed.output.version)), body: .json(.init(changed.output))))
     }

@@ -26,7 +26,7 @@ extension Components.Schemas.App {
     init(_ r: AppRecord) {
         self.init(appID: r.appID, team: r.teamName, platform: .init(rawValue: r.platform.rawValue) ?? .ios,
                   services: r.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) },
-                  fingerprints: r.platform == .android ? r.fingerprints : nil,
+                  fingerprints: r.platform == .android ? r.fingerprints : nil, rulesFrom: r.rulesFrom,
                   createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version)
     }
 }
@@ -119,6 +119,7 @@ enum AuditJSON {
         var o: JSONObject = ["appID": .string(r.appID), "team": .string(r.teamName), "platform": .string(r.platform.rawValue),
                              "services": .array(r.services.map { .string($0.rawValue) }), "version": .number(String(r.version))]
         if r.platform == .android { o.append("fingerprints", .array(r.fingerprints.map(JSONValue.string))) }
+        if let source = r.rulesFrom { o.append("rulesFrom", .string(source)) }
         return .object(o)
     }
 

@@ -15,6 +15,8 @@ struct AndroidDocument: Sendable {
         var team: String
         /// Empty for a statement without dynamic rules.
         var ruleIDs: [UUID]
+        /// The app whose rule list these are: the app itself, or the iOS app it follows.
+        var rulesOf: String
     }
 
     /// Codes of rules that have no Android form (beside AssetLinksValidator's `L…`).
@@ -45,7 +47,9 @@ struct AndroidDocument: Sendable {
         var errors: [Finding] = []
         var warnings: [Finding] = []
         for app in ordered {
-            let rules = app.services.contains(.applinks) ? ruleSets[app.appID]?.rules ?? [] : []
+            // One rule list for both platforms: an app that follows an iOS app renders that app's rules.
+            let rulesOf = app.rulesFrom ?? app.appID
+            let rules = app.services.contains(.applinks) ? ruleSets[rulesOf]?.rules ?? [] : []
             var relations: [String] = []
             if !rules.isEmpty { relations.append(AssetLinksDocument.handleAllURLs) }
             if app.services.contains(.webcredentials), grantedServices[app.teamID]?.contains(.webcredentials) == true {
@@ -60,16 +64,18 @@ struct AndroidDocument: Sendable {
                 let defaults = AndroidRuleForm.defaultsProblems(rule.component, caseSensitive: snapshot.domain.defaults.caseSensitive,
                                                                 percentEncoded: snapshot.domain.defaults.percentEncoded)
                 for problem in problems + defaults {
+                    // A followed rule is named by its own app (the write names it), the Android app in the message.
+                    let message = rulesOf == app.appID ? problem.message : "\(problem.message) (for \(app.appID), which follows \(rulesOf)'s rules)"
                     let finding = Finding(code: problem.isError ? Self.cannotExpress : Self.defaultsIgnored,
                                           path: (Self.rulePointer(index, j) / problem.key).description,
-                                          message: problem.message, team: app.teamName, appID: app.appID,
+                                          message: message, team: app.teamName, appID: rulesOf,
                                           ruleID: rule.id.uuidString.lowercased())
                     if problem.isError { errors.append(finding) } else { warnings.append(finding) }
                 }
             }
             statements.append(.init(relations: relations, target: .androidApp(packageName: app.appID, fingerprints: app.fingerprints),
                                     dynamicComponents: rules.isEmpty ? nil : components))
-            entries.append(Entry(appID: app.appID, team: app.teamName, ruleIDs: rules.map(\.id)))
+            entries.append(Entry(appID: app.appID, team: app.teamName, ruleIDs: rules.map(\.id), rulesOf: rulesOf))
         }
         let document = AssetLinksDocument(statements: statements)
         let bytes = document.rendered()
@@ -81,7 +87,7 @@ struct AndroidDocument: Sendable {
             var finding = Finding(code: diagnostic.code.rawValue, path: diagnostic.path.description, message: diagnostic.message)
             if let (entry, ruleIndex) = Self.locate(diagnostic.path, entries: entries) {
                 finding.team = entry.team
-                finding.appID = entry.appID
+                finding.appID = ruleIndex == nil ? entry.appID : entry.rulesOf
                 finding.ruleID = ruleIndex.map { entry.ruleIDs[$0].uuidString.lowercased() }
             }
             if diagnostic.severity == .error { errors.append(finding) } else { warnings.append(finding) }

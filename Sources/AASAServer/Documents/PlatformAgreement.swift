@@ -26,7 +26,9 @@ enum PlatformAgreement {
         for team in teams {
             let sets = withRules.filter { $0.teamName == team }
             let iosApps = Set(sets.filter { platform[$0.appID] == .ios }.map(\.appID))
+            // Android apps with rules of their own, or following one of the team's iOS apps.
             let androidApps = Set(sets.filter { platform[$0.appID] == .android }.map(\.appID))
+                .union(snapshot.apps.filter { app in app.platform == .android && app.rulesFrom.map(iosApps.contains) == true }.map(\.appID))
             guard !iosApps.isEmpty, !androidApps.isEmpty else { continue }
             let details: [JSONValue] = sets.map { .object(["appIDs": .array([.string($0.appID)]), "components": .array($0.rules.map(\.component))]) }
             let own = AASAParser.read(.object(["applinks": .object(["details": .array(details)])])).document ?? AASADocument()

@@ -6,8 +6,9 @@ import AASAStore
 /// every such domain is validated again.
 struct AppChange: DomainChange {
     enum Kind: Sendable {
-        case create(team: String, appID: String, services: [AppService], android: [String]?)
-        case update(appID: String, team: String?, services: [AppService]?, fingerprints: [String]?)
+        case create(team: String, appID: String, services: [AppService], android: [String]?, rulesFrom: String? = nil)
+        /// `rulesFrom`: nil leaves it, "" makes the app keep its own rules again.
+        case update(appID: String, team: String?, services: [AppService]?, fingerprints: [String]?, rulesFrom: String? = nil)
         case delete(appID: String)
     }
 
@@ -38,8 +39,8 @@ struct AppChange: DomainChange {
 
     func lock(_ session: DBSession, principal: Principal) async throws -> Locked {
         switch kind {
-        case .create(let team, _, _, _): .team(try await Lookup.visibleTeam(team, principal, session: session))
-        case .update(let appID, _, _, _), .delete(let appID):
+        case .create(let team, _, _, _, _): .team(try await Lookup.visibleTeam(team, principal, session: session))
+        case .update(let appID, _, _, _, _), .delete(let appID):
             .app(try await Lookup.visibleApp(appID, principal, session: session, forUpdate: true))
         }
     }
@@ -50,10 +51,10 @@ struct AppChange: DomainChange {
 
     func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<AppRecord> {
         switch (kind, locked) {
-        case (.create(_, let appID, let services, let fingerprints), .team(let team)):
+        case (.create(_, let appID, let services, let fingerprints, let rulesFrom), .team(let team)):
             // An Android package name has no Apple Team ID to claim.
             if fingerprints == nil { try await AppleTeamIDs.checkApp(appID, team: team, session: session) }
-            let app: AppRecord
+            var app: AppRecord
             do {
                 app = try await session.insertApp(appID: appID, teamID: team.id, services: services,
                                                   platform: fingerprints == nil ? .ios : .android, fingerprints: fingerprints ?? [])
@@ -61,16 +62,28 @@ struct AppChange: DomainChange {
             catch StoreError.duplicate {
                 throw APIProblem.conflict("the app ID \(appID) is already registered", field: "/appID", rule: "unique")
             }
-            // A new app joins a domain's document only through a domain-wide service (it has no
-            // rules yet): only then are its team's granted domains validated again (and locked).
-            let domains = Self.listsOnDomains(services) ? try await session.domainIDsGranted(teamID: team.id) : []
+            var domains: [Int64] = []
+            if let rulesFrom {
+                let source = try await Self.ruleSource(rulesFrom, for: app, session: session)
+                try await session.setRulesFrom(id: app.id, source: source.id)
+                app = try await session.app(appID: appID) ?? app
+                domains = try await session.domainIDsWithRules(appPK: source.id)
+            }
+            // A new app joins a domain's document only through a domain-wide service or the rules
+            // it follows: only then are those domains validated again (and locked).
+            if Self.listsOnDomains(services) { domains += try await session.domainIDsGranted(teamID: team.id) }
             return Applied(output: app, domains: domains, audit: [AuditEntry(
                 action: action, entityType: "app", entityID: app.appID, team: team.name, appID: app.appID, after: AuditJSON.app(app))])
 
-        case (.update(_, let newTeam, let newServices, let newFingerprints), .app(let before)):
+        case (.update(_, let newTeam, let newServices, let newFingerprints, let newRulesFrom), .app(let before)):
             var teamID = before.teamID
             if let newTeam, newTeam != before.teamName {
                 guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+                let followers = try await session.followers(appPK: before.id)
+                if !followers.isEmpty || before.rulesFrom != nil {
+                    throw APIProblem.conflict("\(before.appID) shares its rules with \((followers + [before.rulesFrom].compactMap { $0 }).joined(separator: ", ")); "
+                                              + "an app moves to another team only alone: stop the sharing first", field: "/team", rule: "rules-from")
+                }
                 guard let team = try await session.team(named: newTeam) else {
                     throw APIProblem.invalid(field: "/team", rule: "exists", "there is no team \(newTeam)")
                 }
@@ -93,14 +106,41 @@ struct AppChange: DomainChange {
                 }
             }
             try await session.updateApp(id: before.id, teamID: teamID, services: services, fingerprints: newFingerprints ?? before.fingerprints)
+            var followed: [Int64] = []
+            if let newRulesFrom {
+                guard before.platform == .android else {
+                    throw APIProblem.invalid(field: "/rulesFrom", rule: "platform", "only an Android app follows another app's rules")
+                }
+                if let old = before.rulesFrom, let oldSource = try await session.app(appID: old) {
+                    followed += try await session.domainIDsWithRules(appPK: oldSource.id)
+                }
+                if newRulesFrom.isEmpty {
+                    try await session.setRulesFrom(id: before.id, source: nil)
+                } else {
+                    for id in try await session.domainIDsWithRules(appPK: before.id)
+                    where !(try await session.ruleSet(domainID: id, app: before).rules.isEmpty) {
+                        let host = try await session.domain(id: id)?.host ?? "a domain"
+                        throw APIProblem.invalid(field: "/rulesFrom", rule: "own-rules",
+                                                 "\(before.appID) has rules of its own on \(host); remove them before it follows \(newRulesFrom)'s")
+                    }
+                    let source = try await Self.ruleSource(newRulesFrom, for: before, session: session)
+                    try await session.setRulesFrom(id: before.id, source: source.id)
+                    followed += try await session.domainIDsWithRules(appPK: source.id)
+                }
+            }
             guard let after = try await session.app(appID: before.appID) else { throw APIProblem.notFound("no app \(before.appID)") }
             let listed = Self.listsOnDomains(before.services) || Self.listsOnDomains(services)
             let granted = listed ? try await session.domainIDsGranted(teamID: teamID) + session.domainIDsGranted(teamID: before.teamID) : []
-            return Applied(output: after, domains: ruleDomains + granted, audit: [AuditEntry(
+            return Applied(output: after, domains: ruleDomains + granted + followed, audit: [AuditEntry(
                 action: action, entityType: "app", entityID: after.appID, team: after.teamName, appID: after.appID,
                 before: AuditJSON.app(before), after: AuditJSON.app(after))])
 
         case (.delete, .app(let app)):
+            let followers = try await session.followers(appPK: app.id)
+            guard followers.isEmpty else {
+                throw APIProblem.conflict("\(followers.joined(separator: ", ")) follow \(app.appID)'s rules; make them keep their own first",
+                                          field: "appID", rule: "rules-from")
+            }
             let granted = Self.listsOnDomains(app.services) ? try await session.domainIDsGranted(teamID: app.teamID) : []
             let domains = try await session.domainIDsWithRules(appPK: app.id) + granted
             try await session.deleteApp(id: app.id)
@@ -111,6 +151,17 @@ struct AppChange: DomainChange {
         default:
             preconditionFailure("lock(_:principal:) locks what its kind names")
         }
+    }
+
+    /// The iOS app of the same team whose rules an Android app follows (422 naming `/rulesFrom` otherwise).
+    static func ruleSource(_ appID: String, for app: AppRecord, session: DBSession) async throws -> AppRecord {
+        guard let source = try await session.app(appID: appID), source.teamID == app.teamID else {
+            throw APIProblem.invalid(field: "/rulesFrom", rule: "exists", "team \(app.teamName) has no app \(appID)")
+        }
+        guard source.platform == .ios else {
+            throw APIProblem.invalid(field: "/rulesFrom", rule: "platform", "an Android app follows an iOS app's rules; \(appID) is not one")
+        }
+        return source
     }
 
     /// Whether these services put an app on its team's granted domains without any rule.

@@ -45,6 +45,10 @@ struct RuleSetChange: DomainChange {
         guard app.services.contains(.applinks) else {
             throw APIProblem.invalid(field: "appID", rule: "applinks-disabled", "\(app.appID) does not have the applinks service enabled")
         }
+        if let source = app.rulesFrom {
+            throw APIProblem.invalid(field: "appID", rule: "rules-from",
+                                     "\(app.appID) follows \(source)'s rules: change those, or make it keep its own (PATCH rulesFrom: \"\")")
+        }
         let rules = try edit(current.rules)
         guard let grant = try await session.grant(domainID: domain.id, teamID: app.teamID) else {
             throw APIProblem.forbidden("team \(app.teamName) has no grant on \(domain.host)")

@@ -3,13 +3,16 @@ import Foundation
 import PostgresNIO
 
 extension DBSession {
-    static let appColumns = "a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version, a.platform, a.fingerprints"
-    typealias AppRow = (Int64, String, Int64, String, [String], Date, Date, Int64, String, [String])
+    static let appColumns = """
+        a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version, a.platform, a.fingerprints,
+        (SELECT s.app_id FROM apps s WHERE s.id = a.rules_from)
+        """
+    typealias AppRow = (Int64, String, Int64, String, [String], Date, Date, Int64, String, [String], String?)
 
     static func app(_ row: AppRow) -> AppRecord {
         AppRecord(id: row.0, appID: row.1, teamID: row.2, teamName: row.3, services: row.4.compactMap(AppService.init(rawValue:)),
                   createdAt: row.5, updatedAt: row.6, version: row.7, platform: AppPlatform(rawValue: row.8) ?? .ios,
-                  fingerprints: row.9)
+                  fingerprints: row.9, rulesFrom: row.10)
     }
 
     func apps(_ query: PostgresQuery) async throws -> [AppRecord] {
@@ -47,10 +50,10 @@ extension DBSession {
     }
 
     public func insertApp(appID: String, teamID: Int64, services: [AppService], platform: AppPlatform = .ios,
-                          fingerprints: [String] = []) async throws -> AppRecord {
+                          fingerprints: [String] = [], rulesFrom: Int64? = nil) async throws -> AppRecord {
         try await write("""
-            INSERT INTO apps (app_id, team_id, services, platform, fingerprints)
-            VALUES (\(appID), \(teamID), \(services.map(\.rawValue)), \(platform.rawValue), \(fingerprints))
+            INSERT INTO apps (app_id, team_id, services, platform, fingerprints, rules_from)
+            VALUES (\(appID), \(teamID), \(services.map(\.rawValue)), \(platform.rawValue), \(fingerprints), \(rulesFrom))
             """)
         return try await app(appID: appID)!
     }
@@ -60,6 +63,16 @@ extension DBSession {
             UPDATE apps SET team_id = \(teamID), services = \(services.map(\.rawValue)), fingerprints = \(fingerprints),
             updated_at = now(), version = version + 1 WHERE id = \(id)
             """)
+    }
+
+    /// Makes an Android app follow `source`'s rules (nil: its own).
+    public func setRulesFrom(id: Int64, source: Int64?) async throws {
+        try await write("UPDATE apps SET rules_from = \(source), updated_at = now(), version = version + 1 WHERE id = \(id)")
+    }
+
+    /// The Android apps that follow this app's rules.
+    public func followers(appPK: Int64) async throws -> [String] {
+        try await all("SELECT app_id FROM apps WHERE rules_from = \(appPK) ORDER BY app_id", as: String.self)
     }
 
     public func deleteApp(id: Int64) async throws {

@@ -41,6 +41,8 @@ public struct AppRecord: Sendable, Equatable {
     public var platform: AppPlatform = .ios
     /// An Android app's signing certificates' SHA-256 fingerprints (empty for iOS).
     public var fingerprints: [String] = []
+    /// The iOS app (of the same team) whose rules an Android app follows on every domain.
+    public var rulesFrom: String?
 }
 
 public struct DomainRecord: Sendable, Equatable {

@@ -9,7 +9,7 @@ struct Apps: AsyncParsableCommand {
 
     static func fields(_ json: JSONValue) -> [String] {
         Table.fields(json, [("App ID", "appID"), ("Team", "team"), ("Platform", "platform"), ("Services", "services"),
-                            ("Fingerprints", "fingerprints"), ("Version", "version"), ("Updated", "updatedAt")])
+                            ("Fingerprints", "fingerprints"), ("Rules from", "rulesFrom"), ("Version", "version"), ("Updated", "updatedAt")])
     }
 
     struct List: AsyncParsableCommand {
@@ -38,8 +38,10 @@ struct Apps: AsyncParsableCommand {
         @Option(help: "ios (default) or android: an Android app's ID is its package name.") var platform: String?
         @Option(name: .customLong("fingerprint"), help: "An Android app's signing certificate SHA-256 (AB:CD:…); repeat for the upload, Play App Signing and debug keys.")
         var fingerprints: [String] = []
+        @Option(help: "An Android app: follow this iOS app's rules (same team) on every domain.") var rulesFrom: String?
         func run() async throws {
             var body: JSONObject = ["appID": .string(appID)]
+            if let rulesFrom { body.append("rulesFrom", .string(rulesFrom)) }
             if !services.isEmpty { body.append("services", .array(services.map(JSONValue.string))) }
             if let platform { body.append("platform", .string(platform)) }
             if !fingerprints.isEmpty { body.append("fingerprints", .array(fingerprints.map(JSONValue.string))) }
@@ -54,11 +56,13 @@ struct Apps: AsyncParsableCommand {
         @Option(name: .customLong("service"), help: "The full list of services; repeat.") var services: [String] = []
         @Option(help: "Move the app to another team (admin).") var moveToTeam: String?
         @Option(name: .customLong("fingerprint"), help: "An Android app's full list of signing fingerprints; repeat.") var fingerprints: [String] = []
+        @Option(help: "An Android app: follow this iOS app's rules; \"\" to keep its own again.") var rulesFrom: String?
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
         func run() async throws {
             var body = JSONObject()
             if !services.isEmpty { body.append("services", .array(services.map(JSONValue.string))) }
             if !fingerprints.isEmpty { body.append("fingerprints", .array(fingerprints.map(JSONValue.string))) }
+            if let rulesFrom { body.append("rulesFrom", .string(rulesFrom)) }
             if let moveToTeam { body.append("team", .string(moveToTeam)) }
             let response = try await remote.client.send(.PATCH, APIClient.path("v1", "apps", appID), body: .object(body), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Apps.fields)
