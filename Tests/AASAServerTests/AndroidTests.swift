@@ -291,6 +291,21 @@ import Testing
             let lower = try await w.call(.post, "/v1/teams/shop/manifest", token: shop, json: manifest([Self.upload.lowercased()]))
             #expect(lower.status == 422)
             #expect(lower.problemFields == ["/apps/1/fingerprints/0"])
+
+            // A manifest makes an Android app follow the iOS app's rules: its own list goes.
+            let follow: [String: Any] = [
+                "apps": [["appID": Self.shopIOS], ["appID": "com.shop.lite", "platform": "android", "fingerprints": [Self.upload],
+                                                  "rulesFrom": Self.shopIOS]],
+                "domains": [["host": "example.com", "apps": [["appID": Self.shopIOS, "rules": [["/": "/shop/*"]]]]]]]
+            let followed = try await w.call(.post, "/v1/teams/shop/manifest", token: shop, json: follow)
+            #expect(followed.status == 200, "\(followed.text)")
+            #expect((try await w.call(.get, "/v1/apps/com.shop.lite", token: shop)).object["rulesFrom"] as? String == Self.shopIOS)
+            #expect(!(try await w.call(.get, "/v1/domains/example.com/assetlinks", token: w.adminToken)).text.contains("lite\\/*"))
+            var listsOwn = follow
+            listsOwn["domains"] = [["host": "example.com", "apps": [["appID": Self.shopIOS, "rules": [["/": "/shop/*"]]],
+                                                                ["appID": "com.shop.lite", "rules": [["/": "/shop/lite/*"]]]]]]
+            let refused = try await w.call(.post, "/v1/teams/shop/manifest", token: shop, json: listsOwn)
+            #expect(refused.status == 422 && refused.problemRules == ["rules-from"], "\(refused.text)")
         }
     }
 

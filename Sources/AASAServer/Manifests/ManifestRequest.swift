@@ -14,6 +14,8 @@ struct ManifestRequest: Sendable {
         var platform: AppPlatform = .ios
         /// An Android app's signing fingerprints (empty for iOS).
         var fingerprints: [String] = []
+        /// The iOS app whose rules an Android app follows (nil: its own).
+        var rulesFrom: String?
     }
 
     /// One app's rules on one domain, as the manifest lists them.
@@ -67,10 +69,13 @@ struct ManifestRequest: Sendable {
                 switch platform {
                 case .ios:
                     if app.fingerprints != nil { fail("\(pointer)/fingerprints", "platform", "an iOS app has no signing certificate fingerprints") }
+                    if app.rulesFrom != nil { fail("\(pointer)/rulesFrom", "platform", "only an Android app follows another app's rules") }
                 case .android:
                     fingerprints = try APIImplementation.fingerprints(app.fingerprints, field: "\(pointer)/fingerprints")
                 }
-                apps.append(App(appID: app.appID, services: services, pointer: pointer, platform: platform, fingerprints: fingerprints))
+                if let source = app.rulesFrom, source.count > 255 { fail("\(pointer)/rulesFrom", "maxLength", "an app ID is at most 255 characters") }
+                apps.append(App(appID: app.appID, services: services, pointer: pointer, platform: platform, fingerprints: fingerprints,
+                                rulesFrom: app.rulesFrom))
             }
             catch let problem as APIProblem { errors += problem.errors }
         }

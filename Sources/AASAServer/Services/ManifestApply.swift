@@ -129,6 +129,26 @@ struct ManifestApply: Sendable {
             }
         }
 
+        // One rule list: an Android app follows the iOS app (of the team) the manifest names, or keeps its own.
+        for app in manifest.apps where app.platform == .android {
+            guard let record = apps[app.appID], record.rulesFrom != app.rulesFrom else { continue }
+            var sourcePK: Int64?
+            if let wanted = app.rulesFrom {
+                let found: AppRecord? = if let listed = apps[wanted] { listed } else { try await session.app(appID: wanted) }
+                guard let source = found, source.teamID == team.id, source.platform == .ios else {
+                    errors.append(FieldError(field: "\(app.pointer)/rulesFrom", rule: "exists",
+                                             message: "\(wanted) is not an iOS app of team \(team.name)"))
+                    continue
+                }
+                sourcePK = source.id
+            }
+            try await session.setRulesFrom(id: record.id, source: sourcePK)
+            guard let after = try await session.app(appID: app.appID) else { continue }
+            apps[app.appID] = after
+            try await session.appendAudit(AuditEntry(action: "app.update", entityType: "app", entityID: app.appID,
+                            team: team.name, appID: app.appID, before: AuditJSON.app(record), after: AuditJSON.app(after)).record(by: actor))
+        }
+
         // Rules: each named app's rules on each locked domain become what the manifest lists (none
         // where it lists nothing). Pointers let errors name the manifest's own rules.
         var pointers: [String: String] = [:]  // "host appID ruleID" → body pointer of the rule
@@ -154,6 +174,11 @@ struct ManifestApply: Sendable {
                         ruleChanges[domain.id, default: []].append(.init(appID: app.appID, action: .unchanged, rulesBefore: current.rules.count,
                                                                           rulesAfter: rules.count, version: current.version))
                     }
+                    continue
+                }
+                if !rules.isEmpty, let source = record.rulesFrom, let wanted {
+                    errors.append(FieldError(field: "\(wanted.pointer)/appID", rule: "rules-from",
+                                             message: "\(app.appID) follows \(source)'s rules: list them there"))
                     continue
                 }
                 if !rules.isEmpty, !record.services.contains(.applinks), let wanted {

@@ -47,8 +47,8 @@ struct ManifestFile: Sendable {
             switch member.value {
             case .null: apps.append((member.key, [:]))
             case .object(let settings):
-                for key in settings.keys where !["services", "platform", "fingerprints"].contains(key) {
-                    throw CLIFailure("\(path): apps.\(member.key): unknown key `\(key)`; an app has services, platform and fingerprints")
+                for key in settings.keys where !["services", "platform", "fingerprints", "rulesFrom"].contains(key) {
+                    throw CLIFailure("\(path): apps.\(member.key): unknown key `\(key)`; an app has services, platform, fingerprints and rulesFrom")
                 }
                 apps.append((member.key, settings))
             default: throw CLIFailure("\(path): apps.\(member.key) is a mapping (services, platform, fingerprints) or empty")
@@ -88,7 +88,7 @@ struct ManifestFile: Sendable {
         var object: JSONObject = [
             "apps": .array(apps.map { app in
                 var o: JSONObject = ["appID": .string(app.appID)]
-                for key in ["services", "platform", "fingerprints"] { if let value = app.settings[key] { o.append(key, value) } }
+                for key in ["services", "platform", "fingerprints", "rulesFrom"] { if let value = app.settings[key] { o.append(key, value) } }
                 return .object(o)
             }),
             "domains": .array(domains.map { domain in
