@@ -394,4 +394,23 @@ import Testing
                                      json: ["rules": [["/": "/shop/*", "caseSensitive": false]]]).status == 200)
         }
     }
+
+    /// A suspended team's Android apps leave assetlinks.json with its iOS apps, and come back on resume.
+    @Test func aSuspensionTakesAndroidAppsOutToo() async throws {
+        let root = try PublishingTests.tempDir()
+        try await TestWorld.run { w in
+            _ = try await Self.setUp(w, root: root)
+            func packages() async throws -> [String] {
+                let draft = try await w.call(.get, "/v1/domains/example.com/assetlinks", token: w.adminToken)
+                return (draft.object["statements"] as? [[String: Any]] ?? []).compactMap(Self.package)
+            }
+            #expect(try await packages() == [Self.blogAndroid, Self.shopAndroid])
+            let suspended = try await w.call(.post, "/v1/domains/example.com/suspensions", token: w.adminToken,
+                                             json: ["team": "shop", "reason": "leaked key"])
+            #expect(suspended.status == 201, "\(suspended.text)")
+            #expect(try await packages() == [Self.blogAndroid])
+            #expect(try await w.call(.delete, "/v1/domains/example.com/suspensions/shop", token: w.adminToken).status == 200)
+            #expect(try await packages() == [Self.blogAndroid, Self.shopAndroid])
+        }
+    }
 }
