@@ -118,30 +118,25 @@ struct RegistryReads: Sendable {
 
     /// The bytes of revision `from` and of revision `to` (a number, or `draft` as the caller sees it).
     func diffInputs(_ host: String, from: Int, to: String) async throws -> (host: String, old: [UInt8], new: [UInt8]) {
-        enum New: Sendable { case bytes([UInt8]), draft(DomainSnapshot) }
-        let (domainHost, old, new) = try await work.read { session -> (String, [UInt8], New) in
-            let domain = try await Lookup.domain(host, session: session)
-            guard from >= 1 else { throw APIProblem.badRequest("from is a revision number, 1 or more", field: "from", rule: "minimum") }
-            let old = try await Self.revision(from, of: domain, session: session).bytes
-            if to == "draft" { return (domain.host, old, .draft(try await draftSnapshot(domain, session: session))) }
-            guard let number = Int(to), number > 0 else {
-                throw APIProblem.badRequest("`to` is a revision number or `draft`", field: "to", rule: "format")
-            }
-            return (domain.host, old, .bytes(try await Self.revision(number, of: domain, session: session).bytes))
-        }
-        switch new {
-        case .bytes(let bytes): return (domainHost, old, bytes)
-        case .draft(let snapshot): return (domainHost, old, try await DomainDocument.render(snapshot).bytes)
+        try await diffInputs(host, from: from, to: to, what: "revision", draft: \.bytes) { session, domain, number in
+            try await session.revision(domainID: domain.id, number: number)
         }
     }
 
     /// Two assetlinks.json files to compare: revision `from`, and revision `to` or the draft.
     func assetLinksDiffInputs(_ host: String, from: Int, to: String) async throws -> (host: String, old: [UInt8], new: [UInt8]) {
+        try await diffInputs(host, from: from, to: to, what: "assetlinks.json revision", draft: \.android.bytes) { session, domain, number in
+            try await session.assetLinksRevision(domainID: domain.id, number: number)
+        }
+    }
+
+    /// Revision `from` of one file's stream, and revision `to` of it or the draft's file.
+    private func diffInputs(_ host: String, from: Int, to: String, what: String, draft file: @escaping @Sendable (DomainDocument) -> [UInt8],
+                            revision read: @escaping @Sendable (DBSession, DomainRecord, Int) async throws -> RevisionRecord?)
+        async throws -> (host: String, old: [UInt8], new: [UInt8]) {
         enum New: Sendable { case bytes([UInt8]), draft(DomainSnapshot) }
         func revision(_ number: Int, _ domain: DomainRecord, _ session: DBSession) async throws -> [UInt8] {
-            guard let found = try await session.assetLinksRevision(domainID: domain.id, number: number) else {
-                throw APIProblem.notFound("\(domain.host) has no assetlinks.json revision \(number)")
-            }
+            guard let found = try await read(session, domain, number) else { throw APIProblem.notFound("\(domain.host) has no \(what) \(number)") }
             return found.bytes
         }
         let (domainHost, old, new) = try await work.read { session -> (String, [UInt8], New) in
@@ -156,7 +151,7 @@ struct RegistryReads: Sendable {
         }
         switch new {
         case .bytes(let bytes): return (domainHost, old, bytes)
-        case .draft(let snapshot): return (domainHost, old, try await DomainDocument.render(snapshot).android.bytes)
+        case .draft(let snapshot): return (domainHost, old, file(try await DomainDocument.render(snapshot)))
         }
     }
 
