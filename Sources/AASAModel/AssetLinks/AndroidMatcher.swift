@@ -63,6 +63,15 @@ public struct AndroidMatcher: Sendable {
         }
     }
 
+    /// Whether one of `packages` opens `url`: only those apps' rules are tried, the URL read once.
+    public func anyOpens(_ packages: Set<String>, url: String) -> Bool {
+        let subject = AndroidURL(url)
+        for app in apps where packages.contains(app.packageName) {
+            if let rule = app.rules?.first(where: { $0.matches(subject) }), !rule.exclude { return true }
+        }
+        return false
+    }
+
     public func decide(packageName: String, url: String) -> Decision {
         decisions(url: url).first { $0.packageName == packageName }?.decision ?? .noMatch
     }

@@ -37,8 +37,16 @@ struct DomainDocument: Sendable {
     let matcher: AASAMatcher
     /// The domain's assetlinks.json, rendered from the same state (its Android apps).
     let android: AndroidDocument
-    /// Where a team's rules open its app on one platform and not the other (`PlatformAgreement`).
-    let platformWarnings: [Finding]
+    /// The state it was rendered from (for `platformWarnings`).
+    let snapshot: DomainSnapshot
+    /// Whose rules `platformWarnings` compares: the teams a change touched; nil for every team.
+    var agreementScope: Set<String>?
+    /// Where a team's rules open its app on one platform and not the other (`PlatformAgreement`),
+    /// for the teams in `agreementScope`: computed when asked, since it asks both files about
+    /// every URL derived from each team's patterns.
+    var platformWarnings: [Finding] {
+        PlatformAgreement.findings(snapshot, ios: matcher, android: android.matcher, teams: agreementScope)
+    }
 
     var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
     var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
@@ -52,8 +60,7 @@ struct DomainDocument: Sendable {
         let draft = Draft(snapshot)
         let validated = try await ValidatedRenders.shared.validated(draft.root, host: draft.host)
         let android = AndroidDocument(snapshot, order: snapshot.domain.appOrder)
-        return DomainDocument(draft: draft, validated: validated, android: android,
-                              platformWarnings: PlatformAgreement.findings(snapshot, ios: validated.matcher, android: android.matcher))
+        return DomainDocument(draft: draft, validated: validated, android: android, snapshot: snapshot)
     }
 
     /// Rendered without AASAModel's validation: for the benchmark that measures what validation costs.
@@ -62,12 +69,14 @@ struct DomainDocument: Sendable {
         let document = AASAParser.read(draft.root).document ?? AASADocument()
         return DomainDocument(draft: draft, validated: .init(document: document, bytes: AASARenderer.render(document), diagnostics: [], analysis: nil,
                                                                  matcher: AASAMatcher(document)),
-                              android: AndroidDocument(snapshot, order: snapshot.domain.appOrder), platformWarnings: [])
+                              android: AndroidDocument(snapshot, order: snapshot.domain.appOrder), snapshot: snapshot, agreementScope: [])
     }
 
-    private init(draft: Draft, validated: ValidatedRenders.Render, android: AndroidDocument, platformWarnings: [Finding]) {
+    private init(draft: Draft, validated: ValidatedRenders.Render, android: AndroidDocument, snapshot: DomainSnapshot,
+                 agreementScope: Set<String>? = nil) {
         self.android = android
-        self.platformWarnings = platformWarnings
+        self.snapshot = snapshot
+        self.agreementScope = agreementScope
         host = draft.host
         entries = draft.entries
         order = draft.order

@@ -1,5 +1,6 @@
 import AASAModel
 import AASAStore
+import Synchronization
 
 /// Where one team's rules open its app on one platform and not on the other. The same rules can
 /// mean different things on iOS and Android (slashes, an absent `?` item, `*`, case, another team's
@@ -18,10 +19,11 @@ enum PlatformAgreement {
         var android: [String]
     }
 
-    static func findings(_ snapshot: DomainSnapshot, ios: AASAMatcher, android: AndroidMatcher) -> [Finding] {
+    /// - Parameter teams: the teams to compare; nil for every team.
+    static func findings(_ snapshot: DomainSnapshot, ios: AASAMatcher, android: AndroidMatcher, teams only: Set<String>? = nil) -> [Finding] {
         let platform = Dictionary(snapshot.apps.map { ($0.appID, $0.platform) }, uniquingKeysWith: { a, _ in a })
         let withRules = snapshot.ruleSets.filter { !$0.rules.isEmpty && platform[$0.appID] != nil }
-        let teams = Set(withRules.map(\.teamName)).sorted()
+        let teams = Set(withRules.map(\.teamName)).filter { only?.contains($0) ?? true }.sorted()
         var out: [Finding] = []
         for team in teams {
             let sets = withRules.filter { $0.teamName == team }
@@ -30,21 +32,38 @@ enum PlatformAgreement {
             let androidApps = Set(sets.filter { platform[$0.appID] == .android }.map(\.appID))
                 .union(snapshot.apps.filter { app in app.platform == .android && app.rulesFrom.map(iosApps.contains) == true }.map(\.appID))
             guard !iosApps.isEmpty, !androidApps.isEmpty else { continue }
-            let details: [JSONValue] = sets.map { .object(["appIDs": .array([.string($0.appID)]), "components": .array($0.rules.map(\.component))]) }
-            let own = AASAParser.read(.object(["applinks": .object(["details": .array(details)])])).document ?? AASADocument()
             var found = 0
-            for url in ExampleURLs.derive(from: [own], host: snapshot.domain.host, limit: urlsPerTeam) where found < perTeam {
-                let answer = Answer(ios: ios.resolve(url: url).appID,
-                                    android: android.decisions(url: url).filter { $0.decision == .open }.map(\.packageName))
-                let onIOS = answer.ios.map(iosApps.contains) ?? false
-                let onAndroid = answer.android.contains(where: androidApps.contains)
-                guard onIOS != onAndroid else { continue }
+            for url in urls(of: sets, host: snapshot.domain.host) where found < perTeam {
+                // On every write: only the team's own Android apps are asked, and all of them only
+                // when the platforms disagree (for the message).
+                let iosOpener = ios.resolve(url: url).appID
+                let onIOS = iosOpener.map(iosApps.contains) ?? false
+                guard onIOS != android.anyOpens(androidApps, url: url) else { continue }
+                let answer = Answer(ios: iosOpener, android: android.decisions(url: url).filter { $0.decision == .open }.map(\.packageName))
                 found += 1
                 out.append(Finding(code: code, path: "", message: message(url: url, team: team, answer: answer, onIOS: onIOS),
                                    team: team, appID: onIOS ? answer.ios : answer.android.first(where: androidApps.contains)))
             }
         }
         return out
+    }
+
+    /// The URLs derived from a team's own rule sets, kept by their content: a write changes one
+    /// team's rules, and the others' URLs are not derived again.
+    private static let derived = Mutex<[String: [String]]>([:])
+
+    static func urls(of sets: [RuleSetRecord], host: String) -> [String] {
+        let details: [JSONValue] = sets.map { .object(["appIDs": .array([.string($0.appID)]), "components": .array($0.rules.map(\.component))]) }
+        let root: JSONValue = .object(["applinks": .object(["details": .array(details)])])
+        let key = host + " " + JSONWriter(style: .compact).string(root)
+        if let hit = derived.withLock({ $0[key] }) { return hit }
+        let own = AASAParser.read(root).document ?? AASADocument()
+        let urls = ExampleURLs.derive(from: [own], host: host, limit: urlsPerTeam)
+        derived.withLock { cache in
+            if cache.count >= 4096 { cache.removeAll() }  // bounded: a cold start costs one derivation per team
+            cache[key] = urls
+        }
+        return urls
     }
 
     static func message(url: String, team: String, answer: Answer, onIOS: Bool) -> String {

@@ -48,6 +48,9 @@ struct Applied<Output: Sendable>: Sendable {
     var removedHosts: [String] = []
     /// Domains (primary hosts) whose served copy changes without a new revision (their aliases).
     var refreshedHosts: [String] = []
+    /// The teams whose rules the change wrote: the platform-agreement warnings (`A010`) are about
+    /// them. Nil (a change to order, settings, grants or apps) compares every team.
+    var agreementTeams: Set<String>?
 }
 
 /// The answer of a change that committed: its output and each touched domain's validated document

@@ -34,7 +34,8 @@ struct DomainChangePipeline: Sendable {
             var autoPublish: [String] = []
             for id in Set(applied.domains).sorted() {
                 guard let domain = try await session.domain(id: id, forUpdate: true) else { continue }
-                let document = try await validate(session, domain: domain) { change.field(for: $0, output: applied.output) }
+                var document = try await validate(session, domain: domain) { change.field(for: $0, output: applied.output) }
+                document.agreementScope = applied.agreementTeams
                 try await checkPolicies(PolicyCandidate(stage: .draft, action: change.action, domain: domain,
                                                         document: document, bytes: document.bytes, actor: actor),
                                         session: session)

@@ -254,7 +254,7 @@ struct ManifestApply: Sendable {
             results.append(.init(host: domain.host, changed: changed, rules: changes,
                                  expectations: expectationChanges.isEmpty ? nil : expectationChanges,
                                  diff: try OpenAPIValueContainer(json: diff.jsonValue),
-                                 warnings: rendered.warningFindings.map(Components.Schemas.Finding.init)))
+                                 warnings: Self.scoped(rendered, to: team.name).warningFindings.map(Components.Schemas.Finding.init)))
         }
         guard errors.isEmpty else {
             throw APIProblem.invalid(errors, warnings: warnings, detail: "the manifest would leave a domain invalid: "
@@ -268,6 +268,13 @@ struct ManifestApply: Sendable {
 
     /// A digest of everything the manifest owns: its apps' versions and their rule sets' versions
     /// on the locked domains. Equal tags mean nothing the manifest would change has moved.
+    /// A manifest writes one team's rules: the platform-agreement warnings are about that team.
+    static func scoped(_ document: DomainDocument, to team: String) -> DomainDocument {
+        var scoped = document
+        scoped.agreementScope = [team]
+        return scoped
+    }
+
     private func stateTag(_ session: DBSession, manifest: ManifestRequest, teamID: Int64, existing: [String: AppRecord],
                           domains: [DomainRecord]) async throws -> String {
         var lines: [String] = []

@@ -68,10 +68,12 @@ struct RuleSetChange: DomainChange {
         var saved = current
         saved.rules = rules
         saved.version = version
-        return Applied(output: Output(host: domain.host, set: saved), domains: [domain.id], audit: [AuditEntry(
+        var applied = Applied(output: Output(host: domain.host, set: saved), domains: [domain.id], audit: [AuditEntry(
             action: action, entityType: "rules", entityID: "\(domain.host)/\(app.appID)", team: app.teamName,
             domain: domain.host, appID: app.appID,
             before: AuditJSON.rules(current.rules, version: current.version), after: AuditJSON.rules(rules, version: version))])
+        applied.agreementTeams = [app.teamName]
+        return applied
     }
 
     /// A finding about one of the written rules names its place in the request body.
