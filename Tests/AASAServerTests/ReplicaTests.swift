@@ -75,6 +75,36 @@ import Testing
         }
     }
 
+    /// assetlinks.json follows between replicas like the AASA: published on one, served by the other.
+    @Test func replicasFollowEachOthersAssetLinks() async throws {
+        try await TestDatabase.shared.withDatabase { url in
+            let admin = try await TestDatabase.shared.withClient(url: url) {
+                try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "replica test")
+            }
+            let a = try ServerProcess(database: url), b = try ServerProcess(database: url)
+            try await a.start()
+            try await b.start()
+            try await Self.setUp(a, admin: admin, webRoots: [])
+            #expect(try await Curl.call("POST", a.baseURL + "/v1/teams/own/apps", token: admin, json: """
+                {"appID":"com.own.app","platform":"android","fingerprints":["\(AndroidTests.upload)"],"rulesFrom":"\(Self.app)"}
+                """).status == 201)
+            #expect(try await Self.putRules(a, admin: admin, path: "/one/*") == 200)
+            #expect(try await Self.publish(a, admin: admin, reason: "both files").status == 201)
+            func android(_ server: ServerProcess) async throws -> [UInt8]? {
+                let reply = try await Curl.get(server.baseURL + "/.well-known/assetlinks.json", host: "example.com")
+                return reply.status == 200 ? reply.body : nil
+            }
+            let published = try #require(try await android(a))
+            #expect(String(decoding: published, as: UTF8.self).contains("com.own.app"))
+            var followed = false
+            for _ in 0..<50 where !followed {
+                followed = try await android(b) == published
+                if !followed { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(followed, "replica b never served assetlinks.json revision 1")
+        }
+    }
+
     /// kill -9 while publishing in a loop: the web root holds one revision's complete bytes, the
     /// database is consistent, and after a restart reconciliation makes them agree.
     @Test func killDashNineDuringPublishLeavesOldOrNewFile() async throws {
