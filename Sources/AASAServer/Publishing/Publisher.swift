@@ -117,11 +117,8 @@ struct Publisher: Sendable {
                                             reason: reason, createdAt: Date(), diff: diff, rollbackOf: rollbackOf,
                                             overrides: .array(try await session.overrides(domain: domain.host, since: current?.createdAt)))
                 try await session.insertRevision(record)
-                try await session.appendAudit(AuditEntry(
-                    action: rollbackOf == nil ? "domain.publish" : "domain.rollback", entityType: "revision",
-                    entityID: "\(domain.host)/\(record.number)", domain: domain.host, before: current.map { .number(String($0.number)) },
-                    after: .object(["number": .number(String(record.number)), "sha256": .string(sha), "reason": .string(reason),
-                                    "rollbackOf": rollbackOf.map { .number(String($0)) } ?? .null])).record(by: actor))
+                try await session.appendAudit(Self.revisionEvent(rollbackOf == nil ? "domain.publish" : "domain.rollback", entityType: "revision",
+                                                                 domain: domain, record: record, current: current).record(by: actor))
                 try await session.notifyRevision(host: domain.host)
                 return (domain, record, true)
             }
@@ -155,13 +152,20 @@ struct Publisher: Sendable {
                                     actorToken: actor.tokenID, actorName: actor.name, reason: reason, createdAt: Date(), diff: nil,
                                     rollbackOf: rollbackOf)
         try await session.insertAssetLinksRevision(record)
-        try await session.appendAudit(AuditEntry(
-            action: rollbackOf == nil ? "assetlinks.publish" : "assetlinks.rollback", entityType: "assetlinks-revision",
-            entityID: "\(domain.host)/\(record.number)", domain: domain.host, before: current.map { .number(String($0.number)) },
-            after: .object(["number": .number(String(record.number)), "sha256": .string(sha), "reason": .string(reason),
-                            "rollbackOf": rollbackOf.map { .number(String($0)) } ?? .null])).record(by: actor))
+        try await session.appendAudit(Self.revisionEvent(rollbackOf == nil ? "assetlinks.publish" : "assetlinks.rollback",
+                                                         entityType: "assetlinks-revision", domain: domain, record: record,
+                                                         current: current).record(by: actor))
         try await session.notifyRevision(host: domain.host)
         return (record, true)
+    }
+
+    /// The audit event of a new revision of either file: its number, digest, reason and what it rolled back.
+    private static func revisionEvent(_ action: String, entityType: String, domain: DomainRecord, record: RevisionRecord,
+                                      current: RevisionRecord?) -> AuditEntry {
+        AuditEntry(action: action, entityType: entityType, entityID: "\(domain.host)/\(record.number)", domain: domain.host,
+                   before: current.map { .number(String($0.number)) },
+                   after: .object(["number": .number(String(record.number)), "sha256": .string(record.sha256), "reason": .string(record.reason),
+                                   "rollbackOf": record.rollbackOf.map { .number(String($0)) } ?? .null]))
     }
 
     /// After commit: this replica serves the Android revision, and every web root gets it.
