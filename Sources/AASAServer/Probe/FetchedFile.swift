@@ -62,23 +62,33 @@ enum FetchedFile {
             .filter { $0.severity == .error }
         if let finding = lintErrors(errors.map { "\($0.code.rawValue) \($0.path): \($0.message)" }) { verdict.findings.append(finding) }
         let sha = Hex.sha256(bytes)
-        verdict.sha256 = sha
-        verdict.revision = try await session.revisionNumber(domainID: domain.id, sha256: sha)
-        guard let current else {
-            add(.notPublished, "\(domain.host) has no published revision; the origin serves a file this service did not publish")
-            return verdict
-        }
-        if verdict.revision == current.number { return verdict }
-        let age = Int(Date().timeIntervalSince(current.createdAt))
-        if let number = verdict.revision {
-            add(.staleRevision, "serves revision \(number); the current revision is \(current.number), published \(age) s ago")
-        } else {
-            add(.unknownBytes, "serves a file that is no revision of \(domain.host); see diff (served → current revision \(current.number))")
-            if let published = try? AASADocument(json: current.bytes) {
-                verdict.diff = DocumentDiff(from: document, to: published, host: domain.host).jsonValue
-            }
+        compare(&verdict, sha: sha, served: try await session.revisionNumber(domainID: domain.id, sha256: sha), current: current,
+                label: "", host: domain.host) { published in
+            (try? AASADocument(json: published)).map { DocumentDiff(from: document, to: $0, host: domain.host).jsonValue }
         }
         return verdict
+    }
+
+    /// The served bytes against the file's revisions: the current one (no finding), an older one
+    /// (P040), none (P041, with the diff served → current), or a file never published (P042).
+    /// `label` names the file in the messages ("" for the AASA).
+    private static func compare(_ verdict: inout FileVerdict, sha: String, served number: Int?, current: RevisionRecord?, label: String,
+                                host: String, diff: ([UInt8]) -> JSONValue?) {
+        verdict.sha256 = sha
+        verdict.revision = number
+        func add(_ code: ProbeFinding.Code, _ message: String) { verdict.findings.append(ProbeFinding(code: code, message: message)) }
+        guard let current else {
+            add(.notPublished, "\(host) has no published \(label.isEmpty ? "revision" : label); the origin serves a file this service did not publish")
+            return
+        }
+        if number == current.number { return }
+        if let number {
+            let age = Int(Date().timeIntervalSince(current.createdAt))
+            add(.staleRevision, "serves \(label.isEmpty ? "" : label + " ")revision \(number); the current revision is \(current.number), published \(age) s ago")
+        } else {
+            add(.unknownBytes, "serves a file that is no \(label.isEmpty ? "" : label + " ")revision of \(host); see diff (served → current revision \(current.number))")
+            verdict.diff = diff(current.bytes)
+        }
     }
 
     /// The Android file (`/.well-known/assetlinks.json`): fetched the same way (Google's verifier
@@ -102,24 +112,10 @@ enum FetchedFile {
         }
         if let finding = lintErrors(errors.map { "\($0.code.rawValue) \($0.path): \($0.message)" }) { verdict.findings.append(finding) }
         let sha = Hex.sha256(bytes)
-        verdict.sha256 = sha
-        verdict.revision = try await session.assetLinksRevisionNumber(domainID: domain.id, sha256: sha)
-        guard let current else {
-            verdict.findings.append(ProbeFinding(code: .notPublished, message: "\(domain.host) has no published assetlinks.json; "
-                                                 + "the origin serves one this service did not publish"))
-            return verdict
-        }
-        if verdict.revision == current.number { return verdict }
-        if let number = verdict.revision {
-            let age = Int(Date().timeIntervalSince(current.createdAt))
-            verdict.findings.append(ProbeFinding(code: .staleRevision, message: "serves assetlinks.json revision \(number); "
-                                                 + "the current one is \(current.number), published \(age) s ago"))
-        } else {
-            verdict.findings.append(ProbeFinding(code: .unknownBytes, message: "serves an assetlinks.json that is no revision of \(domain.host); "
-                                                 + "see diff (served → current revision \(current.number))"))
-            if let served = AssetLinksDocument.parse(bytes).document, let published = AssetLinksDocument.parse(current.bytes).document {
-                verdict.diff = AssetLinksDiff(from: served, to: published).jsonValue
-            }
+        compare(&verdict, sha: sha, served: try await session.assetLinksRevisionNumber(domainID: domain.id, sha256: sha), current: current,
+                label: "assetlinks.json", host: domain.host) { published in
+            guard let served = AssetLinksDocument.parse(bytes).document, let current = AssetLinksDocument.parse(published).document else { return nil }
+            return AssetLinksDiff(from: served, to: current).jsonValue
         }
         return verdict
     }
