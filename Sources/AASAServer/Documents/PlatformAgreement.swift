@@ -48,19 +48,20 @@ enum PlatformAgreement {
         return out
     }
 
-    /// The URLs derived from a team's own rule sets, kept by their content: a write changes one
-    /// team's rules, and the others' URLs are not derived again.
+    /// The URLs derived from a team's own rule sets, kept by the SHA-256 of their content: a write
+    /// changes one team's rules, and the others' URLs are not derived again. A key is 64 bytes
+    /// whatever the rules' size; at most 1,024 lists of at most `urlsPerTeam` URLs are kept.
     private static let derived = Mutex<[String: [String]]>([:])
 
     static func urls(of sets: [RuleSetRecord], host: String) -> [String] {
         let details: [JSONValue] = sets.map { .object(["appIDs": .array([.string($0.appID)]), "components": .array($0.rules.map(\.component))]) }
         let root: JSONValue = .object(["applinks": .object(["details": .array(details)])])
-        let key = host + " " + JSONWriter(style: .compact).string(root)
+        let key = Hex.sha256(Array((host + " " + JSONWriter(style: .compact).string(root)).utf8))
         if let hit = derived.withLock({ $0[key] }) { return hit }
         let own = AASAParser.read(root).document ?? AASADocument()
         let urls = ExampleURLs.derive(from: [own], host: host, limit: urlsPerTeam)
         derived.withLock { cache in
-            if cache.count >= 4096 { cache.removeAll() }  // bounded: a cold start costs one derivation per team
+            if cache.count >= 1024 { cache.removeAll() }  // bounded: a cold start costs one derivation per team
             cache[key] = urls
         }
         return urls
