@@ -43,16 +43,8 @@ struct ExpectationPolicy: DomainPolicy {
         var broken: [JSONValue] = []
         for prepared in expectations {
             let expectation = prepared.record
-            let opener: LinkAnswer.Opener
-            if prepared.isAndroid {
-                guard let found = answer.opener(url: expectation.url, appID: expectation.appID, isAndroid: true) else { continue }
-                opener = found
-            } else if expectation.appID == nil {
-                opener = answer.opener(url: expectation.url, appID: nil, isAndroid: false)!
-            } else {
-                let resolution = matcher.resolve(prepared.url)
-                opener = LinkAnswer.Opener(appID: resolution.appID, iosRule: resolution.rule)
-            }
+            guard let opener = answer.opener(prepared.url, url: expectation.url, appID: expectation.appID,
+                                             isAndroid: prepared.isAndroid) else { continue }
             let holds = ExpectationKind(rawValue: expectation.kind)?.holds(opener: opener.appID, appID: expectation.appID) ?? true
             let (held, openerBefore) = published ? (expectation.holdsWhenPublished, expectation.publishedApp)
                                                  : (expectation.holdsInDraft, expectation.draftApp)

@@ -17,11 +17,16 @@ struct LinkAnswer: Sendable {
 
     /// Nil when the question is about Android and the Android file is not at stake.
     func opener(url: String, appID: String?, isAndroid: Bool) -> Opener? {
+        opener(SplitURL(url), url: url, appID: appID, isAndroid: isAndroid)
+    }
+
+    /// The same, with the URL already split for iOS (the expectation cache keeps it so).
+    func opener(_ split: SplitURL, url: String, appID: String?, isAndroid: Bool) -> Opener? {
         if isAndroid {
             guard let android else { return nil }
             return Opener(appID: Self.androidOpener(android.decisions(url: url), expected: appID))
         }
-        let resolution = ios.resolve(url: url)
+        let resolution = ios.resolve(split)
         if appID == nil, resolution.appID == nil, let android {
             return Opener(appID: Self.androidOpener(android.decisions(url: url), expected: nil))
         }
