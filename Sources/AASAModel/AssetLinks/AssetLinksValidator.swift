@@ -7,15 +7,21 @@ public enum AssetLinksValidator {
     public static let sizeLimit = 1024 * 1024
 
     public static func validate(_ bytes: [UInt8]) -> [AssetLinksDiagnostic] {
-        var out: [AssetLinksDiagnostic] = []
-        if bytes.count > sizeLimit {
-            out.append(.error(.tooLarge, at: .root, "the file is \(bytes.count) bytes; this service refuses more than \(sizeLimit)"))
-        } else if bytes.count > sizeWarning {
-            out.append(.warning(.tooLarge, at: .root, "the file is \(bytes.count) bytes; Google documents no limit, but fetchers give up on large files"))
-        }
+        let out = size(bytes.count)
         let parsed = AssetLinksDocument.parse(bytes)
         guard let document = parsed.document else { return out + parsed.diagnostics }
         return out + validate(document.root)
+    }
+
+    /// The size rule alone: for a document already in hand with its rendered byte count.
+    public static func size(_ byteCount: Int) -> [AssetLinksDiagnostic] {
+        if byteCount > sizeLimit {
+            return [.error(.tooLarge, at: .root, "the file is \(byteCount) bytes; this service refuses more than \(sizeLimit)")]
+        }
+        if byteCount > sizeWarning {
+            return [.warning(.tooLarge, at: .root, "the file is \(byteCount) bytes; Google documents no limit, but fetchers give up on large files")]
+        }
+        return []
     }
 
     public static func validate(_ root: JSONValue) -> [AssetLinksDiagnostic] {

@@ -83,7 +83,8 @@ struct AndroidDocument: Sendable {
         self.bytes = bytes
         self.entries = entries
         self.matcher = AndroidMatcher(document)
-        for diagnostic in AssetLinksValidator.validate(bytes) {
+        // The document in hand is what the bytes say: validated as it is, not parsed again.
+        for diagnostic in AssetLinksValidator.size(bytes.count) + AssetLinksValidator.validate(document.root) {
             var finding = Finding(code: diagnostic.code.rawValue, path: diagnostic.path.description, message: diagnostic.message)
             if let (entry, ruleIndex) = Self.locate(diagnostic.path, entries: entries) {
                 finding.team = entry.team
