@@ -19,6 +19,18 @@ import Testing
         #expect(try await Curl.call("PUT", api + "/v1/domains/example.com/grants/own", token: admin, json: #"{"pathPrefixes":["/"]}"#).status == 200)
     }
 
+    /// Two `aasad` processes on one database, an admin token, and the fixtures made through the first.
+    static func twoReplicas(_ url: DatabaseURL) async throws -> (admin: String, a: ServerProcess, b: ServerProcess) {
+        let admin = try await TestDatabase.shared.withClient(url: url) {
+            try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "replica test")
+        }
+        let a = try ServerProcess(database: url), b = try ServerProcess(database: url)
+        try await a.start()
+        try await b.start()
+        try await setUp(a, admin: admin, webRoots: [])
+        return (admin, a, b)
+    }
+
     static func putRules(_ server: ServerProcess, admin: String, path: String) async throws -> Int {
         try await Curl.call("PUT", server.baseURL + "/v1/domains/example.com/apps/\(app)/rules", token: admin,
                       json: #"{"rules":[{"/":"\#(path)"}]}"#).status
@@ -45,13 +57,7 @@ import Testing
 
     @Test func replicasFollowEachOthersRevisions() async throws {
         try await TestDatabase.shared.withDatabase { url in
-            let admin = try await TestDatabase.shared.withClient(url: url) {
-                try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "replica test")
-            }
-            let a = try ServerProcess(database: url), b = try ServerProcess(database: url)
-            try await a.start()
-            try await b.start()
-            try await Self.setUp(a, admin: admin, webRoots: [])
+            let (admin, a, b) = try await Self.twoReplicas(url)
             #expect(try await Self.putRules(a, admin: admin, path: "/one/*") == 200)
             #expect(try await Self.publish(a, admin: admin, reason: "on a").status == 201)
             let first = try #require(try await Self.served(a))
@@ -78,13 +84,7 @@ import Testing
     /// assetlinks.json follows between replicas like the AASA: published on one, served by the other.
     @Test func replicasFollowEachOthersAssetLinks() async throws {
         try await TestDatabase.shared.withDatabase { url in
-            let admin = try await TestDatabase.shared.withClient(url: url) {
-                try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "replica test")
-            }
-            let a = try ServerProcess(database: url), b = try ServerProcess(database: url)
-            try await a.start()
-            try await b.start()
-            try await Self.setUp(a, admin: admin, webRoots: [])
+            let (admin, a, b) = try await Self.twoReplicas(url)
             #expect(try await Curl.call("POST", a.baseURL + "/v1/teams/own/apps", token: admin, json: """
                 {"appID":"com.own.app","platform":"android","fingerprints":["\(AndroidTests.upload)"],"rulesFrom":"\(Self.app)"}
                 """).status == 201)
