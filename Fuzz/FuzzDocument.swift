@@ -13,9 +13,12 @@ public func fuzzDocument(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let again = AASAParser.parse(rendered).document else { fatalError("rendered output does not parse") }
     let twice = AASARenderer.render(again)
     if twice != rendered { fatalError("rendering is not stable") }
-    let original = AASAMatcher(document), copy = AASAMatcher(again)
-    for url in ["https://example.com/", "https://example.com/a/b?x=1#f", "https://example.com/%E2%82%AC/x?q=a&q=b",
-                "https://example.com/en/shop/1", "https://example.com/A/B/"] {
+    let original = AASAMatcher(document)
+    let copy = AASAMatcher(again)
+    for url in [
+        "https://example.com/", "https://example.com/a/b?x=1#f", "https://example.com/%E2%82%AC/x?q=a&q=b",
+        "https://example.com/en/shop/1", "https://example.com/A/B/",
+    ] {
         if original.resolve(url: url, domain: "example.com") != copy.resolve(url: url, domain: "example.com") {
             fatalError("rendering changed who opens \(url)")
         }

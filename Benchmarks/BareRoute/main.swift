@@ -19,5 +19,6 @@ let router = Router()
 router.get("/bare") { _, _ in
     Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: bytes))
 }
-let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "bare"))
+let app = Application(
+    router: router, configuration: .init(address: .hostname("127.0.0.1", port: port), serverName: "bare"))
 try await app.runService()

@@ -9,7 +9,9 @@ func naiveOpener(json: String, url: String) -> String? {
     guard let doc = try? AASADocument(json: json) else { return nil }
     let split = SplitURL(url)
     let path = split.path.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-    let query = (split.query ?? "").split(separator: "&").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
+    let query = (split.query ?? "").split(separator: "&").map {
+        $0.split(separator: "=", maxSplits: 1).map(String.init)
+    }
     func regex(_ pattern: String) -> Regex<AnyRegexOutput>? {
         var r = "^"
         for c in pattern {
@@ -29,7 +31,9 @@ func naiveOpener(json: String, url: String) -> String? {
             if let p = component.path {
                 let stripped = p.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
                 ok = (try? regex(stripped)?.wholeMatch(in: path)) != nil
-                if !ok, stripped.hasSuffix("/*") { ok = (try? regex(String(stripped.dropLast(2)))?.wholeMatch(in: path)) != nil }
+                if !ok, stripped.hasSuffix("/*") {
+                    ok = (try? regex(String(stripped.dropLast(2)))?.wholeMatch(in: path)) != nil
+                }
             }
             if ok, case .items(let items)? = component.query {
                 for item in items {
@@ -60,12 +64,26 @@ struct GlobRule {
 }
 
 func byteGlob(_ p: [UInt8], _ s: ArraySlice<UInt8>) -> Bool {
-    var pi = 0, si = s.startIndex, starP = -1, starS = s.startIndex
+    var pi = 0
+    var si = s.startIndex
+    var starP = -1
+    var starS = s.startIndex
     while si < s.endIndex {
-        if pi < p.count, p[pi] == UInt8(ascii: "*") { starP = pi; starS = si; pi += 1; continue }
-        if pi < p.count, p[pi] == UInt8(ascii: "?") || p[pi] == s[si] { pi += 1; si += 1; continue }
+        if pi < p.count, p[pi] == UInt8(ascii: "*") {
+            starP = pi
+            starS = si
+            pi += 1
+            continue
+        }
+        if pi < p.count, p[pi] == UInt8(ascii: "?") || p[pi] == s[si] {
+            pi += 1
+            si += 1
+            continue
+        }
         guard starP >= 0 else { return false }
-        pi = starP + 1; starS += 1; si = starS
+        pi = starP + 1
+        starS += 1
+        si = starS
     }
     while pi < p.count, p[pi] == UInt8(ascii: "*") { pi += 1 }
     return pi == p.count
@@ -87,10 +105,17 @@ func compileGlobRules(_ doc: AASADocument) -> (rules: [GlobRule], apps: [String]
         for c in entry.components ?? [] {
             let path = c.path.map { Array(strip(Array($0.utf8))) }
             var alt: [UInt8]?
-            if let path, path.count >= 2, path.suffix(2) == [UInt8(ascii: "/"), UInt8(ascii: "*")] { alt = Array(path.dropLast(2)) }
+            if let path, path.count >= 2, path.suffix(2) == [UInt8(ascii: "/"), UInt8(ascii: "*")] {
+                alt = Array(path.dropLast(2))
+            }
             var query: [(name: [UInt8], pattern: [UInt8])] = []
-            if case .items(let items)? = c.query { query = items.map { (Array($0.name.utf8), Array(($0.pattern ?? "*").utf8)) } }
-            rules.append(GlobRule(path: path, pathWithoutSlashStar: alt, query: query, exclude: c.exclude ?? false, app: apps.count - 1))
+            if case .items(let items)? = c.query {
+                query = items.map { (Array($0.name.utf8), Array(($0.pattern ?? "*").utf8)) }
+            }
+            rules.append(
+                GlobRule(
+                    path: path, pathWithoutSlashStar: alt, query: query, exclude: c.exclude ?? false,
+                    app: apps.count - 1))
         }
     }
     return (rules, apps)
@@ -105,14 +130,18 @@ func globOpener(_ compiled: (rules: [GlobRule], apps: [String]), url: String) ->
     }
     var decided = [Bool?](repeating: nil, count: compiled.apps.count)
     for rule in compiled.rules where decided[rule.app] == nil {
-        if let p = rule.path, !byteGlob(p, path), !(rule.pathWithoutSlashStar.map { byteGlob($0, path) } ?? false) { continue }
+        if let p = rule.path, !byteGlob(p, path), !(rule.pathWithoutSlashStar.map { byteGlob($0, path) } ?? false) {
+            continue
+        }
         var ok = true
         for q in rule.query {
             let values = items.filter { $0.0 == q.name }.map(\.1)
-            if !(values.isEmpty ? [[]] : values).allSatisfy({ byteGlob(q.pattern, $0[...]) }) { ok = false; break }
+            if !(values.isEmpty ? [[]] : values).allSatisfy({ byteGlob(q.pattern, $0[...]) }) {
+                ok = false
+                break
+            }
         }
         if ok { decided[rule.app] = !rule.exclude }
     }
     return decided.firstIndex { $0 == true }.map { compiled.apps[$0] }
 }
-

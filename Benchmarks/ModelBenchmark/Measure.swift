@@ -1,7 +1,9 @@
 // Timing helpers: throughput over a minimum duration, per-call latencies, peak RSS.
 import Foundation
 
-func measure(urls: [String], minimumSeconds: Double, _ body: (String) -> String?) -> (perSecond: Double, latencies: [Double]) {
+func measure(urls: [String], minimumSeconds: Double, _ body: (String) -> String?) -> (
+    perSecond: Double, latencies: [Double]
+) {
     var done = 0
     var latencies: [Double] = []
     let clock = ContinuousClock()
@@ -22,11 +24,12 @@ func measure(urls: [String], minimumSeconds: Double, _ body: (String) -> String?
     return (Double(done) / seconds, latencies.sorted())
 }
 
-func percentile(_ sorted: [Double], _ p: Double) -> Double { sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
 
 func peakRSSMiB() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_maxrss) / 1024
 }
-

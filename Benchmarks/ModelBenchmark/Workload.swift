@@ -20,7 +20,8 @@ func makeDocument(rules: Int) -> String {
         }
         components.append(#"{"/":"/shared/t\#(team)/*"}"#)
         count += components.count
-        entries.append(#"{"appIDs":["ABCDE12345.com.example.team\#(team)"],"components":[\#(components.joined(separator: ","))]}"#)
+        entries.append(
+            #"{"appIDs":["ABCDE12345.com.example.team\#(team)"],"components":[\#(components.joined(separator: ","))]}"#)
         team += 1
     }
     return #"{"applinks":{"details":[\#(entries.joined(separator: ","))]}}"#
@@ -38,6 +39,7 @@ func makeURLs(count: Int, teams: Int) -> [String] {
         { "/nowhere/\($0)" },
         { "/t\($0)/section0" },
     ]
-    return (0..<count).map { i in "https://example.com" + shapes[i % shapes.count](Int.random(in: 0..<teams, using: &rng)) }
+    return (0..<count).map { i in
+        "https://example.com" + shapes[i % shapes.count](Int.random(in: 0..<teams, using: &rng))
+    }
 }
-

@@ -25,17 +25,22 @@ for url in urls.prefix(quick ? 200 : 2_000) {
     precondition(ours == glob, "glob baseline disagrees on \(url): \(ours ?? "nil") vs \(glob ?? "nil")")
 }
 for url in urls.prefix(quick ? 10 : 50) {
-    precondition(matcher.resolve(url: url).appID == naiveOpener(json: json, url: url), "naive baseline disagrees on \(url)")
+    precondition(
+        matcher.resolve(url: url).appID == naiveOpener(json: json, url: url), "naive baseline disagrees on \(url)")
 }
 
 let seconds = quick ? 0.3 : 2.0
-let naive = measure(urls: Array(urls.prefix(quick ? 20 : 100)), minimumSeconds: seconds) { naiveOpener(json: json, url: $0) }
+let naive = measure(urls: Array(urls.prefix(quick ? 20 : 100)), minimumSeconds: seconds) {
+    naiveOpener(json: json, url: $0)
+}
 let glob = measure(urls: urls, minimumSeconds: seconds) { globOpener(compiledGlobs, url: $0) }
 let ours = measure(urls: urls, minimumSeconds: seconds) { matcher.resolve(url: $0).appID }
 
 func row(_ name: String, _ r: (perSecond: Double, latencies: [Double]), against ours: Double) -> String {
-    let p50 = percentile(r.latencies, 0.5) / 1000, p99 = percentile(r.latencies, 0.99) / 1000
-    return "| \(name) | \(Int(r.perSecond)) | \(String(format: "%.2f", ours / r.perSecond))x | \(String(format: "%.2f", p50)) | \(String(format: "%.2f", p99)) |"
+    let p50 = percentile(r.latencies, 0.5) / 1000
+    let p99 = percentile(r.latencies, 0.99) / 1000
+    return
+        "| \(name) | \(Int(r.perSecond)) | \(String(format: "%.2f", ours / r.perSecond))x | \(String(format: "%.2f", p50)) | \(String(format: "%.2f", p99)) |"
 }
 print("matcher: \(ruleCount) rules, \(urls.count) URLs, \(quick ? "quick" : "full") run, 1 thread")
 print("")
@@ -64,13 +69,18 @@ for rules in [200, 1_500] {
     precondition(reread == doc, "canonical bytes do not round-trip")
     let once = [text]
     let serialization = measure(urls: once, minimumSeconds: seconds) { _ in
-        (try? JSONSerialization.data(withJSONObject: foundation, options: [.sortedKeys, .withoutEscapingSlashes])).map { "\($0.count)" }
+        (try? JSONSerialization.data(withJSONObject: foundation, options: [.sortedKeys, .withoutEscapingSlashes])).map {
+            "\($0.count)"
+        }
     }
-    let encoder = measure(urls: once, minimumSeconds: seconds) { _ in (try? renderer.encode(doc)).map { "\($0.count)" } }
+    let encoder = measure(urls: once, minimumSeconds: seconds) { _ in (try? renderer.encode(doc)).map { "\($0.count)" }
+    }
     let ours = measure(urls: once, minimumSeconds: seconds) { _ in "\(AASARenderer.render(doc).count)" }
     func line(_ name: String, _ r: (perSecond: Double, latencies: [Double])) -> String {
-        let p50 = percentile(r.latencies, 0.5) / 1000, p99 = percentile(r.latencies, 0.99) / 1000
-        return "| \(name) | \(rules) | \(canonical.count) | \(Int(r.perSecond)) | \(String(format: "%.2f", ours.perSecond / r.perSecond))x "
+        let p50 = percentile(r.latencies, 0.5) / 1000
+        let p99 = percentile(r.latencies, 0.99) / 1000
+        return
+            "| \(name) | \(rules) | \(canonical.count) | \(Int(r.perSecond)) | \(String(format: "%.2f", ours.perSecond / r.perSecond))x "
             + "| \(String(format: "%.1f", p50)) | \(String(format: "%.1f", p99)) |"
     }
     print(line("JSONSerialization, sorted keys", serialization))
@@ -84,16 +94,24 @@ print("peak RSS of the model benchmarks: \(String(format: "%.1f", peakRSSMiB()))
 
 let androidBytes = makeAssetLinks(apps: 20, rules: 10)
 let android = AndroidMatcher(AssetLinksDocument.parse(androidBytes).document!)
-let androidURLs = (0..<2_000).map { i in "https://example.com/t\(i % 20)/s\(i % 12)/item\(i)" + (i % 2 == 0 ? "?q=\(i)" : "") }
+let androidURLs = (0..<2_000).map { i in
+    "https://example.com/t\(i % 20)/s\(i % 12)/item\(i)" + (i % 2 == 0 ? "?q=\(i)" : "")
+}
 func androidOpeners(_ url: String) -> [String] {
     android.decisions(url: url).filter { $0.decision == .open }.map(\.packageName)
 }
 for url in androidURLs.prefix(quick ? 20 : 100) {
-    precondition(androidOpeners(url) == naiveAndroidOpeners(androidBytes, url: url), "naive Android baseline disagrees on \(url)")
+    precondition(
+        androidOpeners(url) == naiveAndroidOpeners(androidBytes, url: url), "naive Android baseline disagrees on \(url)"
+    )
 }
-let androidNaive = measure(urls: Array(androidURLs.prefix(quick ? 20 : 100)), minimumSeconds: seconds) { naiveAndroidOpeners(androidBytes, url: $0).first }
+let androidNaive = measure(urls: Array(androidURLs.prefix(quick ? 20 : 100)), minimumSeconds: seconds) {
+    naiveAndroidOpeners(androidBytes, url: $0).first
+}
 let androidOurs = measure(urls: androidURLs, minimumSeconds: seconds) { androidOpeners($0).first }
-print("Android matcher: 20 apps × (10 rules + exclude-all), \(androidURLs.count) URLs, \(quick ? "quick" : "full") run, 1 thread")
+print(
+    "Android matcher: 20 apps × (10 rules + exclude-all), \(androidURLs.count) URLs, \(quick ? "quick" : "full") run, 1 thread"
+)
 print("")
 print("| matcher | URL/s | compiled is | p50 µs | p99 µs |")
 print("|---|---|---|---|---|")

@@ -1,17 +1,18 @@
-// Publishing N domains through the real path (render, validate, revision + audit in PostgreSQL,
-// NOTIFY, temp file + fsync + rename into a web root) against its baseline in the same run: a
-// plain loop writing the same bytes to the same number of files with temp file + fsync + rename.
-//
-//   aasa-bench-publish --database-url postgres://… --migrations DIR [--domains 1000]
-#if canImport(Glibc)
-import Glibc
-#endif
 import AASAModel
 import AASAServer
 import AASAStore
 import Foundation
 import Logging
 import PostgresNIO
+
+// Publishing N domains through the real path (render, validate, revision + audit in PostgreSQL,
+// NOTIFY, temp file + fsync + rename into a web root) against its baseline in the same run: a
+// plain loop writing the same bytes to the same number of files with temp file + fsync + rename.
+//
+//   aasa-bench-publish --database-url postgres://… --migrations DIR [--domains 1000]
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 let arguments = CommandLine.arguments.dropFirst()
 func option(_ name: String) -> String? {
@@ -30,7 +31,10 @@ let logger: Logger = {
 func withClient<T: Sendable>(_ url: DatabaseURL, _ body: @Sendable (Database) async throws -> T) async throws -> T {
     let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 4), backgroundLogger: logger)
     return try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { await client.run(); return nil }
+        group.addTask {
+            await client.run()
+            return nil
+        }
         try await Task.sleep(for: .milliseconds(20))
         defer { group.cancelAll() }
         return try await body(Database(client: client))
@@ -60,7 +64,9 @@ defer {
 }
 
 let (publishSeconds, perPublish, bytesPerDomain) = try await withClient(url) { db -> (Double, [Double], [[UInt8]]) in
-    _ = try await db.read(logger: logger) { try await Migrator(files: try MigrationFile.load(from: migrations)).migrate($0) }
+    _ = try await db.read(logger: logger) {
+        try await Migrator(files: try MigrationFile.load(from: migrations)).migrate($0)
+    }
     // Seed: one team and app, N domains each with a web root, a grant and two rules.
     try await db.transaction(logger: logger) { s in
         let team = try await s.insertTeam(name: "bench", displayName: "Bench")
@@ -68,10 +74,13 @@ let (publishSeconds, perPublish, bytesPerDomain) = try await withClient(url) { d
         for i in 0..<domainCount {
             let root = "\(work)/publish/d\(i)"
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-            let domain = try await s.insertDomain(host: "d\(i).example.com", aliases: [], variables: [], defaults: .init(), webRoots: [root])
+            let domain = try await s.insertDomain(
+                host: "d\(i).example.com", aliases: [], variables: [], defaults: .init(), webRoots: [root])
             _ = try await s.upsertGrant(domainID: domain.id, teamID: team.id, pathPrefixes: ["/"], services: [])
-            let rules = [StoredRule(id: UUID(), component: .object(["/": .string("/d\(i)/private/*"), "exclude": .bool(true)])),
-                         StoredRule(id: UUID(), component: .object(["/": .string("/d\(i)/*")]))]
+            let rules = [
+                StoredRule(id: UUID(), component: .object(["/": .string("/d\(i)/private/*"), "exclude": .bool(true)])),
+                StoredRule(id: UUID(), component: .object(["/": .string("/d\(i)/*")])),
+            ]
             _ = try await s.saveRuleSet(domainID: domain.id, appPK: app.id, rules: rules, previousVersion: 0)
         }
     }
@@ -79,13 +88,16 @@ let (publishSeconds, perPublish, bytesPerDomain) = try await withClient(url) { d
     let start = ContinuousClock.now
     for i in 0..<domainCount {
         let t0 = ContinuousClock.now
-        let result = try await PublishingService.publishDraft(database: db, host: "d\(i).example.com", reason: "bench", logger: logger)
+        let result = try await PublishingService.publishDraft(
+            database: db, host: "d\(i).example.com", reason: "bench", logger: logger)
         precondition(result.created && result.failedTargets == 0)
         let d = ContinuousClock.now - t0
         times.append(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
     }
     let total = ContinuousClock.now - start
-    let bytes = (0..<domainCount).map { i in [UInt8](FileManager.default.contents(atPath: "\(work)/publish/d\(i)/.well-known/apple-app-site-association")!) }
+    let bytes = (0..<domainCount).map { i in
+        [UInt8](FileManager.default.contents(atPath: "\(work)/publish/d\(i)/.well-known/apple-app-site-association")!)
+    }
     return (Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18, times, bytes)
 }
 
@@ -96,7 +108,8 @@ for (i, bytes) in bytesPerDomain.enumerated() {
     let t0 = ContinuousClock.now
     let dir = "\(work)/baseline/d\(i)/.well-known"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    let temp = dir + "/.tmp", target = dir + "/apple-app-site-association"
+    let temp = dir + "/.tmp"
+    let target = dir + "/apple-app-site-association"
     let fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     fsync(fd)
@@ -119,9 +132,14 @@ print("publish \(domainCount) domains (\(bytesPerDomain.first?.count ?? 0) bytes
 print("")
 print("| path | domains/s | time vs loop | p50 ms | p99 ms |")
 print("|---|---|---|---|---|")
-print(String(format: "| plain loop: temp + fsync + rename | %.0f | 1.0x | %.3f | %.3f |",
-             Double(domainCount) / baselineSeconds, percentile(baselineTimes, 0.5) * 1000, percentile(baselineTimes, 0.99) * 1000))
-print(String(format: "| aasad publish (render, validate, revision, audit, NOTIFY, write) | %.0f | %.1fx | %.3f | %.3f |",
-             Double(domainCount) / publishSeconds, publishSeconds / baselineSeconds,
-             percentile(perPublish, 0.5) * 1000, percentile(perPublish, 0.99) * 1000))
+print(
+    String(
+        format: "| plain loop: temp + fsync + rename | %.0f | 1.0x | %.3f | %.3f |",
+        Double(domainCount) / baselineSeconds, percentile(baselineTimes, 0.5) * 1000,
+        percentile(baselineTimes, 0.99) * 1000))
+print(
+    String(
+        format: "| aasad publish (render, validate, revision, audit, NOTIFY, write) | %.0f | %.1fx | %.3f | %.3f |",
+        Double(domainCount) / publishSeconds, publishSeconds / baselineSeconds,
+        percentile(perPublish, 0.5) * 1000, percentile(perPublish, 0.99) * 1000))
 print(String(format: "peak RSS: %.1f MiB", peakRSSMiB()))

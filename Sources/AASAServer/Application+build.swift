@@ -16,8 +16,9 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         return logger
     }()
     let files = try MigrationFile.load(from: config.migrationsDirectory)
-    let client = PostgresClient(configuration: config.databaseURL.clientConfiguration(maximumConnections: config.databaseConnections),
-                                backgroundLogger: logger)
+    let client = PostgresClient(
+        configuration: config.databaseURL.clientConfiguration(maximumConnections: config.databaseConnections),
+        backgroundLogger: logger)
     let database = Database(client: client, leaseTimeout: config.databaseLeaseTimeout)
     let migrator = Migrator(files: files)
 
@@ -42,13 +43,16 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database)))
     // After the body middleware: its fingerprint reads the body that middleware collected.
     router.add(middleware: IdempotencyMiddleware(database: database))
-    let pipeline = DomainChangePipeline(database: database, publisher: publisher, served: served, policies: policies,
-                                        skipValidation: config.skipValidationForBenchmark)
+    let pipeline = DomainChangePipeline(
+        database: database, publisher: publisher, served: served, policies: policies,
+        skipValidation: config.skipValidationForBenchmark)
     let fetcher = try AppleFetcher(config: config.fetch)
-    let api = APIImplementation(services: ServiceSet(database: database, migrator: migrator), metrics: .shared, served: served, publisher: publisher,
-                                pipeline: pipeline,
-                                webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain,
-                                fetcher: fetcher)
+    let api = APIImplementation(
+        services: ServiceSet(database: database, migrator: migrator), metrics: .shared, served: served,
+        publisher: publisher,
+        pipeline: pipeline,
+        webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain,
+        fetcher: fetcher)
     try api.registerHandlers(on: RouteRecordingTransport(inner: router, table: routes))
     RevisionFileRoute(database: database).register(on: router)
     routes.add(.get, RevisionFileRoute.path)
@@ -65,7 +69,8 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         Reconciler(database: database, publisher: publisher, logger: logger),
     ]
     if let interval = config.cdnInterval {
-        services.append(CDNMonitor(database: database, fetcher: fetcher, interval: interval, gap: config.cdnGap, logger: logger))
+        services.append(
+            CDNMonitor(database: database, fetcher: fetcher, interval: interval, gap: config.cdnGap, logger: logger))
     }
     var app = Application(
         router: router,
@@ -75,8 +80,12 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     app.beforeServerStarts {
         // Refuse to serve a database that is behind, ahead, or whose applied files were edited.
         try await database.read(logger: logger) { try await migrator.verify($0) }
-        logger.info("database schema is current", metadata: ["database": .string(config.databaseURL.description),
-                                                             "migrations": .stringConvertible(files.count)])
+        logger.info(
+            "database schema is current",
+            metadata: [
+                "database": .string(config.databaseURL.description),
+                "migrations": .stringConvertible(files.count),
+            ])
     }
     return app
 }
@@ -96,7 +105,8 @@ struct IdempotencyJanitor: Service {
                 do {
                     try await database.read(logger: logger) { try await $0.expireIdempotencyKeys(olderThan: retention) }
                 } catch {
-                    logger.warning("could not expire idempotency keys", metadata: ["error": .string(String(describing: error))])
+                    logger.warning(
+                        "could not expire idempotency keys", metadata: ["error": .string(String(describing: error))])
                 }
                 do { try await Task.sleep(for: .seconds(3540)) } catch { return }
             }

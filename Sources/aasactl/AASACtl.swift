@@ -20,7 +20,8 @@ struct AASACtl: AsyncParsableCommand {
             Lint.self, Match.self, Render.self, Diff.self, Decide.self, Validate.self,
             Login.self, Whoami.self, Teams.self, Tokens.self, Apps.self, Domains.self, Grants.self,
             Rules.self, Order.self, Draft.self, Report.self, Publish.self, Revisions.self, Rollback.self,
-            Probe.self, CDN.self, Entitlements.self, Expectations.self, Guardrails.self, Suspend.self, Resume.self, Audit.self, Plan.self, Apply.self,
+            Probe.self, CDN.self, Entitlements.self, Expectations.self, Guardrails.self, Suspend.self, Resume.self,
+            Audit.self, Plan.self, Apply.self,
         ]
     )
 
@@ -35,7 +36,8 @@ struct AASACtl: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as APIFailure {
-            CLIOutput.error("error: \(failure.title) (HTTP \(failure.status))" + (failure.detail.map { ": \($0)" } ?? ""))
+            CLIOutput.error(
+                "error: \(failure.title) (HTTP \(failure.status))" + (failure.detail.map { ": \($0)" } ?? ""))
             for e in failure.errors { CLIOutput.error("  \(e.field): \(e.message) [\(e.rule)]") }
             Foundation.exit(1)
         } catch let failure as CLIFailure {

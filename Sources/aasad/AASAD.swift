@@ -22,13 +22,18 @@ struct AASAD: AsyncParsableCommand {
 
 /// Options every subcommand shares: where the database is and which migrations this build expects.
 struct DatabaseOptions: ParsableArguments {
-    @Option(name: .customLong("database-url"), help: "postgres://user[:password]@host[:port]/database (env DATABASE_URL)")
+    @Option(
+        name: .customLong("database-url"), help: "postgres://user[:password]@host[:port]/database (env DATABASE_URL)")
     var databaseURL: String?
 
-    @Option(name: .customLong("migrations"), help: "Directory of NNNN_name.sql files (env AASA_MIGRATIONS_DIR, default ./migrations)")
+    @Option(
+        name: .customLong("migrations"),
+        help: "Directory of NNNN_name.sql files (env AASA_MIGRATIONS_DIR, default ./migrations)")
     var migrationsDirectory: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL, default info)")
+    @Option(
+        name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (env LOG_LEVEL, default info)"
+    )
     var logLevel: String?
 
     var environment: [String: String] { ProcessInfo.processInfo.environment }
@@ -57,9 +62,13 @@ struct DatabaseOptions: ParsableArguments {
     /// Runs `body` with a running pool, then shuts the pool down.
     func withDatabase<T: Sendable>(_ body: @Sendable @escaping (Database, Logger) async throws -> T) async throws -> T {
         let logger = try logger()
-        let client = PostgresClient(configuration: try url().clientConfiguration(maximumConnections: 2), backgroundLogger: logger)
+        let client = PostgresClient(
+            configuration: try url().clientConfiguration(maximumConnections: 2), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { await client.run(); return nil }
+            group.addTask {
+                await client.run()
+                return nil
+            }
             // Let the pool's run loop start before the first lease (PostgresNIO warns otherwise).
             try await Task.sleep(for: .milliseconds(20))
             defer { group.cancelAll() }

@@ -8,7 +8,8 @@ import Logging
 import PostgresNIO
 
 struct Migrate: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Apply pending migrations (under an advisory lock), or show their status.")
+    static let configuration = CommandConfiguration(
+        abstract: "Apply pending migrations (under an advisory lock), or show their status.")
 
     @OptionGroup var database: DatabaseOptions
 
@@ -28,7 +29,9 @@ struct Migrate: AsyncParsableCommand {
                     return s.isCurrent
                 }
                 let applied = try await migrator.migrate(session)
-                print(applied.isEmpty ? "the database is current" : "applied: \(applied.map(String.init).joined(separator: ", "))")
+                print(
+                    applied.isEmpty
+                        ? "the database is current" : "applied: \(applied.map(String.init).joined(separator: ", "))")
                 return true
             }
         }

@@ -22,10 +22,14 @@ struct Publish: AsyncParsableCommand {
 
     func run() async throws {
         let summary = try await database.withDatabase { db, logger in
-            try await db.read(logger: logger) { try await Migrator(files: try MigrationFile.load(from: database.migrations)).verify($0) }
+            try await db.read(logger: logger) {
+                try await Migrator(files: try MigrationFile.load(from: database.migrations)).verify($0)
+            }
             return try await Reconciliation.runOnce(database: db, logger: logger)
         }
-        print("checked \(summary.checked) web root(s); rewrote \(summary.rewritten.count); failed \(summary.failed.count)")
+        print(
+            "checked \(summary.checked) web root(s); rewrote \(summary.rewritten.count); failed \(summary.failed.count)"
+        )
         for line in summary.rewritten { print("rewrote \(line)") }
         for line in summary.failed { print("FAILED \(line)") }
         if !summary.failed.isEmpty { throw ExitCode(1) }

@@ -8,7 +8,8 @@ import Logging
 import PostgresNIO
 
 struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Serve the API (refuses a database whose migrations differ from this build's).")
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the API (refuses a database whose migrations differ from this build's).")
 
     @OptionGroup var database: DatabaseOptions
 
@@ -21,20 +22,31 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Maximum PostgreSQL connections in the pool")
     var databaseConnections: Int = 20
 
-    @Option(name: .customLong("web-root-base"),
-            help: "A directory domain web roots must lie in; repeat for several (env AASA_WEB_ROOT_BASES, colon-separated; default: any)")
+    @Option(
+        name: .customLong("web-root-base"),
+        help:
+            "A directory domain web roots must lie in; repeat for several (env AASA_WEB_ROOT_BASES, colon-separated; default: any)"
+    )
     var webRootBases: [String] = []
 
     @Option(help: "The most rules one team may keep on one domain (env AASA_MAX_RULES_PER_TEAM, default 1000)")
     var maxRulesPerTeam: Int?
 
-    @Option(help: "Seconds between two passes of the Apple CDN monitor; 0 turns it off (env AASA_CDN_INTERVAL, default off)")
+    @Option(
+        help: "Seconds between two passes of the Apple CDN monitor; 0 turns it off (env AASA_CDN_INTERVAL, default off)"
+    )
     var cdnInterval: Int?
 
-    @Option(help: "Apple's CDN, where <base><host> answers for a host (env AASA_CDN_BASE_URL, default https://app-site-association.cdn-apple.com/a/v1/)")
+    @Option(
+        help:
+            "Apple's CDN, where <base><host> answers for a host (env AASA_CDN_BASE_URL, default https://app-site-association.cdn-apple.com/a/v1/)"
+    )
     var cdnBaseURL: String?
 
-    @Option(help: "Extra trust roots (PEM) for the probe and the CDN monitor, besides the system store (env AASA_PROBE_CA_FILE)")
+    @Option(
+        help:
+            "Extra trust roots (PEM) for the probe and the CDN monitor, besides the system store (env AASA_PROBE_CA_FILE)"
+    )
     var probeCAFile: String?
 
     func run() async throws {
@@ -42,20 +54,25 @@ struct Serve: AsyncParsableCommand {
         guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]) else {
             throw ValidationError("--listen must be host:port")
         }
-        var config = AppConfig(host: String(address[..<colon]), port: port, databaseURL: try database.url(),
-                               migrationsDirectory: database.migrations, logLevel: try database.level(),
-                               maxBodyBytes: maxBodyBytes, databaseConnections: databaseConnections,
-                               webRootBases: webRootBases.isEmpty
-                                   ? (database.environment["AASA_WEB_ROOT_BASES"] ?? "").split(separator: ":").map(String.init)
-                                   : webRootBases)
+        var config = AppConfig(
+            host: String(address[..<colon]), port: port, databaseURL: try database.url(),
+            migrationsDirectory: database.migrations, logLevel: try database.level(),
+            maxBodyBytes: maxBodyBytes, databaseConnections: databaseConnections,
+            webRootBases: webRootBases.isEmpty
+                ? (database.environment["AASA_WEB_ROOT_BASES"] ?? "").split(separator: ":").map(String.init)
+                : webRootBases)
         config.skipValidationForBenchmark = database.environment["AASA_BENCHMARK_SKIP_VALIDATION"] == "1"
         if let cap = maxRulesPerTeam ?? database.environment["AASA_MAX_RULES_PER_TEAM"].flatMap({ Int($0) }) {
             config.maxRulesPerTeamPerDomain = cap
         }
         let env = database.environment
-        if let seconds = cdnInterval ?? env["AASA_CDN_INTERVAL"].flatMap({ Int($0) }), seconds > 0 { config.cdnInterval = .seconds(seconds) }
+        if let seconds = cdnInterval ?? env["AASA_CDN_INTERVAL"].flatMap({ Int($0) }), seconds > 0 {
+            config.cdnInterval = .seconds(seconds)
+        }
         if let gap = env["AASA_CDN_GAP_MS"].flatMap({ Int($0) }) { config.cdnGap = .milliseconds(gap) }
-        if let base = cdnBaseURL ?? env["AASA_CDN_BASE_URL"] { config.fetch.cdnBaseURL = base.hasSuffix("/") ? base : base + "/" }
+        if let base = cdnBaseURL ?? env["AASA_CDN_BASE_URL"] {
+            config.fetch.cdnBaseURL = base.hasSuffix("/") ? base : base + "/"
+        }
         config.fetch.caFile = probeCAFile ?? env["AASA_PROBE_CA_FILE"]
         // Tests and diagnostics only: where to connect for a host ("host=address,…") and on which port.
         for pair in (env["AASA_PROBE_RESOLVE"] ?? "").split(separator: ",") {

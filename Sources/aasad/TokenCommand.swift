@@ -8,8 +8,9 @@ import Logging
 import PostgresNIO
 
 struct TokenCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "token", abstract: "Tokens made on the server host.",
-                                                    subcommands: [Create.self])
+    static let configuration = CommandConfiguration(
+        commandName: "token", abstract: "Tokens made on the server host.",
+        subcommands: [Create.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -28,7 +29,9 @@ struct TokenCommand: AsyncParsableCommand {
 
         func validate() throws {
             guard admin else { throw ValidationError("pass --admin: team tokens are made through the API") }
-            guard !name.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--name must not be empty") }
+            guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ValidationError("--name must not be empty")
+            }
         }
 
         func run() async throws {

@@ -1,16 +1,19 @@
-@testable import AASAModel
 import PropertyBased
 import Testing
+
+@testable import AASAModel
 
 /// The prefix index only decides which pairs of rules the automata are asked about: it must never
 /// change what the analysis finds, and it must make a domain of many distinct paths cheap.
 struct AnalysisIndexTests {
     static func compare(_ document: AASADocument) -> (indexed: RuleAnalysis, all: RuleAnalysis) {
         let big = 200_000_000
-        let indexed = RuleAnalyzer.analyze(document, matcher: nil, host: "example.com",
-                                           budget: AnalysisBudget(steps: big), pairing: .indexed)
-        let all = RuleAnalyzer.analyze(document, matcher: nil, host: "example.com",
-                                       budget: AnalysisBudget(steps: big), pairing: .allPairs)
+        let indexed = RuleAnalyzer.analyze(
+            document, matcher: nil, host: "example.com",
+            budget: AnalysisBudget(steps: big), pairing: .indexed)
+        let all = RuleAnalyzer.analyze(
+            document, matcher: nil, host: "example.com",
+            budget: AnalysisBudget(steps: big), pairing: .allPairs)
         return (indexed, all)
     }
 
@@ -32,7 +35,8 @@ struct AnalysisIndexTests {
                 return #"{"appIDs":[\#(app)],"components":[\#(comps.joined(separator: ","))]}"#
             }
             let food = RandomAASA.food.map { JSONWriter.quoted($0) }.joined(separator: ",")
-            let text = #"{"applinks":{"substitutionVariables":{"food":[\#(food)]},"details":[\#(entries.joined(separator: ","))]}}"#
+            let text =
+                #"{"applinks":{"substitutionVariables":{"food":[\#(food)]},"details":[\#(entries.joined(separator: ","))]}}"#
             let (indexed, all) = Self.compare(AASADocument.parse(text))
             #expect(indexed.complete && all.complete)
             #expect(indexed.shadowed == all.shadowed, "\(text)")
@@ -48,8 +52,9 @@ struct AnalysisIndexTests {
         let document = Self.distinctPaths(rules: 5_000, apps: 20)
         let analysis = RuleAnalyzer.analyze(document, budget: 400_000)
         #expect(analysis.complete)
-        let everyPair = RuleAnalyzer.analyze(document, matcher: nil, host: "example.com",
-                                             budget: AnalysisBudget(steps: 400_000), pairing: .allPairs)
+        let everyPair = RuleAnalyzer.analyze(
+            document, matcher: nil, host: "example.com",
+            budget: AnalysisBudget(steps: 400_000), pairing: .allPairs)
         #expect(!everyPair.complete, "comparing every pair must not fit this budget, or the test proves nothing")
         #expect(analysis.shadowed.isEmpty && analysis.overlaps.isEmpty)
         // And the index still sees a real overlap among them.
@@ -85,7 +90,9 @@ struct AnalysisIndexTests {
             let tokens = PathPatternShape.stripSlashes(PatternSyntax.tokenize(pattern).tokens)
             var alternatives = [tokens]
             if let alt = PathPatternShape.withoutFinalSlashStar(tokens) { alternatives.append(alt) }
-            let automaton = Automaton.build(alternatives, variables: VariableTable([SubstitutionVariable(name: "v", values: ["ab", "ac"])]), caseSensitive: caseSensitive)
+            let automaton = Automaton.build(
+                alternatives, variables: VariableTable([SubstitutionVariable(name: "v", values: ["ab", "ac"])]),
+                caseSensitive: caseSensitive)
             return RuleLanguage.text(automaton.commonPrefix())
         }
         #expect(prefix("/shop/*") == "shop")

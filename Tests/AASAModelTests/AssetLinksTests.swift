@@ -1,6 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
+
 @testable import AASAModel
 
 /// Issue 16, the model: assetlinks.json read losslessly, validated with stable codes, rendered
@@ -9,7 +10,8 @@ import Testing
 @Suite struct AssetLinksTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/assetlinks")
-    static let fingerprint = "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
+    static let fingerprint =
+        "14:6D:E9:83:C5:73:06:50:D8:EE:B9:95:2F:34:FC:64:16:A0:83:42:E6:1D:BE:A8:8A:04:96:B2:3F:CF:44:E5"
 
     static func errors(_ bytes: [UInt8]) -> [String] {
         Array(Set(AssetLinksValidator.validate(bytes).filter { $0.severity == .error }.map(\.code.rawValue))).sorted()
@@ -17,7 +19,9 @@ import Testing
 
     /// 32 real files from public repositories, each with its expected verdict (SOURCES.md).
     @Test func realFilesGetTheirVerdicts() throws {
-        let verdicts = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.fixtures.appendingPathComponent("verdicts.json"))) as! [String: [String]]
+        let verdicts =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: Self.fixtures.appendingPathComponent("verdicts.json"))) as! [String: [String]]
         #expect(verdicts.count >= 30)
         for (name, expected) in verdicts {
             let bytes = [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent(name)))
@@ -36,33 +40,47 @@ import Testing
         #expect(lower?.code == .fingerprintLowerCase && lower?.message.contains(Self.fingerprint) == true)
         let bare = AssetLinksValidator.fingerprintProblem(Self.fingerprint.replacingOccurrences(of: ":", with: ""))
         #expect(bare?.code == .fingerprintNoColons && bare?.message.contains(Self.fingerprint) == true)
-        let sha1 = AssetLinksValidator.fingerprintProblem(Array(Self.fingerprint.split(separator: ":").prefix(20)).joined(separator: ":"))
+        let sha1 = AssetLinksValidator.fingerprintProblem(
+            Array(Self.fingerprint.split(separator: ":").prefix(20)).joined(separator: ":"))
         #expect(sha1?.code == .fingerprintSHA1)
         #expect(AssetLinksValidator.fingerprintProblem("YOUR_FINGERPRINT")?.code == .fingerprintMalformed)
     }
 
     @Test func statementProblemsHaveCodes() {
         func codes(_ json: String) -> [String] { Self.errors(Array(json.utf8)) }
-        let app = #"{"namespace":"android_app","package_name":"com.example.app","sha256_cert_fingerprints":["\#(Self.fingerprint)"]}"#
+        let app =
+            #"{"namespace":"android_app","package_name":"com.example.app","sha256_cert_fingerprints":["\#(Self.fingerprint)"]}"#
         #expect(codes(#"{"relation":[]}"#) == ["L002"])
         #expect(codes(#"[{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app)}]"#) == [])
         #expect(codes(#"[{"relation":[],"target":\#(app)}]"#) == ["L010"])
-        let unknown = AssetLinksValidator.validate(Array(#"[{"relation":["delegate_permission/common.open_sesame"],"target":\#(app)}]"#.utf8))
+        let unknown = AssetLinksValidator.validate(
+            Array(#"[{"relation":["delegate_permission/common.open_sesame"],"target":\#(app)}]"#.utf8))
         #expect(unknown.map(\.code) == [.unknownRelation] && unknown[0].severity == .warning)
-        let twice = AssetLinksValidator.validate(Array(#"[{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app)},{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app)}]"#.utf8))
+        let twice = AssetLinksValidator.validate(
+            Array(
+                #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app)},{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app)}]"#
+                    .utf8))
         #expect(twice.map(\.code) == [.duplicateStatement])
-        let web = AssetLinksValidator.validate(Array(#"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"web","site":"https://example.com"}}]"#.utf8))
+        let web = AssetLinksValidator.validate(
+            Array(
+                #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"web","site":"https://example.com"}}]"#
+                    .utf8))
         #expect(web.map(\.code) == [.webTarget])
-        let badRules = #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app),"relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":[{"/":""},{"?":"dl=1"},{"exclude":"yes"},{"path":"/a"}]}}}]"#
+        let badRules =
+            #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app),"relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":[{"/":""},{"?":"dl=1"},{"exclude":"yes"},{"path":"/a"}]}}}]"#
         #expect(codes(badRules) == ["L061"])
         #expect(AssetLinksValidator.validate(Array(badRules.utf8)).filter { $0.code == .componentSyntax }.count == 4)
-        let reading = AssetLinksValidator.validate(Array(#"[{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app),"relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":[{"/":"/p/*/details"}]}}}]"#.utf8))
+        let reading = AssetLinksValidator.validate(
+            Array(
+                #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app),"relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":[{"/":"/p/*/details"}]}}}]"#
+                    .utf8))
         #expect(reading.map(\.code) == [.unverifiedReading])
         #expect(codes(String(repeating: " ", count: AssetLinksValidator.sizeLimit + 1) + "[]") == ["L070"])
     }
 
     static func matcher(_ components: String, package: String = "com.example.app") throws -> AndroidMatcher {
-        let json = #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"\#(package)","sha256_cert_fingerprints":["\#(fingerprint)"]},"relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":\#(components)}}}]"#
+        let json =
+            #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"\#(package)","sha256_cert_fingerprints":["\#(fingerprint)"]},"relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":\#(components)}}}]"#
         return AndroidMatcher(try #require(AssetLinksDocument.parse(Array(json.utf8)).document))
     }
 
@@ -80,10 +98,16 @@ import Testing
         // [doc: query] every dictionary entry must match a parameter; order and extra parameters do not matter.
         let query = try Self.matcher(#"[{"?":{"dl":"*","in_app":"true"}}]"#)
         #expect(query.decide(packageName: "com.example.app", url: "https://example.com/x?in_app=true&dl=abc") == .open)
-        #expect(query.decide(packageName: "com.example.app", url: "https://example.com/x?lang=en&in_app=true&tz=pst&dl=abc") == .open)
-        #expect(query.decide(packageName: "com.example.app", url: "https://example.com/x?lang=en&tz=pst&dl=abc") == .noMatch)
+        #expect(
+            query.decide(packageName: "com.example.app", url: "https://example.com/x?lang=en&in_app=true&tz=pst&dl=abc")
+                == .open)
+        #expect(
+            query.decide(packageName: "com.example.app", url: "https://example.com/x?lang=en&tz=pst&dl=abc") == .noMatch
+        )
         // [doc: example file] path, fragment, and the catch-all exclude last.
-        let example = try Self.matcher(##"[{"?":{"dl":"*"}},{"#":"app"},{"/":"/products/*"},{"/":"/shoes","?":{"in_app":"true"}},{"/":"*","exclude":true}]"##)
+        let example = try Self.matcher(
+            ##"[{"?":{"dl":"*"}},{"#":"app"},{"/":"/products/*"},{"/":"/shoes","?":{"in_app":"true"}},{"/":"*","exclude":true}]"##
+        )
         #expect(example.decide(packageName: "com.example.app", url: "https://example.com/products/42") == .open)
         #expect(example.decide(packageName: "com.example.app", url: "https://example.com/about#app") == .open)
         #expect(example.decide(packageName: "com.example.app", url: "https://example.com/shoes?in_app=true") == .open)
@@ -103,8 +127,12 @@ import Testing
         #expect(decoded.decide(packageName: "com.example.app", url: "https://example.com/caf%C3%A9/1") == .open)
         #expect(decoded.decide(packageName: "com.example.app", url: "https://example.com/shop") == .noMatch)
         // [doc: compatibility] a statement without dynamic rules leaves the manifest to decide.
-        let plain = AndroidMatcher(AssetLinksDocument(statements: [.init(relations: [AssetLinksDocument.handleAllURLs],
-                                                                          target: .androidApp(packageName: "com.example.app", fingerprints: [Self.fingerprint]))]))
+        let plain = AndroidMatcher(
+            AssetLinksDocument(statements: [
+                .init(
+                    relations: [AssetLinksDocument.handleAllURLs],
+                    target: .androidApp(packageName: "com.example.app", fingerprints: [Self.fingerprint]))
+            ]))
         #expect(plain.decide(packageName: "com.example.app", url: "https://example.com/anything") == .manifest)
     }
 
@@ -113,8 +141,11 @@ import Testing
         await propertyCheck(count: 500, input: Gen.uint64(in: 0...UInt64.max)) { seed in
             var rng = SplitMix(seed)
             let pieces = ["a", "b", "/", "*", "?", "x", "-"]
-            let pattern = (0..<Int.random(in: 0...6, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
-            let subject = (0..<Int.random(in: 0...7, using: &rng)).map { _ in ["a", "b", "/", "x", "-"].randomElement(using: &rng)! }.joined()
+            let pattern = (0..<Int.random(in: 0...6, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }
+                .joined()
+            let subject = (0..<Int.random(in: 0...7, using: &rng)).map { _ in
+                ["a", "b", "/", "x", "-"].randomElement(using: &rng)!
+            }.joined()
             let compiled = AndroidGlob(pattern).matches(subject.unicodeScalars.map(\.value))
             #expect(compiled == Self.naive(Array(pattern), Array(subject)), "pattern \(pattern) subject \(subject)")
         }
@@ -124,7 +155,8 @@ import Testing
     /// character after the wildcard is found (the first such, no backtracking); a run of wildcards
     /// counts its `?`s as a minimum.
     static func naive(_ p: [Character], _ s: [Character]) -> Bool {
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < p.count {
             if p[i] == "*" || (p[i] == "?" && i + 1 < p.count && p[i + 1] == "*") {
                 var minimum = 0
@@ -152,11 +184,18 @@ import Testing
         await propertyCheck(count: 200, input: Gen.uint64(in: 0...UInt64.max)) { seed in
             var rng = SplitMix(seed)
             let statements = (0..<Int.random(in: 1...4, using: &rng)).map { n -> AssetLinksDocument.Statement in
-                let rules: [JSONValue]? = Bool.random(using: &rng) ? nil : (0..<Int.random(in: 1...3, using: &rng)).map { k in
-                    .object(["/": .string("/p\(n)/\(k)/*"), "exclude": .bool(Bool.random(using: &rng))])
-                }
-                return .init(relations: Bool.random(using: &rng) ? [AssetLinksDocument.handleAllURLs] : [AssetLinksDocument.handleAllURLs, AssetLinksDocument.getLoginCreds],
-                             target: .androidApp(packageName: "com.example.app\(n)", fingerprints: [Self.fingerprint]), dynamicComponents: rules)
+                let rules: [JSONValue]? =
+                    Bool.random(using: &rng)
+                    ? nil
+                    : (0..<Int.random(in: 1...3, using: &rng)).map { k in
+                        .object(["/": .string("/p\(n)/\(k)/*"), "exclude": .bool(Bool.random(using: &rng))])
+                    }
+                return .init(
+                    relations: Bool.random(using: &rng)
+                        ? [AssetLinksDocument.handleAllURLs]
+                        : [AssetLinksDocument.handleAllURLs, AssetLinksDocument.getLoginCreds],
+                    target: .androidApp(packageName: "com.example.app\(n)", fingerprints: [Self.fingerprint]),
+                    dynamicComponents: rules)
             }
             let document = AssetLinksDocument(statements: statements)
             let read = AssetLinksDocument.parse(document.rendered()).document
@@ -167,18 +206,28 @@ import Testing
 
     /// The diff per app: added, removed, changed (fingerprints, relations, rules), reordered.
     @Test func diffSaysWhatChangedPerApp() throws {
-        let key = (0..<32).map { _ in "AB" }.joined(separator: ":"), other = (0..<32).map { _ in "CD" }.joined(separator: ":")
+        let key = (0..<32).map { _ in "AB" }.joined(separator: ":")
+        let other = (0..<32).map { _ in "CD" }.joined(separator: ":")
         func app(_ package: String, _ fingerprints: [String], _ rules: [JSONValue]?) -> AssetLinksDocument.Statement {
-            .init(relations: [AssetLinksDocument.handleAllURLs], target: .androidApp(packageName: package, fingerprints: fingerprints),
-                  dynamicComponents: rules)
+            .init(
+                relations: [AssetLinksDocument.handleAllURLs],
+                target: .androidApp(packageName: package, fingerprints: fingerprints),
+                dynamicComponents: rules)
         }
-        let a: JSONValue = .object(["/": .string("/a/*")]), b: JSONValue = .object(["/": .string("/b/*")])
-        let old = AssetLinksDocument(statements: [app("com.x.keep", [key], [a, b]), app("com.x.gone", [key], [a]), app("com.x.keys", [key], [a])])
-        let new = AssetLinksDocument(statements: [app("com.x.keep", [key], [b, a]), app("com.x.keys", [other], [a, b]), app("com.x.new", [key], nil)])
+        let a: JSONValue = .object(["/": .string("/a/*")])
+        let b: JSONValue = .object(["/": .string("/b/*")])
+        let old = AssetLinksDocument(statements: [
+            app("com.x.keep", [key], [a, b]), app("com.x.gone", [key], [a]), app("com.x.keys", [key], [a]),
+        ])
+        let new = AssetLinksDocument(statements: [
+            app("com.x.keep", [key], [b, a]), app("com.x.keys", [other], [a, b]), app("com.x.new", [key], nil),
+        ])
         let diff = AssetLinksDiff(from: old, to: new)
         #expect(diff.changes.map(\.target) == ["com.x.keep", "com.x.keys", "com.x.new", "com.x.gone"])
         #expect(diff.changes[0].rulesReordered && diff.changes[0].rulesAdded.isEmpty)
-        #expect(diff.changes[1].fingerprintsAdded == [other] && diff.changes[1].fingerprintsRemoved == [key] && diff.changes[1].rulesAdded == [b])
+        #expect(
+            diff.changes[1].fingerprintsAdded == [other] && diff.changes[1].fingerprintsRemoved == [key]
+                && diff.changes[1].rulesAdded == [b])
         #expect(diff.changes[2].kind == .added && diff.changes[3].kind == .removed)
         #expect(AssetLinksDiff(from: old, to: old).isEmpty)
     }

@@ -34,10 +34,15 @@ import Testing
                 let rendered = try #require(AASAParser.parse(bytes).document, "\(file) does not read back")
                 let after = AASAMatcher(rendered)
                 for url in ExampleURLs.derive(from: [original]) {
-                    let a = before.resolve(url: url), b = after.resolve(url: url)
-                    #expect(a.appID == b.appID && a.excluded == b.excluded, "\(file) \(options): \(url) opened \(a.appID ?? "nothing") before, \(b.appID ?? "nothing") after")
+                    let a = before.resolve(url: url)
+                    let b = after.resolve(url: url)
+                    #expect(
+                        a.appID == b.appID && a.excluded == b.excluded,
+                        "\(file) \(options): \(url) opened \(a.appID ?? "nothing") before, \(b.appID ?? "nothing") after"
+                    )
                     for app in before.appIDs {
-                        #expect(before.decide(appID: app, url: url).decision == after.decide(appID: app, url: url).decision)
+                        #expect(
+                            before.decide(appID: app, url: url).decision == after.decide(appID: app, url: url).decision)
                     }
                     compared += 1
                 }

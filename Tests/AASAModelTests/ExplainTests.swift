@@ -24,7 +24,9 @@ import Testing
             let explanation = matcher.explain(url: c.url, domain: c.domain, expectedApp: c.appID)
             for trace in explanation.apps {
                 let decided = matcher.decide(appID: trace.appID, url: c.url, domain: c.domain).decision
-                #expect(trace.decision == decided, "\(c.name): explain says \(trace.decision) for \(trace.appID), decide \(decided)")
+                #expect(
+                    trace.decision == decided,
+                    "\(c.name): explain says \(trace.decision) for \(trace.appID), decide \(decided)")
             }
             #expect(explanation.resolution.appID == matcher.resolve(url: c.url, domain: c.domain).appID, "\(c.name)")
             // The app the case is about: its explained decision is Apple's.
@@ -35,7 +37,8 @@ import Testing
     }
 
     @Test func caseHint() throws {
-        let m = try Self.matcher(#"{"applinks":{"details":[{"appIDs":["\#(Self.app)"],"components":[{"/":"/Shop/*"}]}]}}"#)
+        let m = try Self.matcher(
+            #"{"applinks":{"details":[{"appIDs":["\#(Self.app)"],"components":[{"/":"/Shop/*"}]}]}}"#)
         let e = m.explain(url: "https://example.com/shop/1", expectedApp: Self.app)
         #expect(e.resolution.appID == nil)
         #expect(Self.codes(e).contains("case"))
@@ -45,19 +48,22 @@ import Testing
     }
 
     @Test func trailingSlashHint() throws {
-        let m = try Self.matcher(#"{"applinks":{"details":[{"appIDs":["\#(Self.app)"],"components":[{"/":"/shop/"}]}]}}"#)
+        let m = try Self.matcher(
+            #"{"applinks":{"details":[{"appIDs":["\#(Self.app)"],"components":[{"/":"/shop/"}]}]}}"#)
         let e = m.explain(url: "https://example.com/shop/42")
         #expect(Self.codes(e) == ["trailing-slash"])
     }
 
     @Test func percentEncodingHint() throws {
-        let m = try Self.matcher(#"{"applinks":{"details":[{"appIDs":["\#(Self.app)"],"components":[{"/":"/café/*"}]}]}}"#)
+        let m = try Self.matcher(
+            #"{"applinks":{"details":[{"appIDs":["\#(Self.app)"],"components":[{"/":"/café/*"}]}]}}"#)
         let e = m.explain(url: "https://example.com/caf%C3%A9/1")
         #expect(Self.codes(e).contains("percent-encoding"))
     }
 
     @Test func absentQueryItemHint() throws {
-        let m = try Self.matcher(#"{"applinks":{"details":[{"appIDs":["\#(Self.app)"],"components":[{"/":"/p/*","?":{"ref":"?*"}}]}]}}"#)
+        let m = try Self.matcher(
+            #"{"applinks":{"details":[{"appIDs":["\#(Self.app)"],"components":[{"/":"/p/*","?":{"ref":"?*"}}]}]}}"#)
         let e = m.explain(url: "https://example.com/p/1")
         #expect(Self.codes(e) == ["query-item-absent"])
         #expect(e.closest?.failure.component == "?ref")
@@ -65,7 +71,8 @@ import Testing
     }
 
     @Test func earlierExcludeAndEarlierAppHints() throws {
-        let m = try Self.matcher(#"""
+        let m = try Self.matcher(
+            #"""
             {"applinks":{"details":[
               {"appIDs":["\#(Self.other)"],"components":[{"/":"/deals/*"}]},
               {"appIDs":["\#(Self.app)"],"components":[{"/":"/deals/x","exclude":true},{"/":"/deals/*"}]}]}}

@@ -14,12 +14,18 @@ struct MatcherCase: Sendable, CustomTestStringConvertible {
 
     var document: AASADocument {
         let prefix = extra.isEmpty ? "" : extra + ","
-        return .parse(#"{"applinks":{\#(prefix)"details":[{"appIDs":["ABCDE12345.com.example.a"],"components":\#(components)}]}}"#)
+        return .parse(
+            #"{"applinks":{\#(prefix)"details":[{"appIDs":["ABCDE12345.com.example.a"],"components":\#(components)}]}}"#
+        )
     }
 }
 
-private func rule(_ components: String, _ url: String, _ expect: Decision, _ reason: String, extra: String = "") -> MatcherCase {
-    MatcherCase(components: components, url: url.hasPrefix("http") ? url : "https://example.com" + url, expect: expect, reason: reason, extra: extra)
+private func rule(_ components: String, _ url: String, _ expect: Decision, _ reason: String, extra: String = "")
+    -> MatcherCase
+{
+    MatcherCase(
+        components: components, url: url.hasPrefix("http") ? url : "https://example.com" + url, expect: expect,
+        reason: reason, extra: extra)
 }
 
 let food = #""substitutionVariables":{"food":["burrito","shawarma","sushi"],"kind":["a*z"],"empty":[""]}"#
@@ -42,7 +48,8 @@ let matcherCases: [MatcherCase] = [
     rule(#"[{"/":"/taco/*","?":{"cheese":"?*"}}]"#, "/taco/1?cheese=cheddar", .match, "query item with a value"),
     rule(#"[{"/":"/taco/*","?":{"cheese":"?*"}}]"#, "/taco/1?cheese=", .noMatch, "?* needs one character"),
     rule(#"[{"/":"/taco/*","?":{"cheese":"?*"}}]"#, "/taco/1", .noMatch, "an absent item is the empty string"),
-    rule(#"[{"/":"/taco/*","?":{"cheese":"?*"}}]"#, "/taco/1?cheese=a&cheese=", .noMatch, "every occurrence must match"),
+    rule(
+        #"[{"/":"/taco/*","?":{"cheese":"?*"}}]"#, "/taco/1?cheese=a&cheese=", .noMatch, "every occurrence must match"),
     rule(#"[{"?":{"b":"*"}}]"#, "/x?a=1", .match, "absent item = empty, which * accepts"),
     rule(#"[{"?":{"id":"7"}}]"#, "/x?id=7&id=7", .match, "identical duplicates both match"),
     rule(#"[{"?":{"a":"1","flag":true}}]"#, "/x?a=2", .match, "a non-string value voids the whole dictionary"),
@@ -51,9 +58,15 @@ let matcherCases: [MatcherCase] = [
     rule(##"[{"#":"*"}]"##, "/x", .match, "an absent fragment is empty"),
     rule(##"[{"#":"?*"}]"##, "/x", .noMatch, "?* needs a fragment"),
     rule(##"[{"#":"nav"}]"##, "/anything#nav", .match, "unnamed parts are ignored"),
-    rule(#"[{"/":"/coupon/1???","exclude":true},{"/":"/coupon/????"}]"#, "/coupon/1234", .exclude, "the exclude comes first"),
-    rule(#"[{"/":"/coupon/1???","exclude":true},{"/":"/coupon/????"}]"#, "/coupon/2345", .match, "the exclude does not match, the next rule does"),
-    rule(#"[{"/":"/coupon/1???","exclude":true},{"/":"/coupon/????"}]"#, "/coupon/23456", .noMatch, "? counts characters"),
+    rule(
+        #"[{"/":"/coupon/1???","exclude":true},{"/":"/coupon/????"}]"#, "/coupon/1234", .exclude,
+        "the exclude comes first"),
+    rule(
+        #"[{"/":"/coupon/1???","exclude":true},{"/":"/coupon/????"}]"#, "/coupon/2345", .match,
+        "the exclude does not match, the next rule does"),
+    rule(
+        #"[{"/":"/coupon/1???","exclude":true},{"/":"/coupon/????"}]"#, "/coupon/23456", .noMatch, "? counts characters"
+    ),
     rule(#"[{"/":"/sourdough/?*","caseSensitive":false}]"#, "/SourDough/loaf", .match, "caseSensitive false folds"),
     rule(#"[{"/":"/sourdough/?*"}]"#, "/SourDough/loaf", .noMatch, "case-sensitive by default"),
     rule(#"[{"/":"/sourdough/?*"}]"#, "/sourdough/", .noMatch, "?* needs one character after the slash"),
@@ -64,7 +77,9 @@ let matcherCases: [MatcherCase] = [
     rule(#"[{"/":"/a/b"}]"#, "/a%2Fb", .noMatch, "%2F is three characters"),
     rule(#"[{"/":"/a/b","percentEncoded":false}]"#, "/a%2Fb", .match, "decoded %2F is a slash"),
     rule(#"[{"/":"/caf%C3%A9"}]"#, "/caf%c3%a9", .noMatch, "hex case is text"),
-    rule(#"[{"/":"/$(lang)_$(region)/$(food)/"}]"#, "/en_US/sushi/", .match, "predefined and custom variables", extra: food),
+    rule(
+        #"[{"/":"/$(lang)_$(region)/$(food)/"}]"#, "/en_US/sushi/", .match, "predefined and custom variables",
+        extra: food),
     rule(#"[{"/":"/$(lang)_$(region)/$(food)/"}]"#, "/en_US/pizza/", .noMatch, "pizza is not a food here", extra: food),
     rule(#"[{"/":"/$(region)/home"}]"#, "/UK/home", .noMatch, "GB, not UK"),
     rule(#"[{"/":"/$(region)/home"}]"#, "/GB/home", .match, "ISO region code"),
@@ -96,24 +111,34 @@ let matcherCases: [MatcherCase] = [
     rule(#"[{"/":"/a?c"}]"#, "/abc", .match, "? is one character"),
     rule(#"[{"/":"/a?c"}]"#, "/a/c", .match, "? may be a slash"),
     rule(#"[{"/":"/a?c"}]"#, "/ac", .noMatch, "? is not optional"),
-    rule(#"[{"/":"/*a*a*a*b"}]"#, "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", .noMatch, "pathological stars stay linear and fail"),
+    rule(
+        #"[{"/":"/*a*a*a*b"}]"#, "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", .noMatch,
+        "pathological stars stay linear and fail"),
     rule(#"[{"/":"/*a*a*a*b"}]"#, "/xaxaxab", .match, "several stars"),
     rule(#"[{"/":"/*.js"}]"#, "/static/app.js", .match, "suffix"),
     rule(#"[{"/":"/*.js"}]"#, "/static/app.json", .noMatch, "suffix must end the path"),
     rule(#"[{"/":"/caf?"}]"#, "/caf%C3%A9", .noMatch, "encoded é is six characters"),
     rule(#"[{"/":"/caf??????"}]"#, "/caf%C3%A9", .match, "encoded é counted as written"),
     rule(#"[{"/":"/caf?","percentEncoded":false}]"#, "/caf%C3%A9", .match, "decoded é is one scalar"),
-    rule(#"[{"/":"/café","percentEncoded":false}]"#, "https://example.com/café", .match, "a raw non-ASCII URL is encoded, then decoded"),
+    rule(
+        #"[{"/":"/café","percentEncoded":false}]"#, "https://example.com/café", .match,
+        "a raw non-ASCII URL is encoded, then decoded"),
     rule(#"[{"/":"/café"}]"#, "https://example.com/café", .noMatch, "raw non-ASCII URL is read encoded"),
     // Case.
     rule(#"[{"/":"/Help/*"}]"#, "/help/1", .noMatch, "case-sensitive"),
     rule(#"[{"/":"/Help/*","caseSensitive":false}]"#, "/HELP/1", .match, "both sides folded"),
-    rule(#"[{"/":"/ÉTÉ","caseSensitive":false,"percentEncoded":false}]"#, "/%C3%A9t%C3%A9", .match, "non-ASCII folds too"),
+    rule(
+        #"[{"/":"/ÉTÉ","caseSensitive":false,"percentEncoded":false}]"#, "/%C3%A9t%C3%A9", .match, "non-ASCII folds too"
+    ),
     rule(#"[{"/":"/x","?":{"q":"ABC"},"caseSensitive":false}]"#, "/x?q=abc", .match, "query values fold"),
     rule(#"[{"/":"/x","?":{"Q":"abc"},"caseSensitive":false}]"#, "/x?q=abc", .noMatch, "item names compare exactly"),
     rule(##"[{"#":"Top","caseSensitive":false}]"##, "/x#TOP", .match, "fragments fold"),
-    rule(#"[{"/":"/loose/*"}]"#, "/LOOSE/1", .match, "file defaults set caseSensitive", extra: #""defaults":{"caseSensitive":false}"#),
-    rule(#"[{"/":"/loose/*","caseSensitive":true}]"#, "/LOOSE/1", .noMatch, "a rule's own key beats defaults", extra: #""defaults":{"caseSensitive":false}"#),
+    rule(
+        #"[{"/":"/loose/*"}]"#, "/LOOSE/1", .match, "file defaults set caseSensitive",
+        extra: #""defaults":{"caseSensitive":false}"#),
+    rule(
+        #"[{"/":"/loose/*","caseSensitive":true}]"#, "/LOOSE/1", .noMatch, "a rule's own key beats defaults",
+        extra: #""defaults":{"caseSensitive":false}"#),
     // Query.
     rule(#"[{"?":{"a":"1"}}]"#, "/x?a=1&b=2", .match, "unnamed items are ignored"),
     rule(#"[{"?":{"a":"1"}}]"#, "/x?b=2", .noMatch, "named item absent = empty, not 1"),
@@ -136,8 +161,12 @@ let matcherCases: [MatcherCase] = [
     // Fragments.
     rule(##"[{"#":""}]"##, "/x#", .match, "an empty fragment"),
     rule(##"[{"#":"nav/"}]"##, "/x#nav", .noMatch, "slash rules are for / only"),
-    rule(##"[{"#":"no_universal_links","exclude":true},{"/":"*"}]"##, "/buy#no_universal_links", .exclude, "fragment exclude"),
-    rule(##"[{"#":"no_universal_links","exclude":true},{"/":"*"}]"##, "/buy", .match, "fragment exclude only with the fragment"),
+    rule(
+        ##"[{"#":"no_universal_links","exclude":true},{"/":"*"}]"##, "/buy#no_universal_links", .exclude,
+        "fragment exclude"),
+    rule(
+        ##"[{"#":"no_universal_links","exclude":true},{"/":"*"}]"##, "/buy", .match,
+        "fragment exclude only with the fragment"),
     // Order and exclude.
     rule(#"[{"/":"/a/*"},{"/":"/a/private/*","exclude":true}]"#, "/a/private/x", .match, "the first rule decides"),
     rule(#"[{"/":"/a/*","exclude":false}]"#, "/a/x", .match, "exclude false is a normal rule"),
@@ -182,7 +211,8 @@ let matcherCases: [MatcherCase] = [
     }
 
     @Test func appsDecideIndependently() {
-        let doc = AASADocument.parse(#"""
+        let doc = AASADocument.parse(
+            #"""
             {"applinks":{"details":[
               {"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/shop/*"},{"/":"/x/*","exclude":true}]},
               {"appIDs":["ABCDE12345.com.b"],"components":[{"/":"/shop/cart/*"},{"/":"*"}]}]}}
@@ -197,26 +227,34 @@ let matcherCases: [MatcherCase] = [
     }
 
     @Test func appIDsWinOverAppID() {
-        let doc = AASADocument.parse(#"{"applinks":{"details":[{"appID":"ABCDE12345.com.a","appIDs":[],"components":[{"/":"*"}]}]}}"#)
+        let doc = AASADocument.parse(
+            #"{"applinks":{"details":[{"appID":"ABCDE12345.com.a","appIDs":[],"components":[{"/":"*"}]}]}}"#)
         #expect(AASAMatcher(doc).decide(appID: "ABCDE12345.com.a", url: "https://e.com/x").decision == .noMatch)
     }
 
     @Test func componentsWinOverPaths() {
-        let doc = AASADocument.parse(#"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a/*"}],"paths":["*"]}]}}"#)
+        let doc = AASADocument.parse(
+            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a/*"}],"paths":["*"]}]}}"#)
         #expect(AASAMatcher(doc).decide(appID: "ABCDE12345.com.a", url: "https://e.com/b").decision == .noMatch)
     }
 
     @Test func legacyPathsIgnoreQueryAndDefaults() {
-        let doc = AASADocument.parse(#"{"applinks":{"defaults":{"caseSensitive":false},"details":[{"appID":"ABCDE12345.com.a","paths":["/Buy/*","NOT /x"]}]}}"#)
+        let doc = AASADocument.parse(
+            #"{"applinks":{"defaults":{"caseSensitive":false},"details":[{"appID":"ABCDE12345.com.a","paths":["/Buy/*","NOT /x"]}]}}"#
+        )
         let m = AASAMatcher(doc)
         #expect(m.decide(appID: "ABCDE12345.com.a", url: "https://e.com/Buy/1?q=1#f").decision == .match)
-        #expect(m.decide(appID: "ABCDE12345.com.a", url: "https://e.com/buy/1").decision == .noMatch, "defaults do not reach paths")
+        #expect(
+            m.decide(appID: "ABCDE12345.com.a", url: "https://e.com/buy/1").decision == .noMatch,
+            "defaults do not reach paths")
         #expect(m.decide(appID: "ABCDE12345.com.a", url: "https://e.com/x").decision == .exclude)
         #expect(m.decide(appID: "ABCDE12345.com.a", url: "https://e.com/$(lang)").decision == .noMatch)
     }
 
     @Test func excludedIsReportedWhenNoAppOpens() {
-        let doc = AASADocument.parse(#"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/p/*","exclude":true},{"/":"*"}]}]}}"#)
+        let doc = AASADocument.parse(
+            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/p/*","exclude":true},{"/":"*"}]}]}}"#
+        )
         let r = AASAMatcher(doc).resolve(url: "https://e.com/p/1")
         #expect(r.appID == nil)
         #expect(r.excluded)
@@ -224,9 +262,14 @@ let matcherCases: [MatcherCase] = [
     }
 
     @Test func internationalHostsCompareAsPunycode() {
-        let doc = AASADocument.parse(#"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"*"}]}]}}"#)
+        let doc = AASADocument.parse(
+            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"*"}]}]}}"#)
         let m = AASAMatcher(doc)
-        #expect(m.decide(appID: "ABCDE12345.com.a", url: "https://bücher.example/x", domain: "xn--bcher-kva.example").decision == .match)
-        #expect(m.decide(appID: "ABCDE12345.com.a", url: "https://xn--bcher-kva.example/x", domain: "BÜCHER.example").decision == .match)
+        #expect(
+            m.decide(appID: "ABCDE12345.com.a", url: "https://bücher.example/x", domain: "xn--bcher-kva.example")
+                .decision == .match)
+        #expect(
+            m.decide(appID: "ABCDE12345.com.a", url: "https://xn--bcher-kva.example/x", domain: "BÜCHER.example")
+                .decision == .match)
     }
 }

@@ -7,22 +7,29 @@ import Testing
     }
 
     @Test func keepsUnknownKeysAndReportsThem() {
-        let parsed = AASAParser.parse(#"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a","casesensitive":false,"x-team":"web"}]}]},"x-owner":"me"}"#)
+        let parsed = AASAParser.parse(
+            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a","casesensitive":false,"x-team":"web"}]}]},"x-owner":"me"}"#
+        )
         let doc = try! #require(parsed.document)
         #expect(doc.extra["x-owner"] == .string("me"))
         let component = doc.applinks!.details![0].components![0]
         #expect(component.extra["casesensitive"] == .bool(false))
         #expect(component.caseSensitive == nil, "a misspelled key does nothing")
-        #expect(parsed.diagnostics.contains { $0.code == .nearMissKey && $0.path.description == "/applinks/details/0/components/0/casesensitive" })
+        #expect(
+            parsed.diagnostics.contains {
+                $0.code == .nearMissKey && $0.path.description == "/applinks/details/0/components/0/casesensitive"
+            })
         #expect(parsed.diagnostics.contains { $0.code == .unknownKey && $0.path.description == "/x-owner" })
         let again = AASAParser.parse(AASARenderer.render(doc)).document
         #expect(again == doc, "unknown keys survive a round trip")
     }
 
     @Test func wrongTypesAreErrorsWithPaths() {
-        let parsed = AASAParser.parse(#"{"applinks":{"details":[{"appID":["ABCDE12345.com.a"],"components":[{"/":"/a","exclude":"true"}]}]}}"#)
+        let parsed = AASAParser.parse(
+            #"{"applinks":{"details":[{"appID":["ABCDE12345.com.a"],"components":[{"/":"/a","exclude":"true"}]}]}}"#)
         let errors = parsed.diagnostics.filter { $0.severity == .error }
-        #expect(errors.map(\.path.description) == ["/applinks/details/0/appID", "/applinks/details/0/components/0/exclude"])
+        #expect(
+            errors.map(\.path.description) == ["/applinks/details/0/appID", "/applinks/details/0/components/0/exclude"])
         #expect(errors[1].message.contains("without quotes"))
     }
 
@@ -31,8 +38,12 @@ import Testing
         #expect(parsed.diagnostics.map(\.code) == [.detailsAsDictionary])
         let doc = parsed.document!
         #expect(doc.applinks?.details?.first?.appID == "ABCDE12345.com.a")
-        #expect(JSONWriter().string(doc.jsonValue) == #"{"applinks":{"apps":[],"details":{"ABCDE12345.com.a":{"paths":["/x"]}}}}"#)
-        #expect(String(decoding: AASARenderer.render(doc), as: UTF8.self) == #"{"applinks":{"apps":[],"details":[{"appID":"ABCDE12345.com.a","paths":["/x"]}]}}"#)
+        #expect(
+            JSONWriter().string(doc.jsonValue)
+                == #"{"applinks":{"apps":[],"details":{"ABCDE12345.com.a":{"paths":["/x"]}}}}"#)
+        #expect(
+            String(decoding: AASARenderer.render(doc), as: UTF8.self)
+                == #"{"applinks":{"apps":[],"details":[{"appID":"ABCDE12345.com.a","paths":["/x"]}]}}"#)
     }
 
     @Test(arguments: [
@@ -75,15 +86,21 @@ import Testing
         let deepObject = String(repeating: "{\"a\":", count: 5_000) + "1" + String(repeating: "}", count: 5_000)
         #expect(codes(deepObject) == ["E005"])
         #expect(AASAParser.parse([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D]).diagnostics.first?.code == .notUTF8)
-        #expect(AASAParser.parse([0x7B, 0x22, 0xC0, 0xAF, 0x22, 0x3A, 0x31, 0x7D]).diagnostics.first?.code == .notUTF8, "overlong")
+        #expect(
+            AASAParser.parse([0x7B, 0x22, 0xC0, 0xAF, 0x22, 0x3A, 0x31, 0x7D]).diagnostics.first?.code == .notUTF8,
+            "overlong")
         #expect(AASAParser.parse([0x30, 0x82, 0x01, 0x00]).diagnostics.first?.code == .signedCMS)
-        let huge = "{\"applinks\":{\"details\":[{\"appIDs\":[\"ABCDE12345.com.a\"],\"components\":[{\"/\":\"" + String(repeating: "a*", count: 200_000) + "\"}]}]}}"
+        let huge =
+            "{\"applinks\":{\"details\":[{\"appIDs\":[\"ABCDE12345.com.a\"],\"components\":[{\"/\":\""
+            + String(repeating: "a*", count: 200_000) + "\"}]}]}}"
         let report = AASALinter.lint(Array(huge.utf8), options: .init(analyzeRules: false))
         #expect(report.errors.map(\.code) == [.fileTooLarge])
     }
 
     @Test func byteOrderMarkAndDuplicateKeysAreWarnings() {
-        let parsed = AASAParser.parse([0xEF, 0xBB, 0xBF] + Array(#"{"webcredentials":{"apps":[]},"webcredentials":{"apps":["ABCDE12345.com.a"]}}"#.utf8))
+        let parsed = AASAParser.parse(
+            [0xEF, 0xBB, 0xBF]
+                + Array(#"{"webcredentials":{"apps":[]},"webcredentials":{"apps":["ABCDE12345.com.a"]}}"#.utf8))
         #expect(parsed.diagnostics.map(\.code) == [.byteOrderMark, .duplicateKey])
         #expect(parsed.document?.webcredentials?.apps == ["ABCDE12345.com.a"], "the last duplicate counts")
     }
@@ -102,7 +119,8 @@ import Testing
     }
 
     @Test func codableGoesThroughTheModel() throws {
-        let doc = AASADocument.parse(#"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a","?":{"q":"*"}}]}]}}"#)
+        let doc = AASADocument.parse(
+            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a","?":{"q":"*"}}]}]}}"#)
         let value = try JSONValue(json: AASARenderer.render(doc))
         #expect(AASAParser.read(value).document == doc)
     }

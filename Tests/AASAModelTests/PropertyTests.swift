@@ -16,7 +16,9 @@ struct SplitMix: RandomNumberGenerator {
 }
 
 enum RandomAASA {
-    static let pieces = ["a", "b", "B", "/", "/", "*", "?", "x", "%20", "%2F", " ", "é", "$(digit)", "$(food)", "$(upper)", "-", "."]
+    static let pieces = [
+        "a", "b", "B", "/", "/", "*", "?", "x", "%20", "%2F", " ", "é", "$(digit)", "$(food)", "$(upper)", "-", ".",
+    ]
     static let food = ["ab", "b*", "", "é"]
 
     static func pattern(_ rng: inout SplitMix, maxPieces: Int = 6) -> String {
@@ -35,20 +37,27 @@ enum RandomAASA {
         if Int.random(in: 0..<4, using: &rng) == 0 { keys.append(#""exclude":true"#) }
         if Int.random(in: 0..<3, using: &rng) == 0 { keys.append(#""caseSensitive":false"#) }
         if Int.random(in: 0..<3, using: &rng) == 0 { keys.append(#""percentEncoded":false"#) }
-        if Int.random(in: 0..<4, using: &rng) == 0 { keys.append(#""?":{"q":\#(JSONWriter.quoted(pattern(&rng, maxPieces: 2)))}"#) }
-        if Int.random(in: 0..<6, using: &rng) == 0 { keys.append(##""#":\##(JSONWriter.quoted(pattern(&rng, maxPieces: 2)))"##) }
+        if Int.random(in: 0..<4, using: &rng) == 0 {
+            keys.append(#""?":{"q":\#(JSONWriter.quoted(pattern(&rng, maxPieces: 2)))}"#)
+        }
+        if Int.random(in: 0..<6, using: &rng) == 0 {
+            keys.append(##""#":\##(JSONWriter.quoted(pattern(&rng, maxPieces: 2)))"##)
+        }
         if Int.random(in: 0..<8, using: &rng) == 0 { keys.append(#""x-unknown":[1,{"a":null}]"#) }
         return "{" + keys.shuffled(using: &rng).joined(separator: ",") + "}"
     }
 
     static func document(_ rng: inout SplitMix) -> String {
         let entries = (0..<Int.random(in: 1...3, using: &rng)).map { e -> String in
-            let apps = (0..<Int.random(in: 1...2, using: &rng)).map { _ in "\"ABCDE12345.com.app\(Int.random(in: 0...3, using: &rng))\"" }
+            let apps = (0..<Int.random(in: 1...2, using: &rng)).map { _ in
+                "\"ABCDE12345.com.app\(Int.random(in: 0...3, using: &rng))\""
+            }
             let comps = (0..<Int.random(in: 0...5, using: &rng)).map { _ in component(&rng) }
             return #"{"appIDs":[\#(apps.joined(separator: ","))],"components":[\#(comps.joined(separator: ","))]}"#
         }
         let foodJSON = food.map { JSONWriter.quoted($0) }.joined(separator: ",")
-        return #"{"applinks":{"substitutionVariables":{"food":[\#(foodJSON)]},"details":[\#(entries.joined(separator: ","))]}}"#
+        return
+            #"{"applinks":{"substitutionVariables":{"food":[\#(foodJSON)]},"details":[\#(entries.joined(separator: ","))]}}"#
     }
 }
 
@@ -64,12 +73,19 @@ enum ReferenceMatcher {
                 let insensitive = c.caseSensitive == false
                 var subject = c.percentEncoded == false ? (decode(path) ?? path) : path
                 var pattern = c.path ?? "*"
-                if insensitive { subject = subject.lowercased(); pattern = pattern.lowercased() }
+                if insensitive {
+                    subject = subject.lowercased()
+                    pattern = pattern.lowercased()
+                }
                 let s = Array(strip(subject).unicodeScalars)
                 let p = strip(pattern)
-                var ok = glob(Array(p.unicodeScalars)[...], s[...], food: insensitive ? food.map { $0.lowercased() } : food, insensitive: insensitive)
+                var ok = glob(
+                    Array(p.unicodeScalars)[...], s[...], food: insensitive ? food.map { $0.lowercased() } : food,
+                    insensitive: insensitive)
                 if !ok, p.hasSuffix("/*") {
-                    ok = glob(Array(p.dropLast(2).unicodeScalars)[...], s[...], food: insensitive ? food.map { $0.lowercased() } : food, insensitive: insensitive)
+                    ok = glob(
+                        Array(p.dropLast(2).unicodeScalars)[...], s[...],
+                        food: insensitive ? food.map { $0.lowercased() } : food, insensitive: insensitive)
                 }
                 if ok { return c.exclude == true ? .exclude : .match }
             }
@@ -89,7 +105,8 @@ enum ReferenceMatcher {
             if u[i] == UInt8(ascii: "%") {
                 let a = u.index(after: i)
                 guard a != u.endIndex, u.index(after: a) != u.endIndex,
-                      let v = UInt8(String(decoding: [u[a], u[u.index(after: a)]], as: UTF8.self), radix: 16) else { return nil }
+                    let v = UInt8(String(decoding: [u[a], u[u.index(after: a)]], as: UTF8.self), radix: 16)
+                else { return nil }
                 bytes.append(v)
                 i = u.index(a, offsetBy: 2)
             } else {
@@ -100,7 +117,9 @@ enum ReferenceMatcher {
         return String(validating: bytes, as: UTF8.self)
     }
 
-    static func glob(_ p: ArraySlice<Unicode.Scalar>, _ s: ArraySlice<Unicode.Scalar>, food: [String], insensitive: Bool) -> Bool {
+    static func glob(
+        _ p: ArraySlice<Unicode.Scalar>, _ s: ArraySlice<Unicode.Scalar>, food: [String], insensitive: Bool
+    ) -> Bool {
         guard let first = p.first else { return s.isEmpty }
         let rest = p.dropFirst()
         if first == "$", p.starts(with: Array("$(".unicodeScalars)), let close = p.firstIndex(of: ")") {
@@ -108,7 +127,9 @@ enum ReferenceMatcher {
             let after = p[(close + 1)...]
             let classes: [String: (Unicode.Scalar) -> Bool] = [
                 "digit": { $0.properties.numericType != nil && $0.isASCII },
-                "upper": { $0.isASCII && $0.properties.isUppercase || (insensitive && $0.isASCII && $0.properties.isLowercase) },
+                "upper": {
+                    $0.isASCII && $0.properties.isUppercase || (insensitive && $0.isASCII && $0.properties.isLowercase)
+                },
             ]
             if let cls = classes[name] {
                 guard let c = s.first, cls(c) else { return false }
@@ -124,7 +145,9 @@ enum ReferenceMatcher {
         }
         switch first {
         case "*", "\u{E001}":
-            for k in s.indices + [s.endIndex] where glob(rest, s[k...], food: food, insensitive: insensitive) { return true }
+            for k in s.indices + [s.endIndex] where glob(rest, s[k...], food: food, insensitive: insensitive) {
+                return true
+            }
             return false
         case "?", "\u{E002}":
             return !s.isEmpty && glob(rest, s.dropFirst(), food: food, insensitive: insensitive)
@@ -172,7 +195,10 @@ enum ReferenceMatcher {
     @Test func randomBytesNeverCrashTheLinter() async {
         await propertyCheck(count: 500, input: Gen.uint64(in: 0...UInt64.max)) { seed in
             var rng = SplitMix(seed)
-            let alphabet = Array("{}[]\",:0123456789.eE-+tfnrul \\/\n\u{0}\"applinksdetailscomponentsappIDs$()?*#é".utf8) + [0xFF, 0xC3, 0x80]
+            let alphabet =
+                Array("{}[]\",:0123456789.eE-+tfnrul \\/\n\u{0}\"applinksdetailscomponentsappIDs$()?*#é".utf8) + [
+                    0xFF, 0xC3, 0x80,
+                ]
             let bytes = (0..<Int.random(in: 0...200, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }
             _ = AASALinter.lint(bytes)
         }
@@ -213,7 +239,9 @@ enum ReferenceMatcher {
                 for url in ExampleURLs.derive(from: [doc], limit: 300) {
                     for app in s.appIDs {
                         let d = matcher.decide(appID: app, url: url)
-                        #expect(d.rule != s.rule, "\(s.rule) was claimed shadowed by \(s.shadowedBy) but decided \(url) in \(text)")
+                        #expect(
+                            d.rule != s.rule,
+                            "\(s.rule) was claimed shadowed by \(s.shadowedBy) but decided \(url) in \(text)")
                     }
                 }
             }

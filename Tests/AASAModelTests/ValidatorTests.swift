@@ -40,7 +40,10 @@ import Testing
         #expect(!AppID.isValid("ABCDE12345.com..app"))
         #expect(!AppID.isValid(""))
         #expect(AppID.problem("AF29P2AX2D")!.contains("bare Team ID"))
-        #expect(codes(doc(#"[{"/":"/a"}]"#).replacingOccurrences(of: "ABCDE12345", with: "abcde12345")) == [.lowercaseTeamID])
+        #expect(
+            codes(doc(#"[{"/":"/a"}]"#).replacingOccurrences(of: "ABCDE12345", with: "abcde12345")) == [
+                .lowercaseTeamID
+            ])
     }
 
     @Test func whatValidationMustCatch() {
@@ -48,24 +51,45 @@ import Testing
         #expect(codes(doc(#"[{"/":"/$(nope)"}]"#)).contains(.undefinedVariable))
         #expect(codes(doc(#"[{"/":"/$(oops"}]"#)).contains(.malformedVariable))
         #expect(codes(doc(#"[{"/":"/$()"}]"#)).contains(.malformedVariable))
-        #expect(codes(doc(#"[{"/":"/$(a)"}]"#, extra: #""substitutionVariables":{"a":["$(b)"],"b":["x"]},"#)).contains(.variableValueReferencesVariable))
-        #expect(codes(doc(#"[{"/":"/$(lang)"}]"#, extra: #""substitutionVariables":{"lang":["xx"]},"#)).contains(.variableRedefinesPredefined))
-        #expect(codes(doc(#"[{"/":"/$(v)"}]"#, extra: #""substitutionVariables":{"v":[]},"#)).contains(.variableWithoutValues))
+        #expect(
+            codes(doc(#"[{"/":"/$(a)"}]"#, extra: #""substitutionVariables":{"a":["$(b)"],"b":["x"]},"#)).contains(
+                .variableValueReferencesVariable))
+        #expect(
+            codes(doc(#"[{"/":"/$(lang)"}]"#, extra: #""substitutionVariables":{"lang":["xx"]},"#)).contains(
+                .variableRedefinesPredefined))
+        #expect(
+            codes(doc(#"[{"/":"/$(v)"}]"#, extra: #""substitutionVariables":{"v":[]},"#)).contains(
+                .variableWithoutValues))
         #expect(codes(doc(#"[{"/":"/a","exclude":"yes"}]"#)).contains(.wrongType))
-        #expect(codes(#"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a"}]},{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/b"}]}]}}"#).contains(.appInSeveralEntries))
-        #expect(codes(#"{"applinks":{"details":[{"appID":"ABCDE12345.com.b","appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a"}]}]}}"#).contains(.appIDDisagreesWithAppIDs))
+        #expect(
+            codes(
+                #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a"}]},{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/b"}]}]}}"#
+            ).contains(.appInSeveralEntries))
+        #expect(
+            codes(
+                #"{"applinks":{"details":[{"appID":"ABCDE12345.com.b","appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a"}]}]}}"#
+            ).contains(.appIDDisagreesWithAppIDs))
         #expect(codes(#"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"]}]}}"#).contains(.entryWithoutRules))
         #expect(codes(#"{"applinks":{"details":[]}}"#) == [.emptyDetails])
         #expect(codes(#"{}"#) == [.noService])
-        #expect(codes(#"{"applinks":{"apps":["ABCDE12345.com.a"],"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a"}]}]}}"#).contains(.legacyAppsNotEmpty))
+        #expect(
+            codes(
+                #"{"applinks":{"apps":["ABCDE12345.com.a"],"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a"}]}]}}"#
+            ).contains(.legacyAppsNotEmpty))
         #expect(codes(doc(#"[{"/":"NOT /a"}]"#)).contains(.notInsideComponents))
         #expect(codes(doc(#"[{"/":"/a","percentEncoded":false}]"#)).contains(.percentEncodedFalse))
-        #expect(codes(doc(#"[{"/":"/a","?":{"q":"x"},"caseSensitive":false}]"#)).contains(.caseInsensitiveQueryOrFragment))
+        #expect(
+            codes(doc(#"[{"/":"/a","?":{"q":"x"},"caseSensitive":false}]"#)).contains(.caseInsensitiveQueryOrFragment))
         #expect(codes(doc(#"[{"/":"/$(alpha)$(alpha)"}]"#)).contains(.variableUsedTwice))
         #expect(codes(doc(#"[{"/":"/search?q=*"}]"#)).contains(.pathPatternLooksLikeQuery))
         #expect(codes(doc(#"[{"/":"https://example.com/a"}]"#)).contains(.pathPatternIsURL))
         #expect(codes(doc(#"[{"/":"/a/**"}]"#)).contains(.redundantStars))
-        #expect(codes(doc(#"[{"/":"/a"}]"#).replacingOccurrences(of: #"["ABCDE12345.com.example.app"]"#, with: #"["ABCDE12345.com.example.app","ABCDE12345.com.example.app"]"#)).contains(.duplicateAppID))
+        #expect(
+            codes(
+                doc(#"[{"/":"/a"}]"#).replacingOccurrences(
+                    of: #"["ABCDE12345.com.example.app"]"#,
+                    with: #"["ABCDE12345.com.example.app","ABCDE12345.com.example.app"]"#)
+            ).contains(.duplicateAppID))
         #expect(codes(#"{"webcredentials":{"apps":["com.example.app"]}}"#) == [.invalidAppID])
         #expect(codes(doc(#"[{"/":"/a"}]"#)).isEmpty, "a clean document is silent")
     }
@@ -79,17 +103,23 @@ import Testing
     }
 
     @Test func pathsThatDisagreeWithComponentsAreFound() {
-        let report = lint(#"{"applinks":{"details":[{"appID":"ABCDE12345.com.a","appIDs":["ABCDE12345.com.a"],"components":[{"/":"/buy/*"}],"paths":["/buy/*","/sell/*"]}]}}"#)
+        let report = lint(
+            #"{"applinks":{"details":[{"appID":"ABCDE12345.com.a","appIDs":["ABCDE12345.com.a"],"components":[{"/":"/buy/*"}],"paths":["/buy/*","/sell/*"]}]}}"#
+        )
         let w = report.warnings.first { $0.code == .pathsDisagreeWithComponents }
         #expect(w?.message.contains("/sell") == true, "\(report.warnings)")
-        let agreeing = lint(#"{"applinks":{"details":[{"appID":"ABCDE12345.com.a","appIDs":["ABCDE12345.com.a"],"components":[{"/":"/buy/*"},{"/":"/x","exclude":true}],"paths":["/buy/*","NOT /x"]}]}}"#)
+        let agreeing = lint(
+            #"{"applinks":{"details":[{"appID":"ABCDE12345.com.a","appIDs":["ABCDE12345.com.a"],"components":[{"/":"/buy/*"},{"/":"/x","exclude":true}],"paths":["/buy/*","NOT /x"]}]}}"#
+        )
         #expect(!agreeing.warnings.contains { $0.code == .pathsDisagreeWithComponents })
     }
 
     @Test func sizeLimitCountsTheServedBytes() {
-        let rules = (0..<3_000).map { #"{"/":"/section-\#($0)/*","comment":"rule number \#($0)"}"# }.joined(separator: ",")
+        let rules = (0..<3_000).map { #"{"/":"/section-\#($0)/*","comment":"rule number \#($0)"}"# }.joined(
+            separator: ",")
         let big = doc("[\(rules)]")
         #expect(big.utf8.count > 128 * 1024)
-        #expect(AASALinter.lint(Array(big.utf8), options: .init(analyzeRules: false)).errors.map(\.code) == [.fileTooLarge])
+        #expect(
+            AASALinter.lint(Array(big.utf8), options: .init(analyzeRules: false)).errors.map(\.code) == [.fileTooLarge])
     }
 }

@@ -33,52 +33,74 @@ import Testing
         Cell(method: .patch, path: "/v1/teams/own", body: ["displayName": "Own"], expected: [200, 403, 403, 404]),
         Cell(method: .delete, path: "/v1/teams/own", expected: [409, 403, 403, 404]),
         Cell(method: .get, path: "/v1/teams/own/tokens", expected: [200, 200, 200, 404]),
-        Cell(method: .post, path: "/v1/teams/own/tokens", body: ["name": "ci", "scopes": ["read"]], expected: [201, 201, 403, 404]),
+        Cell(
+            method: .post, path: "/v1/teams/own/tokens", body: ["name": "ci", "scopes": ["read"]],
+            expected: [201, 201, 403, 404]),
         Cell(method: .delete, path: "/v1/teams/own/tokens/{readTokenID}", expected: [204, 204, 403, 404]),
         Cell(method: .get, path: "/v1/teams/own/apps", expected: [200, 200, 200, 404]),
-        Cell(method: .post, path: "/v1/teams/own/apps", body: ["appID": "ABCDE12345.com.own.second"], expected: [201, 201, 403, 404]),
+        Cell(
+            method: .post, path: "/v1/teams/own/apps", body: ["appID": "ABCDE12345.com.own.second"],
+            expected: [201, 201, 403, 404]),
         Cell(method: .get, path: "/v1/apps/\(app)", expected: [200, 200, 200, 404]),
-        Cell(method: .patch, path: "/v1/apps/\(app)", body: ["services": ["applinks", "webcredentials"]], expected: [200, 200, 403, 404]),
+        Cell(
+            method: .patch, path: "/v1/apps/\(app)", body: ["services": ["applinks", "webcredentials"]],
+            expected: [200, 200, 403, 404]),
         Cell(method: .delete, path: "/v1/apps/\(app)", expected: [204, 204, 403, 404]),
         Cell(method: .get, path: "/v1/domains", expected: [200, 200, 200, 200]),
         Cell(method: .post, path: "/v1/domains", body: ["host": "new.example"], expected: [201, 403, 403, 403]),
         Cell(method: .get, path: "/v1/domains/example.com", expected: [200, 200, 200, 200]),
-        Cell(method: .patch, path: "/v1/domains/example.com", body: ["aliases": ["www.example.com"]], expected: [200, 403, 403, 403]),
+        Cell(
+            method: .patch, path: "/v1/domains/example.com", body: ["aliases": ["www.example.com"]],
+            expected: [200, 403, 403, 403]),
         Cell(method: .delete, path: "/v1/domains/example.com", expected: [204, 403, 403, 403]),
         Cell(method: .get, path: "/v1/domains/example.com/grants", expected: [200, 200, 200, 200]),
         Cell(method: .get, path: "/v1/domains/example.com/grants/own", expected: [200, 200, 200, 200]),
-        Cell(method: .put, path: "/v1/domains/example.com/grants/own", body: ["pathPrefixes": ["/"]], expected: [200, 403, 403, 403]),
+        Cell(
+            method: .put, path: "/v1/domains/example.com/grants/own", body: ["pathPrefixes": ["/"]],
+            expected: [200, 403, 403, 403]),
         Cell(method: .delete, path: "/v1/domains/example.com/grants/other", expected: [204, 403, 403, 403]),
         // The domain-wide services are an admin's grant too.
-        Cell(method: .put, path: "/v1/domains/example.com/grants/own", body: ["pathPrefixes": ["/"], "services": ["webcredentials"]],
-             expected: [200, 403, 403, 403]),
+        Cell(
+            method: .put, path: "/v1/domains/example.com/grants/own",
+            body: ["pathPrefixes": ["/"], "services": ["webcredentials"]],
+            expected: [200, 403, 403, 403]),
         Cell(method: .get, path: rules, expected: [200, 200, 200, 404]),
         Cell(method: .put, path: rules, body: ["rules": [["/": "/a/*"]]], expected: [200, 200, 403, 404]),
         Cell(method: .post, path: rules, body: ["/": "/b/*"], expected: [201, 201, 403, 404]),
         Cell(method: .delete, path: rules + "/{ruleID}", expected: [200, 200, 403, 404]),
         Cell(method: .get, path: "/v1/domains/example.com/order", expected: [200, 200, 200, 200]),
-        Cell(method: .put, path: "/v1/domains/example.com/order", body: ["apps": [app]], expected: [200, 403, 403, 403]),
+        Cell(
+            method: .put, path: "/v1/domains/example.com/order", body: ["apps": [app]], expected: [200, 403, 403, 403]),
         Cell(method: .get, path: "/v1/domains/example.com/aasa", expected: [200, 200, 200, 200]),
         Cell(method: .get, path: "/v1/domains/example.com/report", expected: [200, 200, 200, 200]),
         Cell(method: .get, path: "/v1/audit", expected: [200, 200, 200, 200]),
         Cell(method: .get, path: "/v1/whoami", expected: [200, 200, 200, 200]),
         // Drafts: everyone with a token reads them (a team sees others' published rules only: DraftViewTests).
         Cell(method: .get, path: "/v1/domains/example.com/diff?from=1&to=draft", expected: [200, 200, 200, 200]),
-        Cell(method: .post, path: "/v1/match", body: ["url": "https://example.com/x/1", "source": "draft"], expected: [200, 200, 200, 200]),
+        Cell(
+            method: .post, path: "/v1/match", body: ["url": "https://example.com/x/1", "source": "draft"],
+            expected: [200, 200, 200, 200]),
         // Publishing and rollback: admins and write tokens of teams holding a grant (rollback within
         // today's grants, and a team's only over its own part: RollbackBoundsTests).
-        Cell(method: .post, path: "/v1/domains/example.com/publish", body: ["reason": "again"], expected: [200, 200, 403, 200]),
-        Cell(method: .post, path: "/v1/domains/example.com/revisions/1/rollback", body: ["reason": "undo"], expected: [200, 200, 403, 200]),
+        Cell(
+            method: .post, path: "/v1/domains/example.com/publish", body: ["reason": "again"],
+            expected: [200, 200, 403, 200]),
+        Cell(
+            method: .post, path: "/v1/domains/example.com/revisions/1/rollback", body: ["reason": "undo"],
+            expected: [200, 200, 403, 200]),
         // assetlinks.json: everyone reads the draft and the stream; it rolls back like the AASA
         // (the domain has no Android revision here, so whoever may roll back gets 404).
         Cell(method: .get, path: "/v1/domains/example.com/assetlinks", expected: [200, 200, 200, 200]),
         Cell(method: .get, path: "/v1/domains/example.com/assetlinks/revisions", expected: [200, 200, 200, 200]),
-        Cell(method: .post, path: "/v1/domains/example.com/assetlinks/revisions/1/rollback", body: ["reason": "undo"], expected: [404, 404, 403, 404]),
+        Cell(
+            method: .post, path: "/v1/domains/example.com/assetlinks/revisions/1/rollback", body: ["reason": "undo"],
+            expected: [404, 404, 403, 404]),
         Cell(method: .post, path: "/v1/teams/own/manifest?dryRun=true", raw: manifest, expected: [200, 200, 403, 404]),
         Cell(method: .post, path: "/v1/teams/own/manifest", raw: manifest, expected: [200, 200, 403, 404]),
     ]
 
-    static let manifest = #"{"apps":[{"appID":"\#(app)"}],"domains":[{"host":"example.com","apps":[{"appID":"\#(app)","rules":[{"/":"/m/*"}]}]}]}"#
+    static let manifest =
+        #"{"apps":[{"appID":"\#(app)"}],"domains":[{"host":"example.com","apps":[{"appID":"\#(app)","rules":[{"/":"/m/*"}]}]}]}"#
 
     struct Fixture: Sendable {
         var tokens: [Caller: String]
@@ -96,19 +118,33 @@ import Testing
         try #require(try await w.call(.delete, "/v1/teams/own/tokens/\(revoked.id)", token: w.adminToken).status == 204)
         let expired = try await w.withDatabase { database in
             let team = try await database.read(logger: .init(label: "t")) { try await $0.team(named: "own") }
-            return try await TestWorld.makeToken(database, teamID: team?.id, scopes: [.write], name: "old",
-                                                 expiresAt: Date().addingTimeInterval(-60))
+            return try await TestWorld.makeToken(
+                database, teamID: team?.id, scopes: [.write], name: "old",
+                expiresAt: Date().addingTimeInterval(-60))
         }
-        try #require(try await w.call(.post, "/v1/teams/own/apps", token: w.adminToken, json: ["appID": app]).status == 201)
-        try #require(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "example.com"]).status == 201)
-        try #require(try await w.call(.put, "/v1/domains/example.com/grants/own", token: w.adminToken, json: ["pathPrefixes": ["/"]]).status == 200)
-        try #require(try await w.call(.put, "/v1/domains/example.com/grants/other", token: w.adminToken, json: ["pathPrefixes": ["/other"]]).status == 200)
+        try #require(
+            try await w.call(.post, "/v1/teams/own/apps", token: w.adminToken, json: ["appID": app]).status == 201)
+        try #require(
+            try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "example.com"]).status == 201)
+        try #require(
+            try await w.call(
+                .put, "/v1/domains/example.com/grants/own", token: w.adminToken, json: ["pathPrefixes": ["/"]]
+            ).status == 200)
+        try #require(
+            try await w.call(
+                .put, "/v1/domains/example.com/grants/other", token: w.adminToken, json: ["pathPrefixes": ["/other"]]
+            ).status == 200)
         let rules = try await w.call(.put, Self.rules, token: w.adminToken, json: ["rules": [["/": "/x/*"]]])
         let ruleID = try #require((rules.object["rules"] as? [[String: Any]])?.first?["id"] as? String)
-        try #require(try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "r1"]).status == 201)
-        return Fixture(tokens: [.admin: w.adminToken, .ownWrite: write.secret, .ownRead: read.secret,
-                                .otherTeam: other.secret, .expired: expired, .revoked: revoked.secret],
-                       readTokenID: read.id, ruleID: ruleID)
+        try #require(
+            try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "r1"])
+                .status == 201)
+        return Fixture(
+            tokens: [
+                .admin: w.adminToken, .ownWrite: write.secret, .ownRead: read.secret,
+                .otherTeam: other.secret, .expired: expired, .revoked: revoked.secret,
+            ],
+            readTokenID: read.id, ruleID: ruleID)
     }
 
     @Test(arguments: cells)
@@ -118,7 +154,8 @@ import Testing
                 let fixture = try await Self.setUp(w)
                 let path = cell.path.replacingOccurrences(of: "{readTokenID}", with: fixture.readTokenID)
                     .replacingOccurrences(of: "{ruleID}", with: fixture.ruleID)
-                let reply = try await w.call(cell.method, path, token: fixture.tokens[caller], json: cell.body, raw: cell.raw)
+                let reply = try await w.call(
+                    cell.method, path, token: fixture.tokens[caller], json: cell.body, raw: cell.raw)
                 let expected = i < 4 ? cell.expected[i] : 401
                 #expect(reply.status == expected, "\(caller) \(cell.method) \(path): \(reply.text)")
                 if reply.status >= 400 {
@@ -139,7 +176,9 @@ import Testing
             #expect(patch.status == 405)
             #expect(patch.headers[.allow] == "GET")
             #expect(try await w.call(.get, "/v1/nothing/here", token: w.adminToken).status == 404)
-            #expect(try await w.call(.get, "/v1/teams/own", token: w.adminToken).status == 404, "a missing resource is still 404")
+            #expect(
+                try await w.call(.get, "/v1/teams/own", token: w.adminToken).status == 404,
+                "a missing resource is still 404")
         }
     }
 

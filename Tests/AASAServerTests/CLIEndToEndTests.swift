@@ -45,7 +45,9 @@ import Testing
         for team in ["shop", "news"] {
             let token = try await cli("tokens", "create", "ci", "--team", team, "--scope", "write", "--quiet")
             #expect(token.status == 0)
-            let login = try await cli("login", "--server", server.baseURL, "--profile", team, "--no-switch", "--token", token.out.trimmingCharacters(in: .whitespacesAndNewlines), "-q")
+            let login = try await cli(
+                "login", "--server", server.baseURL, "--profile", team, "--no-switch", "--token",
+                token.out.trimmingCharacters(in: .whitespacesAndNewlines), "-q")
             #expect(login.status == 0, "\(login)")
         }
     }
@@ -64,7 +66,8 @@ import Testing
         """
 
     @Test func everySubcommand() async throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("aasactl-root-\(UUID().uuidString)").path
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("aasactl-root-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: root) }
         try await Self.withServer { server, cli, admin in
@@ -73,7 +76,8 @@ import Testing
             #expect(mode == 0o600)
             #expect(try await cli("whoami").out.contains("admin"))
             // Flags and environment take precedence over the profile.
-            let env = try await cli("whoami", "--output", "json", environment: ["AASA_SERVER": server.baseURL, "AASA_TOKEN": admin])
+            let env = try await cli(
+                "whoami", "--output", "json", environment: ["AASA_SERVER": server.baseURL, "AASA_TOKEN": admin])
             #expect(env.out.contains("\"scopes\":[\"admin\"]") || env.out.contains("\"admin\""), "\(env)")
             let bad = try await cli("whoami", "--token", "aasa_nope")
             #expect(bad.status == 1)
@@ -91,25 +95,37 @@ import Testing
             let shop = ["--profile", "shop"]
             #expect(try await cli.run(["apps", "create", Self.shopApp, "--service", "applinks"] + shop).status == 0)
             #expect(try await cli.run(["apps", "list"] + shop).out.contains(Self.shopApp))
-            #expect(try await cli.run(["apps", "update", Self.shopApp, "--service", "applinks", "--service", "webcredentials"] + shop).status == 0)
+            #expect(
+                try await cli.run(
+                    ["apps", "update", Self.shopApp, "--service", "applinks", "--service", "webcredentials"] + shop
+                ).status == 0)
             #expect(try await cli.run(["apps", "show", Self.shopApp] + shop).out.contains("webcredentials"))
             let tokens = try await cli.run(["tokens", "list", "--output", "json"] + shop)
             #expect(tokens.out.contains("\"items\""))
-            let readToken = try await cli.run(["tokens", "create", "reader", "--scope", "read", "--output", "json"] + shop)
-            let tokenID = try #require((try JSONSerialization.jsonObject(with: Data(readToken.out.utf8)) as? [String: Any])
-                .flatMap { ($0["token"] as? [String: Any])?["id"] as? String })
+            let readToken = try await cli.run(
+                ["tokens", "create", "reader", "--scope", "read", "--output", "json"] + shop)
+            let tokenID = try #require(
+                (try JSONSerialization.jsonObject(with: Data(readToken.out.utf8)) as? [String: Any])
+                    .flatMap { ($0["token"] as? [String: Any])?["id"] as? String })
             #expect(try await cli.run(["tokens", "revoke", tokenID] + shop).status == 0)
 
-            #expect(try await cli.run(["rules", "add", "example.com", Self.shopApp, "--path", "/shop/*"] + shop).status == 0)
+            #expect(
+                try await cli.run(["rules", "add", "example.com", Self.shopApp, "--path", "/shop/*"] + shop).status == 0
+            )
             let rulesFile = try Self.temp("rules.yaml", "- \"/\": /shop/old/*\n  exclude: true\n- \"/\": /shop/*\n")
-            #expect(try await cli.run(["rules", "set", "example.com", Self.shopApp, "-f", rulesFile] + shop).status == 0)
+            #expect(
+                try await cli.run(["rules", "set", "example.com", Self.shopApp, "-f", rulesFile] + shop).status == 0)
             let listed = try await cli.run(["rules", "list", "example.com", Self.shopApp, "--output", "json"] + shop)
-            let rules = try #require((try JSONSerialization.jsonObject(with: Data(listed.out.utf8)) as? [String: Any])?["rules"] as? [[String: Any]])
+            let rules = try #require(
+                (try JSONSerialization.jsonObject(with: Data(listed.out.utf8)) as? [String: Any])?["rules"]
+                    as? [[String: Any]])
             #expect(rules.count == 2)
             let outside = try await cli.run(["rules", "add", "example.com", Self.shopApp, "--path", "/news/*"] + shop)
             #expect(outside.status == 1)
             #expect(outside.err.contains("outside"), "\(outside)")
-            #expect(try await cli.run(["rules", "delete", "example.com", Self.shopApp, rules[0]["id"] as! String] + shop).status == 0)
+            #expect(
+                try await cli.run(["rules", "delete", "example.com", Self.shopApp, rules[0]["id"] as! String] + shop)
+                    .status == 0)
 
             #expect(try await cli("order", "set", "example.com", Self.shopApp).status == 0)
             #expect(try await cli("order", "show", "example.com").out.contains("1. \(Self.shopApp)"))
@@ -120,7 +136,8 @@ import Testing
             let published = try await cli.run(["publish", "example.com", "--reason", "first"] + shop)
             #expect(published.status == 0, "\(published)")
             #expect(published.out.contains("revision 1"))
-            let second = try Self.temp("rules2.json", #"{"rules":[{"/":"/shop/new/*","exclude":true},{"/":"/shop/*"}]}"#)
+            let second = try Self.temp(
+                "rules2.json", #"{"rules":[{"/":"/shop/new/*","exclude":true},{"/":"/shop/*"}]}"#)
             #expect(try await cli("rules", "set", "example.com", Self.shopApp, "--file", second).status == 0)
             #expect(try await cli("publish", "example.com", "--reason", "second").status == 0)
             #expect(try await cli("revisions", "list", "example.com").out.contains("second"))
@@ -135,7 +152,8 @@ import Testing
             #expect(diff.status == 1, "documents differ")
             #expect(diff.out.contains("/shop/new/*"))
             #expect(try await cli("rollback", "example.com", "1", "--reason", "undo").status == 0)
-            let rolledBack = try String(contentsOfFile: root + "/.well-known/apple-app-site-association", encoding: .utf8)
+            let rolledBack = try String(
+                contentsOfFile: root + "/.well-known/apple-app-site-association", encoding: .utf8)
             #expect(rolledBack == file.out)
             let audit = try await cli("audit", "--domain", "example.com", "--limit", "50")
             #expect(audit.out.contains("publish"), "\(audit)")
@@ -163,24 +181,34 @@ import Testing
             try await Self.setUpShop(cli, server: server)
             let shop = ["--profile", "shop"]
             #expect(try await cli.run(["apps", "create", Self.shopApp] + shop).status == 0)
-            #expect(try await cli.run(["rules", "add", "example.com", Self.shopApp, "--path", "/shop/*"] + shop).status == 0)
-            let add = try await cli.run(["expectations", "add", "example.com", "https://example.com/shop/1", "--opens", Self.shopApp] + shop)
+            #expect(
+                try await cli.run(["rules", "add", "example.com", Self.shopApp, "--path", "/shop/*"] + shop).status == 0
+            )
+            let add = try await cli.run(
+                ["expectations", "add", "example.com", "https://example.com/shop/1", "--opens", Self.shopApp] + shop)
             #expect(add.status == 0, "\(add)")
             let list = try await cli.run(["expectations", "list", "example.com"] + shop)
-            #expect(list.out.contains("https://example.com/shop/1") && list.out.contains("opens \(Self.shopApp)"), "\(list)")
+            #expect(
+                list.out.contains("https://example.com/shop/1") && list.out.contains("opens \(Self.shopApp)"), "\(list)"
+            )
             #expect(try await cli.run(["expectations", "check", "example.com"] + shop).status == 0)
 
             // Removing the rule breaks the golden URL: refused, and the URL is named.
             let rules = try await cli.run(["rules", "list", "example.com", Self.shopApp, "--output", "json"] + shop)
-            let ruleID = try #require((try JSONParser.parse(rules.out).value.objectValue?["rules"]?.arrayValue?.first?.objectValue?["id"]?.stringValue))
+            let ruleID = try #require(
+                (try JSONParser.parse(rules.out).value.objectValue?["rules"]?.arrayValue?.first?.objectValue?["id"]?
+                    .stringValue))
             let refused = try await cli.run(["rules", "delete", "example.com", Self.shopApp, ruleID] + shop)
             #expect(refused.status == 1)
-            #expect(refused.err.contains("https://example.com/shop/1") && refused.err.contains("HTTP 409"), "\(refused)")
-            let forced = try await cli("rules", "delete", "example.com", Self.shopApp, ruleID, "--force-reason", "retiring the shop")
+            #expect(
+                refused.err.contains("https://example.com/shop/1") && refused.err.contains("HTTP 409"), "\(refused)")
+            let forced = try await cli(
+                "rules", "delete", "example.com", Self.shopApp, ruleID, "--force-reason", "retiring the shop")
             #expect(forced.status == 0, "\(forced)")
             #expect(try await cli.run(["expectations", "check", "example.com"] + shop).status == 1)
 
-            #expect(try await cli("guardrails", "set", "--protect", "/account/*", "--max-rules-per-team", "50").status == 0)
+            #expect(
+                try await cli("guardrails", "set", "--protect", "/account/*", "--max-rules-per-team", "50").status == 0)
             #expect(try await cli("guardrails", "show").out.contains("/account/*"))
             let suspend = try await cli("suspend", "shop", "--host", "example.com", "--reason", "incident 42")
             #expect(suspend.status == 0, "\(suspend)")
@@ -202,11 +230,15 @@ import Testing
             let planJSON = try await cli("plan", "-f", manifest, "--profile", "shop", "--output", "json")
             #expect(planJSON.out.contains("\"stateTag\""))
 
-            #expect(try await cli("apply", "-f", manifest, "--profile", "shop").status == 1, "no --yes, no terminal: refused")
+            #expect(
+                try await cli("apply", "-f", manifest, "--profile", "shop").status == 1,
+                "no --yes, no terminal: refused")
             let apply = try await cli("apply", "-f", manifest, "--profile", "shop", "--yes")
             #expect(apply.status == 0, "\(apply)")
             #expect(apply.out.contains("Applied: 1 app(s) created"))
-            #expect(apply.out.contains("1 rule set(s) changed on 1 domain(s)"), "the summary counts what was applied: \(apply.out)")
+            #expect(
+                apply.out.contains("1 rule set(s) changed on 1 domain(s)"),
+                "the summary counts what was applied: \(apply.out)")
             // An excluded URL says that an exclude decided it, not just "none".
             let excluded = try await cli("match", "--draft", "https://example.com/shop/admin/1", "--profile", "shop")
             #expect(excluded.out.contains("-> none") && excluded.out.contains("excluded"), "\(excluded)")
@@ -218,13 +250,15 @@ import Testing
 
             // A manifest that breaks a rule: refused with the file's own names; nothing changes.
             let before = try await cli("document", "example.com")
-            let broken = try Self.temp("broken.yaml", Self.manifest.replacingOccurrences(of: "\"/shop/*\"", with: "\"/news/*\""))
+            let broken = try Self.temp(
+                "broken.yaml", Self.manifest.replacingOccurrences(of: "\"/shop/*\"", with: "\"/news/*\""))
             let refused = try await cli("apply", "-f", broken, "--profile", "shop", "--yes")
             #expect(refused.status == 1)
             #expect(refused.err.contains("domains[\"example.com\"][\"\(Self.shopApp)\"][1][\"/\"]"), "\(refused)")
             #expect(try await cli("plan", "-f", broken, "--profile", "shop").status == 1)
             #expect(try await cli("document", "example.com").out == before.out)
-            let unknownKey = try Self.temp("typo.yaml", Self.manifest.replacingOccurrences(of: "comment:", with: "comments:"))
+            let unknownKey = try Self.temp(
+                "typo.yaml", Self.manifest.replacingOccurrences(of: "comment:", with: "comments:"))
             let typo = try await cli("plan", "-f", unknownKey, "--profile", "shop")
             #expect(typo.status == 1)
             #expect(typo.err.contains("unknown-key"), "\(typo)")
@@ -238,8 +272,10 @@ import Testing
             let port = try FreePort.pick()
             let proxy = Process()
             proxy.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            proxy.arguments = ["python3", TestDatabase.repositoryRoot + "/Tests/Support/drop-first-response.py",
-                               String(port), String(server.port), "manifest HTTP"]
+            proxy.arguments = [
+                "python3", TestDatabase.repositoryRoot + "/Tests/Support/drop-first-response.py",
+                String(port), String(server.port), "manifest HTTP",
+            ]
             let output = Pipe()
             proxy.standardOutput = output
             try proxy.run()
@@ -250,8 +286,9 @@ import Testing
                 try await Task.sleep(for: .milliseconds(100))
             }
             let manifest = try Self.temp("aasa.yaml", Self.manifest)
-            let apply = try await cli("apply", "-f", manifest, "--profile", "shop", "--yes", "--server", "http://127.0.0.1:\(port)",
-                                      "--idempotency-key", "release-42")
+            let apply = try await cli(
+                "apply", "-f", manifest, "--profile", "shop", "--yes", "--server", "http://127.0.0.1:\(port)",
+                "--idempotency-key", "release-42")
             #expect(apply.status == 0, "\(apply)")
             #expect(apply.err.contains("retrying"), "the first answer was lost: \(apply)")
             #expect(apply.out.contains("already applied"), "the retry got the stored answer: \(apply)")
@@ -267,7 +304,9 @@ import Testing
         try await Self.withServer { server, cli, _ in
             try await Self.setUpShop(cli, server: server)
             let shop = try Self.temp("shop.yaml", Self.manifest)
-            let news = try Self.temp("news.yaml", """
+            let news = try Self.temp(
+                "news.yaml",
+                """
                 team: news
                 apps:
                   \(Self.newsApp):

@@ -8,8 +8,12 @@ import Testing
     @Test func matchExplainsWithTheStoredRulesAndTheHost() async throws {
         try await TestWorld.run { w in
             let (shop, _) = try await GoldenURLTests.setUp(w)
-            let reply = try await w.call(.post, "/v1/match", token: shop, json: [
-                "url": "https://www.example.com/Shop/1", "source": "draft", "explain": true, "expectedAppID": GoldenURLTests.shopApp])
+            let reply = try await w.call(
+                .post, "/v1/match", token: shop,
+                json: [
+                    "url": "https://www.example.com/Shop/1", "source": "draft", "explain": true,
+                    "expectedAppID": GoldenURLTests.shopApp,
+                ])
             #expect(reply.status == 200, "\(reply.text)")
             #expect(reply.object["appID"] == nil)
             let explanation = try #require(reply.object["explanation"] as? [String: Any])
@@ -23,7 +27,8 @@ import Testing
             // A team sees its own draft and the rest as published (nothing yet): its app alone, deciding none.
             #expect(apps.count == 1 && apps.allSatisfy { $0["decision"] as? String == "none" })
             // Without explain, no explanation.
-            let plain = try await w.call(.post, "/v1/match", token: shop, json: ["url": "https://example.com/shop/1", "source": "draft"])
+            let plain = try await w.call(
+                .post, "/v1/match", token: shop, json: ["url": "https://example.com/shop/1", "source": "draft"])
             #expect(plain.object["explanation"] == nil && plain.object["appID"] as? String == GoldenURLTests.shopApp)
         }
     }

@@ -35,12 +35,17 @@ import Testing
             try p.run()
             p.waitUntilExit()
             let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
-            guard p.terminationStatus == 0 else { throw CLIFailure("scripts/postgres \(args) exited \(p.terminationStatus)") }
+            guard p.terminationStatus == 0 else {
+                throw CLIFailure("scripts/postgres \(args) exited \(p.terminationStatus)")
+            }
             return text.trimmingCharacters(in: .whitespacesAndNewlines)
         }
     }
 
-    struct CLIFailure: Error { var message: String; init(_ m: String) { message = m } }
+    struct CLIFailure: Error {
+        var message: String
+        init(_ m: String) { message = m }
+    }
 
     /// Runs `aasad` with `args` on `url` and returns its standard output.
     static func aasad(_ args: [String], url: String) async throws -> String {
@@ -77,11 +82,15 @@ import Testing
             stop.standardOutput = FileHandle.nullDevice
             stop.standardError = FileHandle.nullDevice
             try? stop.run()
-            DispatchQueue.global().async { stop.waitUntilExit(); try? FileManager.default.removeItem(atPath: cluster.data) }
+            DispatchQueue.global().async {
+                stop.waitUntilExit()
+                try? FileManager.default.removeItem(atPath: cluster.data)
+            }
         }
         _ = try await Self.aasad(["migrate"], url: cluster.url)
-        let token = try #require(try await Self.aasad(["token", "create", "--admin", "--name", "fault test"], url: cluster.url)
-            .split(whereSeparator: \.isWhitespace).map(String.init).last { $0.hasPrefix("aasa_") })
+        let token = try #require(
+            try await Self.aasad(["token", "create", "--admin", "--name", "fault test"], url: cluster.url)
+                .split(whereSeparator: \.isWhitespace).map(String.init).last { $0.hasPrefix("aasa_") })
         let server = try ServerProcess(database: try DatabaseURL(cluster.url))
         try await server.start()
         let api = server.baseURL

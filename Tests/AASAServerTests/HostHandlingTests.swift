@@ -11,7 +11,9 @@ import Testing
         try await offPool {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", """
+            process.arguments = [
+                "python3", "-c",
+                """
                 import socket, sys
                 s = socket.create_connection(("127.0.0.1", \(port)), timeout=10)
                 s.sendall(sys.argv[1].encode().replace(b"|", b"\\r\\n"))
@@ -21,7 +23,8 @@ import Testing
                     if not chunk: break
                     data += chunk
                 print(data.split(b" ")[1].decode() if data else "none")
-                """, request]
+                """, request,
+            ]
             let out = Pipe()
             process.standardOutput = out
             try process.run()
@@ -35,33 +38,61 @@ import Testing
         try await TestWorld.run { w in
             let port = try #require(w.client.port)
             let path = "/.well-known/apple-app-site-association"
-            #expect(try await Self.rawStatus(port: port, "GET \(path) HTTP/1.1|Host: a.example|Host: b.example|Connection: close||") == "400")
-            #expect(try await Self.rawStatus(port: port, "GET /v1/teams HTTP/1.1|Host: a.example|Host: b.example|Connection: close||") == "400")
-            #expect(try await Self.rawStatus(port: port, "GET \(path) HTTP/1.1|Host: a.example|Connection: close||") == "404")
+            #expect(
+                try await Self.rawStatus(
+                    port: port, "GET \(path) HTTP/1.1|Host: a.example|Host: b.example|Connection: close||") == "400")
+            #expect(
+                try await Self.rawStatus(
+                    port: port, "GET /v1/teams HTTP/1.1|Host: a.example|Host: b.example|Connection: close||") == "400")
+            #expect(
+                try await Self.rawStatus(port: port, "GET \(path) HTTP/1.1|Host: a.example|Connection: close||")
+                    == "404")
         }
     }
 
     @Test func aMovedAliasIsServedByItsNewDomainAtOnce() async throws {
         try await TestWorld.run { w in
             try await w.createTeam("own")
-            try #require(try await w.call(.post, "/v1/teams/own/apps", token: w.adminToken, json: ["appID": "ABCDE12345.com.own.app"]).status == 201)
+            try #require(
+                try await w.call(
+                    .post, "/v1/teams/own/apps", token: w.adminToken, json: ["appID": "ABCDE12345.com.own.app"]
+                ).status == 201)
             for (host, aliases) in [("a.example", ["shared.example"]), ("b.example", [])] {
-                try #require(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": host, "aliases": aliases]).status == 201)
-                try #require(try await w.call(.put, "/v1/domains/\(host)/grants/own", token: w.adminToken, json: ["pathPrefixes": ["/"]]).status == 200)
-                try #require(try await w.call(.put, "/v1/domains/\(host)/apps/ABCDE12345.com.own.app/rules", token: w.adminToken,
-                                              json: ["rules": [["/": "/\(host)/*"]]]).status == 200)
-                try #require(try await w.call(.post, "/v1/domains/\(host)/publish", token: w.adminToken, json: ["reason": "r1"]).status == 201)
+                try #require(
+                    try await w.call(
+                        .post, "/v1/domains", token: w.adminToken, json: ["host": host, "aliases": aliases]
+                    ).status == 201)
+                try #require(
+                    try await w.call(
+                        .put, "/v1/domains/\(host)/grants/own", token: w.adminToken, json: ["pathPrefixes": ["/"]]
+                    ).status == 200)
+                try #require(
+                    try await w.call(
+                        .put, "/v1/domains/\(host)/apps/ABCDE12345.com.own.app/rules", token: w.adminToken,
+                        json: ["rules": [["/": "/\(host)/*"]]]
+                    ).status == 200)
+                try #require(
+                    try await w.call(.post, "/v1/domains/\(host)/publish", token: w.adminToken, json: ["reason": "r1"])
+                        .status == 201)
             }
             let port = try #require(w.client.port)
             func served(_ host: String) async throws -> String? {
-                let reply = try await Curl.get("http://127.0.0.1:\(port)/.well-known/apple-app-site-association", host: host)
+                let reply = try await Curl.get(
+                    "http://127.0.0.1:\(port)/.well-known/apple-app-site-association", host: host)
                 return reply.status == 200 ? String(decoding: reply.body, as: UTF8.self) : nil
             }
             #expect(try await served("shared.example")?.contains("a.example") == true)
-            #expect(try await w.call(.patch, "/v1/domains/a.example", token: w.adminToken, json: ["aliases": [String]()]).status == 200)
+            #expect(
+                try await w.call(.patch, "/v1/domains/a.example", token: w.adminToken, json: ["aliases": [String]()])
+                    .status == 200)
             #expect(try await served("shared.example") == nil, "an alias dropped is not served by its old domain")
-            #expect(try await w.call(.patch, "/v1/domains/b.example", token: w.adminToken, json: ["aliases": ["shared.example"]]).status == 200)
-            #expect(try await served("shared.example")?.contains("b.example") == true, "and its new domain answers for it at once")
+            #expect(
+                try await w.call(
+                    .patch, "/v1/domains/b.example", token: w.adminToken, json: ["aliases": ["shared.example"]]
+                ).status == 200)
+            #expect(
+                try await served("shared.example")?.contains("b.example") == true,
+                "and its new domain answers for it at once")
         }
     }
 }

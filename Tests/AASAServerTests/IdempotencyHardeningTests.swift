@@ -43,9 +43,11 @@ import Testing
             try await w.createTeam("own")
             let manifest = #"{"apps":[{"appID":"ABCDE12345.com.own.app"}],"domains":[]}"#
             let key = ["Idempotency-Key": "apply-1"]
-            let dry = try await w.call(.post, "/v1/teams/own/manifest?dryRun=true", token: w.adminToken, raw: manifest, headers: key)
+            let dry = try await w.call(
+                .post, "/v1/teams/own/manifest?dryRun=true", token: w.adminToken, raw: manifest, headers: key)
             #expect(dry.status == 200)
-            let real = try await w.call(.post, "/v1/teams/own/manifest", token: w.adminToken, raw: manifest, headers: key)
+            let real = try await w.call(
+                .post, "/v1/teams/own/manifest", token: w.adminToken, raw: manifest, headers: key)
             #expect(real.status == 422)
             #expect(real.problemRules == ["idempotency-key-reused"])
             #expect(try await w.call(.get, "/v1/apps/ABCDE12345.com.own.app", token: w.adminToken).status == 404)

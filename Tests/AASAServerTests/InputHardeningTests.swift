@@ -14,8 +14,14 @@ import Testing
             let cases: [(HTTPRequest.Method, String, String, String)] = [
                 (.post, "/v1/teams", #"{"name":"a","displayName":"x\#(Self.nul)y"}"#, "/displayName"),
                 (.post, "/v1/teams/shop/tokens", #"{"name":"ci\#(Self.nul)","scopes":["read"]}"#, "/name"),
-                (.post, "/v1/domains", #"{"host":"example.com","substitutionVariables":{"v":["a\#(Self.nul)"]}}"#, "/substitutionVariables/v/0"),
-                (.post, "/v1/teams/shop/manifest?dryRun=true", #"{"apps":[],"domains":[{"host":"x\#(Self.nul)","apps":[]}]}"#, "/domains/0/host"),
+                (
+                    .post, "/v1/domains", #"{"host":"example.com","substitutionVariables":{"v":["a\#(Self.nul)"]}}"#,
+                    "/substitutionVariables/v/0"
+                ),
+                (
+                    .post, "/v1/teams/shop/manifest?dryRun=true",
+                    #"{"apps":[],"domains":[{"host":"x\#(Self.nul)","apps":[]}]}"#, "/domains/0/host"
+                ),
                 (.post, "/v1/match", #"{"url":"https://example.com/\#(Self.nul)"}"#, "/url"),
             ]
             for (method, path, body, field) in cases {
@@ -30,7 +36,9 @@ import Testing
             let pathParam = try await w.call(.get, "/v1/teams/a%00b", token: w.adminToken)
             #expect(pathParam.status == 400)
             #expect(pathParam.problemFields == ["path"])
-            #expect(try await w.call(.get, "/v1/teams", token: w.adminToken).object["items"].map { ($0 as? [Any])?.count } == 1)
+            #expect(
+                try await w.call(.get, "/v1/teams", token: w.adminToken).object["items"].map { ($0 as? [Any])?.count }
+                    == 1)
         }
     }
 
@@ -41,11 +49,13 @@ import Testing
             let team = try await w.call(.patch, "/v1/teams/shop", token: w.adminToken, json: ["displayName": long])
             #expect(team.status == 400)
             #expect(team.problemRules == ["maxLength"])
-            let token = try await w.call(.post, "/v1/teams/shop/tokens", token: w.adminToken, json: ["name": long, "scopes": ["read"]])
+            let token = try await w.call(
+                .post, "/v1/teams/shop/tokens", token: w.adminToken, json: ["name": long, "scopes": ["read"]])
             #expect(token.status == 400)
             #expect(token.problemFields == ["/name"])
             let huge = String(repeating: "p", count: 5000)
-            let rules = try await w.call(.post, "/v1/match", token: w.adminToken, json: ["url": "https://example.com/" + huge])
+            let rules = try await w.call(
+                .post, "/v1/match", token: w.adminToken, json: ["url": "https://example.com/" + huge])
             #expect(rules.status == 400)
             #expect(rules.problemRules == ["maxLength"])
         }
@@ -60,7 +70,8 @@ import Testing
             for token in [w.adminToken, nil] {
                 var headers = ["Transfer-Encoding": "chunked", "Content-Type": "application/json"]
                 if let token { headers["Authorization"] = "Bearer \(token)" }
-                let reply = try await Curl.get("http://127.0.0.1:\(port)/v1/teams", headers: headers, method: "POST", body: huge)
+                let reply = try await Curl.get(
+                    "http://127.0.0.1:\(port)/v1/teams", headers: headers, method: "POST", body: huge)
                 #expect(reply.status == 413, "\(String(decoding: reply.body, as: UTF8.self))")
                 #expect(reply.headers["content-type"] == "application/problem+json")
             }
@@ -71,12 +82,17 @@ import Testing
     /// `%22…` over the declared 100 characters shrank under the bound and came back 412.
     @Test func anIfMatchOverItsBoundIs400AsSent() async throws {
         try await TestWorld.run { w in
-            try #require(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "example.com"]).status == 201)
+            try #require(
+                try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "example.com"]).status == 201
+            )
             let long = String(repeating: "%22", count: 40)
-            let reply = try await w.call(.delete, "/v1/domains/example.com", token: w.adminToken, headers: ["If-Match": long])
+            let reply = try await w.call(
+                .delete, "/v1/domains/example.com", token: w.adminToken, headers: ["If-Match": long])
             #expect(reply.status == 400)
             #expect(reply.problemFields == ["If-Match"])
-            #expect(try await w.call(.get, "/v1/domains/example.com", token: w.adminToken).status == 200, "nothing was deleted")
+            #expect(
+                try await w.call(.get, "/v1/domains/example.com", token: w.adminToken).status == 200,
+                "nothing was deleted")
         }
     }
 }

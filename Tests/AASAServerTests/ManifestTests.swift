@@ -13,30 +13,48 @@ import Testing
         try await w.createTeam("shop")
         try await w.createTeam("news")
         for host in ["example.com", "shop.example"] {
-            try #require(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": host]).status == 201)
+            try #require(
+                try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": host]).status == 201)
         }
-        try #require(try await w.call(.put, "/v1/domains/example.com/grants/shop", token: w.adminToken,
-                                      json: ["pathPrefixes": ["/shop"], "services": ["webcredentials", "appclips"]]).status == 200)
-        try #require(try await w.call(.put, "/v1/domains/shop.example/grants/shop", token: w.adminToken,
-                                      json: ["pathPrefixes": ["/"], "services": ["webcredentials", "appclips"]]).status == 200)
-        try #require(try await w.call(.put, "/v1/domains/example.com/grants/news", token: w.adminToken, json: ["pathPrefixes": ["/news"]]).status == 200)
-        return (try await w.teamToken("shop", scopes: ["write"]).secret, try await w.teamToken("news", scopes: ["write"]).secret)
+        try #require(
+            try await w.call(
+                .put, "/v1/domains/example.com/grants/shop", token: w.adminToken,
+                json: ["pathPrefixes": ["/shop"], "services": ["webcredentials", "appclips"]]
+            ).status == 200)
+        try #require(
+            try await w.call(
+                .put, "/v1/domains/shop.example/grants/shop", token: w.adminToken,
+                json: ["pathPrefixes": ["/"], "services": ["webcredentials", "appclips"]]
+            ).status == 200)
+        try #require(
+            try await w.call(
+                .put, "/v1/domains/example.com/grants/news", token: w.adminToken, json: ["pathPrefixes": ["/news"]]
+            ).status == 200)
+        return (
+            try await w.teamToken("shop", scopes: ["write"]).secret,
+            try await w.teamToken("news", scopes: ["write"]).secret
+        )
     }
 
     /// shop's manifest as JSON: its app (with `services`) and App Clip, `paths` on example.com, and
     /// two rules on shop.example unless `dropShopExample`; `extraHost` adds an empty domain entry.
-    static func shopManifest(_ paths: [String] = ["/shop/*"], services: [String] = ["applinks", "webcredentials"],
-                             dropShopExample: Bool = false, extraHost: String? = nil, publish: Bool = false, reason: String? = nil) -> String {
+    static func shopManifest(
+        _ paths: [String] = ["/shop/*"], services: [String] = ["applinks", "webcredentials"],
+        dropShopExample: Bool = false, extraHost: String? = nil, publish: Bool = false, reason: String? = nil
+    ) -> String {
         let rules = paths.map { #"{"/":"\#($0)"}"# }.joined(separator: ",")
         var domains = [#"{"host":"example.com","apps":[{"appID":"\#(shop)","rules":[\#(rules)]}]}"#]
         if !dropShopExample {
-            domains.append(#"{"host":"shop.example","apps":[{"appID":"\#(shop)","rules":[{"/":"/*"},{"/":"/admin/*","exclude":true}]}]}"#)
+            domains.append(
+                #"{"host":"shop.example","apps":[{"appID":"\#(shop)","rules":[{"/":"/*"},{"/":"/admin/*","exclude":true}]}]}"#
+            )
         }
         if let extraHost { domains.append(#"{"host":"\#(extraHost)","apps":[]}"#) }
         let serviceList = services.map { "\"\($0)\"" }.joined(separator: ",")
         var extra = publish ? #","publish":true"# : ""
         if let reason { extra += #","reason":"\#(reason)""# }
-        return #"{"apps":[{"appID":"\#(shop)","services":[\#(serviceList)]},{"appID":"\#(shopClip)","services":["appclips"]}],"domains":[\#(domains.joined(separator: ","))]\#(extra)}"#
+        return
+            #"{"apps":[{"appID":"\#(shop)","services":[\#(serviceList)]},{"appID":"\#(shopClip)","services":["appclips"]}],"domains":[\#(domains.joined(separator: ","))]\#(extra)}"#
     }
 
     /// Every `/` pattern in a domain's draft document (the runtime re-encodes it, escaping slashes).
@@ -56,7 +74,8 @@ import Testing
             let (shopToken, _) = try await Self.setUp(w)
             let auditBefore = try await Self.auditCount(w)
 
-            let plan = try await w.call(.post, "/v1/teams/shop/manifest?dryRun=true", token: shopToken, raw: Self.shopManifest())
+            let plan = try await w.call(
+                .post, "/v1/teams/shop/manifest?dryRun=true", token: shopToken, raw: Self.shopManifest())
             #expect(plan.status == 200, "\(plan.text)")
             #expect(plan.object["dryRun"] as? Bool == true)
             #expect(plan.object["changed"] as? Bool == true)
@@ -66,14 +85,18 @@ import Testing
             #expect(domains.compactMap { $0["host"] as? String }.sorted() == ["example.com", "shop.example"])
             let diff = domains.first { $0["host"] as? String == "example.com" }?["diff"] as? [String: Any]
             let openers = diff?["openerChanges"] as? [[String: Any]] ?? []
-            #expect(openers.contains { ($0["url"] as? String)?.contains("/shop/") == true && $0["after"] as? String == Self.shop })
+            #expect(
+                openers.contains {
+                    ($0["url"] as? String)?.contains("/shop/") == true && $0["after"] as? String == Self.shop
+                })
             // The dry run rolled back: no app, no rules, no audit event.
             #expect(try await w.call(.get, "/v1/apps/\(Self.shop)", token: w.adminToken).status == 404)
             #expect(try await Self.auditCount(w) == auditBefore)
 
             let tag = try #require(plan.object["stateTag"] as? String)
-            let applied = try await w.call(.post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest(),
-                                           headers: ["If-Match": tag])
+            let applied = try await w.call(
+                .post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest(),
+                headers: ["If-Match": tag])
             #expect(applied.status == 200, "\(applied.text)")
             #expect(applied.object["changed"] as? Bool == true)
             // Two apps created, two rule sets written: four audit events, no more.
@@ -81,7 +104,8 @@ import Testing
             #expect(try await Self.patterns(w, "shop.example") == ["/*", "/admin/*"])
             let document = try await w.call(.get, "/v1/domains/shop.example/aasa", token: w.adminToken).object
             #expect((document["appclips"] as? [String: Any])?["apps"] as? [String] == [Self.shopClip])
-            let ruleIDs = try await w.call(.get, "/v1/domains/shop.example/apps/\(Self.shop)/rules", token: shopToken)
+            let ruleIDs =
+                try await w.call(.get, "/v1/domains/shop.example/apps/\(Self.shop)/rules", token: shopToken)
                 .object["rules"] as? [[String: Any]]
 
             // The same manifest again: nothing changes, the tag is the one apply returned, IDs stay.
@@ -89,13 +113,15 @@ import Testing
             #expect(again.object["changed"] as? Bool == false)
             #expect(again.object["stateTag"] as? String == applied.object["stateTag"] as? String)
             #expect(try await Self.auditCount(w) == auditBefore + 4)
-            let idsAfter = try await w.call(.get, "/v1/domains/shop.example/apps/\(Self.shop)/rules", token: shopToken)
+            let idsAfter =
+                try await w.call(.get, "/v1/domains/shop.example/apps/\(Self.shop)/rules", token: shopToken)
                 .object["rules"] as? [[String: Any]]
             #expect(ruleIDs?.compactMap { $0["id"] as? String } == idsAfter?.compactMap { $0["id"] as? String })
 
             // The planned tag is now stale: applying a different manifest with it is refused.
-            let stale = try await w.call(.post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest(["/shop/new/*"]),
-                                         headers: ["If-Match": tag])
+            let stale = try await w.call(
+                .post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest(["/shop/new/*"]),
+                headers: ["If-Match": tag])
             #expect(stale.status == 412)
             #expect(try await Self.auditCount(w) == auditBefore + 4)
         }
@@ -104,7 +130,9 @@ import Testing
     @Test func invalidManifestChangesNothingAndNamesEveryField() async throws {
         try await TestWorld.run { w in
             let (shopToken, _) = try await Self.setUp(w)
-            #expect(try await w.call(.post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest()).status == 200)
+            #expect(
+                try await w.call(.post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest()).status
+                    == 200)
             let auditBefore = try await Self.auditCount(w)
             let before = try await w.call(.get, "/v1/domains/example.com/aasa", token: w.adminToken).body
 
@@ -121,9 +149,11 @@ import Testing
             #expect(outside.problemFields == ["/domains/0/apps/0/rules/1/~1"], "\(outside.text)")
             #expect(outside.problemRules == ["outside-grant"])
 
-            let badPattern = try await w.call(.post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest(["/shop/$(nope)"]))
+            let badPattern = try await w.call(
+                .post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest(["/shop/$(nope)"]))
             #expect(badPattern.status == 422)
-            #expect(badPattern.problemFields.first?.hasPrefix("/domains/0/apps/0/rules/0") == true, "\(badPattern.text)")
+            #expect(
+                badPattern.problemFields.first?.hasPrefix("/domains/0/apps/0/rules/0") == true, "\(badPattern.text)")
 
             #expect(try await Self.auditCount(w) == auditBefore)
             #expect(try await w.call(.get, "/v1/domains/example.com/aasa", token: w.adminToken).body == before)
@@ -133,7 +163,9 @@ import Testing
     @Test func ownershipAndRemoval() async throws {
         try await TestWorld.run { w in
             let (shopToken, newsToken) = try await Self.setUp(w)
-            #expect(try await w.call(.post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest()).status == 200)
+            #expect(
+                try await w.call(.post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest()).status
+                    == 200)
 
             // news cannot take shop's app over through a manifest.
             let takeover = #"{"apps":[{"appID":"\#(Self.shop)"}],"domains":[]}"#
@@ -144,9 +176,12 @@ import Testing
             #expect(try await w.call(.post, "/v1/teams/shop/manifest", token: newsToken, raw: takeover).status == 404)
 
             // Dropping shop.example from the manifest removes the app's rules there.
-            let dropped = try await w.call(.post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest(dropShopExample: true))
+            let dropped = try await w.call(
+                .post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest(dropShopExample: true))
             #expect(dropped.status == 200, "\(dropped.text)")
-            let shopExample = (dropped.object["domains"] as? [[String: Any]])?.first { $0["host"] as? String == "shop.example" }
+            let shopExample = (dropped.object["domains"] as? [[String: Any]])?.first {
+                $0["host"] as? String == "shop.example"
+            }
             #expect((shopExample?["rules"] as? [[String: Any]])?.first?["action"] as? String == "clear")
             let rules = try await w.call(.get, "/v1/domains/shop.example/apps/\(Self.shop)/rules", token: shopToken)
             #expect((rules.object["rules"] as? [Any])?.isEmpty == true)
@@ -156,9 +191,11 @@ import Testing
     @Test func twoTeamsApplyingToOneDomainAtOnceLoseNothing() async throws {
         try await TestWorld.run { w in
             let (shopToken, newsToken) = try await Self.setUp(w)
-            let news = #"{"apps":[{"appID":"\#(Self.news)"}],"domains":[{"host":"example.com","apps":[{"appID":"\#(Self.news)","rules":[{"/":"/news/*"}]}]}]}"#
+            let news =
+                #"{"apps":[{"appID":"\#(Self.news)"}],"domains":[{"host":"example.com","apps":[{"appID":"\#(Self.news)","rules":[{"/":"/news/*"}]}]}]}"#
             for round in 0..<5 {
-                async let a = w.call(.post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest(["/shop/\(round)/*"]))
+                async let a = w.call(
+                    .post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest(["/shop/\(round)/*"]))
                 async let b = w.call(.post, "/v1/teams/news/manifest", token: newsToken, raw: news)
                 let (ra, rb) = try await (a, b)
                 #expect(ra.status == 200, "\(ra.text)")
@@ -174,13 +211,20 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         try await TestWorld.run { w in
             let (shopToken, _) = try await Self.setUp(w)
-            #expect(try await w.call(.patch, "/v1/domains/shop.example", token: w.adminToken, json: ["webRoots": [root.path]]).status == 200)
-            let noReason = try await w.call(.post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest(publish: true))
+            #expect(
+                try await w.call(
+                    .patch, "/v1/domains/shop.example", token: w.adminToken, json: ["webRoots": [root.path]]
+                ).status == 200)
+            let noReason = try await w.call(
+                .post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest(publish: true))
             #expect(noReason.problemFields == ["/reason"])
-            let applied = try await w.call(.post, "/v1/teams/shop/manifest", token: shopToken,
-                                           raw: Self.shopManifest(publish: true, reason: "release 1.2"))
+            let applied = try await w.call(
+                .post, "/v1/teams/shop/manifest", token: shopToken,
+                raw: Self.shopManifest(publish: true, reason: "release 1.2"))
             #expect(applied.status == 200, "\(applied.text)")
-            let published = (applied.object["domains"] as? [[String: Any]])?.first { $0["host"] as? String == "shop.example" }
+            let published = (applied.object["domains"] as? [[String: Any]])?.first {
+                $0["host"] as? String == "shop.example"
+            }
             #expect((published?["publish"] as? [String: Any])?["created"] as? Bool == true)
             let file = root.appendingPathComponent(".well-known/apple-app-site-association")
             let bytes = try Data(contentsOf: file)

@@ -10,7 +10,8 @@ import Testing
 
     /// A copy of the migrations directory that a test may change.
     func copyOfMigrations() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-migrations-\(UUID().uuidString)").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-migrations-\(UUID().uuidString)")
+            .path
         try FileManager.default.copyItem(atPath: TestDatabase.migrationsDirectory, toPath: dir)
         return dir
     }
@@ -21,7 +22,9 @@ import Testing
             let applied = try await TestDatabase.shared.withClient(url: url) { database in
                 try await withThrowingTaskGroup(of: [Int].self) { group in
                     for _ in 0..<2 {
-                        group.addTask { try await database.read(logger: self.logger) { try await migrator.migrate($0) } }
+                        group.addTask {
+                            try await database.read(logger: self.logger) { try await migrator.migrate($0) }
+                        }
                     }
                     return try await group.reduce(into: [[Int]]()) { $0.append($1) }
                 }
@@ -41,29 +44,41 @@ import Testing
 
             // An applied file edited afterwards.
             let first = dir + "/0001_initial.sql"
-            try (try String(contentsOfFile: first, encoding: .utf8) + "\n-- edited\n").write(toFile: first, atomically: true, encoding: .utf8)
+            try (try String(contentsOfFile: first, encoding: .utf8) + "\n-- edited\n").write(
+                toFile: first, atomically: true, encoding: .utf8)
             let edited = Migrator(files: try MigrationFile.load(from: dir))
-            let status = try await TestDatabase.shared.withClient(url: url) { db in try await db.read(logger: self.logger) { try await edited.status($0) } }
+            let status = try await TestDatabase.shared.withClient(url: url) { db in
+                try await db.read(logger: self.logger) { try await edited.status($0) }
+            }
             #expect(status.problems == [.edited(version: 1, name: "initial")])
             await #expect(throws: MigrationError.edited(version: 1, name: "initial")) {
-                try await TestDatabase.shared.withClient(url: url) { db in try await db.read(logger: self.logger) { try await edited.migrate($0) } }
+                try await TestDatabase.shared.withClient(url: url) { db in
+                    try await db.read(logger: self.logger) { try await edited.migrate($0) }
+                }
             }
 
             // A new file not yet applied: the database is behind until `migrate`.
             try FileManager.default.removeItem(atPath: first)
-            try FileManager.default.copyItem(atPath: TestDatabase.migrationsDirectory + "/0001_initial.sql", toPath: first)
+            try FileManager.default.copyItem(
+                atPath: TestDatabase.migrationsDirectory + "/0001_initial.sql", toPath: first)
             try "CREATE TABLE later (id int);".write(toFile: dir + "/0099_later.sql", atomically: true, encoding: .utf8)
             let ahead = Migrator(files: try MigrationFile.load(from: dir))
             await #expect(throws: MigrationError.pending([99])) {
-                try await TestDatabase.shared.withClient(url: url) { db in try await db.read(logger: self.logger) { try await ahead.verify($0) } }
+                try await TestDatabase.shared.withClient(url: url) { db in
+                    try await db.read(logger: self.logger) { try await ahead.verify($0) }
+                }
             }
-            let applied = try await TestDatabase.shared.withClient(url: url) { db in try await db.read(logger: self.logger) { try await ahead.migrate($0) } }
+            let applied = try await TestDatabase.shared.withClient(url: url) { db in
+                try await db.read(logger: self.logger) { try await ahead.migrate($0) }
+            }
             #expect(applied == [99])
 
             // Now the original build meets a database that has a migration it does not know.
             let original = Migrator(files: try MigrationFile.load(from: TestDatabase.migrationsDirectory))
             await #expect(throws: MigrationError.unknownApplied(version: 99, name: "later")) {
-                try await TestDatabase.shared.withClient(url: url) { db in try await db.read(logger: self.logger) { try await original.verify($0) } }
+                try await TestDatabase.shared.withClient(url: url) { db in
+                    try await db.read(logger: self.logger) { try await original.verify($0) }
+                }
             }
         }
     }

@@ -18,7 +18,8 @@ import Testing
             let site = site.replacingOccurrences(of: "    listen [::]:80;\n", with: "")
                 .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
             try site.write(toFile: directory + "/site.conf", atomically: true, encoding: .utf8)
-            let temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(directory)/tmp;" }.joined(separator: "\n  ")
+            let temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"].map { "\($0)_temp_path \(directory)/tmp;" }
+                .joined(separator: "\n  ")
             let main = """
                 worker_processes 1;
                 pid \(directory)/nginx.pid;
@@ -43,7 +44,9 @@ import Testing
                 if (try? await Curl.get("http://127.0.0.1:\(port)/").status) != 0 { return }
                 try await Task.sleep(for: .milliseconds(100))
             }
-            Issue.record("nginx did not start: \((try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? "")")
+            Issue.record(
+                "nginx did not start: \((try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? "")"
+            )
         }
 
         deinit {
@@ -58,24 +61,40 @@ import Testing
     }
 
     @Test func staticAndProxyModesServeThePublishedFile() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx"), "install Debian's nginx (scripts/test does)")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: "/usr/sbin/nginx"),
+            "install Debian's nginx (scripts/test does)")
         let root = try PublishingTests.tempDir()
         defer { try? FileManager.default.removeItem(atPath: root) }
         try await TestWorld.run { w in
             let token = try await PublishingTests.setUp(w, webRoots: [root], legacy: true)
             // An Android app too, so the domain publishes assetlinks.json beside the AASA.
-            try #require(try await w.call(.post, "/v1/teams/own/apps", token: token, json: [
-                "appID": "com.own.app", "platform": "android", "fingerprints": [AndroidTests.upload]]).status == 201)
-            try #require(try await w.call(.put, "/v1/domains/example.com/apps/com.own.app/rules", token: token,
-                                          json: ["rules": [["/": "/shop/*"]]]).status == 200)
-            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "nginx"]).status == 201)
+            try #require(
+                try await w.call(
+                    .post, "/v1/teams/own/apps", token: token,
+                    json: [
+                        "appID": "com.own.app", "platform": "android", "fingerprints": [AndroidTests.upload],
+                    ]
+                ).status == 201)
+            try #require(
+                try await w.call(
+                    .put, "/v1/domains/example.com/apps/com.own.app/rules", token: token,
+                    json: ["rules": [["/": "/shop/*"]]]
+                ).status == 200)
+            #expect(
+                try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "nginx"])
+                    .status == 201)
             let file = try await w.call(.get, "/v1/domains/example.com/revisions/1/file", token: token).body
-            let assetLinks = try #require(FileManager.default.contents(atPath: root + "/.well-known/assetlinks.json").map { [UInt8]($0) })
+            let assetLinks = try #require(
+                FileManager.default.contents(atPath: root + "/.well-known/assetlinks.json").map { [UInt8]($0) })
 
-            let staticSite = try Self.deployFile("aasa-static.conf").replacingOccurrences(of: "/srv/aasa/example.com", with: root)
+            let staticSite = try Self.deployFile("aasa-static.conf").replacingOccurrences(
+                of: "/srv/aasa/example.com", with: root)
             let proxySite = try Self.deployFile("aasa-proxy.conf")
-                .replacingOccurrences(of: "server 127.0.0.1:8080;", with: "server 127.0.0.1:\(try #require(w.client.port));")
-            let staticNginx = try Nginx(site: staticSite), proxyNginx = try Nginx(site: proxySite)
+                .replacingOccurrences(
+                    of: "server 127.0.0.1:8080;", with: "server 127.0.0.1:\(try #require(w.client.port));")
+            let staticNginx = try Nginx(site: staticSite)
+            let proxyNginx = try Nginx(site: proxySite)
             try await staticNginx.start()
             try await proxyNginx.start()
 
@@ -89,13 +108,18 @@ import Testing
                 let unknown = try await Curl.get(url, host: "unknown.example")
                 #expect(unknown.status == 404)
                 #expect(unknown.headers["location"] == nil)
-                let android = try await Curl.get("http://127.0.0.1:\(nginx.port)/.well-known/assetlinks.json", host: "www.example.com")
+                let android = try await Curl.get(
+                    "http://127.0.0.1:\(nginx.port)/.well-known/assetlinks.json", host: "www.example.com")
                 #expect(android.status == 200)
                 #expect(android.body == assetLinks)
                 #expect(android.headers["content-type"] == "application/json")
-                #expect(try await Curl.get("http://127.0.0.1:\(nginx.port)/.well-known/assetlinks.json", host: "unknown.example").status == 404)
+                #expect(
+                    try await Curl.get(
+                        "http://127.0.0.1:\(nginx.port)/.well-known/assetlinks.json", host: "unknown.example"
+                    ).status == 404)
             }
-            let legacy = try await Curl.get("http://127.0.0.1:\(staticNginx.port)/apple-app-site-association", host: "example.com")
+            let legacy = try await Curl.get(
+                "http://127.0.0.1:\(staticNginx.port)/apple-app-site-association", host: "example.com")
             #expect(legacy.body == file)
             // Through the proxy, aasad's ETag and 304 pass unchanged.
             let proxied = "http://127.0.0.1:\(proxyNginx.port)/.well-known/apple-app-site-association"

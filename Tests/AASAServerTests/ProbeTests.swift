@@ -2,14 +2,17 @@ import Foundation
 import HTTPTypes
 import Logging
 import Testing
+
 @testable import AASAServer
 
 /// Issue 14: "is Apple seeing it?" against a local HTTPS origin and a local stand-in for Apple's
 /// CDN (Tests/Support/aasa-origin.py), with a throwaway CA that aasad is told to trust. Nothing
 /// here reaches the internet.
 @Suite struct ProbeTests {
-    static let hosts = ["good.test", "moved.test", "waf.test", "html.test", "big.test", "slow.test", "stale.test",
-                        "other.test", "junk.test", "lint.test", "fresh.test", "cdn.test"]
+    static let hosts = [
+        "good.test", "moved.test", "waf.test", "html.test", "big.test", "slow.test", "stale.test",
+        "other.test", "junk.test", "lint.test", "fresh.test", "cdn.test",
+    ]
 
     /// The origin process, its directory (behaviors, files, CDN files) and port.
     final class Origin: Sendable {
@@ -19,7 +22,9 @@ import Testing
 
         init() throws {
             dir = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-origin-\(UUID().uuidString)").path
-            for sub in ["files", "cdn", "assetlinks"] { try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true) }
+            for sub in ["files", "cdn", "assetlinks"] {
+                try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true)
+            }
             let ca = Process()
             ca.executableURL = URL(fileURLWithPath: "/bin/bash")
             ca.arguments = [TestDatabase.repositoryRoot + "/Tests/Support/make-test-ca.sh", dir] + ProbeTests.hosts
@@ -29,8 +34,10 @@ import Testing
             port = try FreePort.pick()
             process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", TestDatabase.repositoryRoot + "/Tests/Support/aasa-origin.py", "\(port)",
-                                 dir + "/server.pem", dir + "/server.key", dir]
+            process.arguments = [
+                "python3", TestDatabase.repositoryRoot + "/Tests/Support/aasa-origin.py", "\(port)",
+                dir + "/server.pem", dir + "/server.key", dir,
+            ]
             let ready = Pipe()
             process.standardOutput = ready
             // Not the test runner's own stderr: a child holding it would keep `swift test` waiting.
@@ -45,7 +52,8 @@ import Testing
         }
 
         func behave(_ behaviors: [String: Any]) throws {
-            try JSONSerialization.data(withJSONObject: behaviors).write(to: URL(fileURLWithPath: dir + "/behaviors.json"))
+            try JSONSerialization.data(withJSONObject: behaviors).write(
+                to: URL(fileURLWithPath: dir + "/behaviors.json"))
         }
 
         func serveAssetLinks(_ host: String, _ text: String) throws {
@@ -57,7 +65,8 @@ import Testing
         }
 
         var cdnRequests: [String] {
-            (try? String(contentsOfFile: dir + "/cdn-requests", encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
+            (try? String(contentsOfFile: dir + "/cdn-requests", encoding: .utf8))?.split(separator: "\n").map(
+                String.init) ?? []
         }
 
         func configure(_ config: inout AppConfig) {
@@ -75,21 +84,35 @@ import Testing
         let team = host.replacingOccurrences(of: ".", with: "-")
         if try await w.call(.get, "/v1/teams/\(team)", token: w.adminToken).status == 404 {
             try #require(try await w.createTeam(team).status == 201)
-            try #require(try await w.call(.post, "/v1/teams/\(team)/apps", token: w.adminToken, json: ["appID": app]).status == 201)
-            try #require(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": host]).status == 201)
-            try #require(try await w.call(.put, "/v1/domains/\(host)/grants/\(team)", token: w.adminToken, json: ["pathPrefixes": ["/"]]).status == 200)
+            try #require(
+                try await w.call(.post, "/v1/teams/\(team)/apps", token: w.adminToken, json: ["appID": app]).status
+                    == 201)
+            try #require(
+                try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": host]).status == 201)
+            try #require(
+                try await w.call(
+                    .put, "/v1/domains/\(host)/grants/\(team)", token: w.adminToken, json: ["pathPrefixes": ["/"]]
+                ).status == 200)
         }
-        try #require(try await w.call(.put, "/v1/domains/\(host)/apps/\(app)/rules", token: w.adminToken, json: ["rules": [["/": path]]]).status == 200)
-        let published = try await w.call(.post, "/v1/domains/\(host)/publish", token: w.adminToken, json: ["reason": "test"])
+        try #require(
+            try await w.call(
+                .put, "/v1/domains/\(host)/apps/\(app)/rules", token: w.adminToken, json: ["rules": [["/": path]]]
+            ).status == 200)
+        let published = try await w.call(
+            .post, "/v1/domains/\(host)/publish", token: w.adminToken, json: ["reason": "test"])
         try #require(published.status == 201)
         let number = (published.object["revision"] as? [String: Any])?["number"] as? Int ?? 0
         return try await w.call(.get, "/v1/domains/\(host)/revisions/\(number)/file", token: w.adminToken).body
     }
 
-    static func probe(_ w: TestWorld, _ host: String) async throws -> (report: [String: Any], codes: [String], first: [String: Any]) {
+    static func probe(_ w: TestWorld, _ host: String) async throws -> (
+        report: [String: Any], codes: [String], first: [String: Any]
+    ) {
         let reply = try await w.call(.post, "/v1/domains/\(host)/probe", token: w.adminToken)
         #expect(reply.status == 200, "\(reply.text)")
-        let results = (reply.object["results"] as? [[String: Any]] ?? []).filter { $0["file"] as? String == "apple-app-site-association" }
+        let results = (reply.object["results"] as? [[String: Any]] ?? []).filter {
+            $0["file"] as? String == "apple-app-site-association"
+        }
         let codes = results.flatMap { ($0["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String } }
         return (reply.object, codes, results.first ?? [:])
     }
@@ -104,9 +127,12 @@ import Testing
             let stale = try await Self.publishDomain(w, "stale.test")
             try origin.serve("stale.test", stale)
             try await Self.publishDomain(w, "stale.test", path: "/b/*")
-            try origin.serve("other.test", Array(#"{"applinks":{"details":[{"appID":"ZZZZZ99999.com.x","paths":["*"]}]}}"#.utf8))
-            try origin.behave(["moved.test": ["mode": "redirect"], "waf.test": ["mode": "ua403"], "html.test": ["mode": "html"],
-                               "big.test": ["mode": "big"], "slow.test": ["mode": "stall"]])
+            try origin.serve(
+                "other.test", Array(#"{"applinks":{"details":[{"appID":"ZZZZZ99999.com.x","paths":["*"]}]}}"#.utf8))
+            try origin.behave([
+                "moved.test": ["mode": "redirect"], "waf.test": ["mode": "ua403"], "html.test": ["mode": "html"],
+                "big.test": ["mode": "big"], "slow.test": ["mode": "stall"],
+            ])
 
             let good = try await Self.probe(w, "good.test")
             #expect(good.codes.isEmpty && good.report["ok"] as? Bool == true, "\(good.report)")
@@ -135,50 +161,80 @@ import Testing
             // Not an AASA file; one with errors; a domain never published whose origin serves a file.
             for host in ["junk.test", "lint.test"] { try await Self.publishDomain(w, host) }
             try origin.serve("junk.test", Array("<html>maintenance</html>".utf8))
-            try origin.serve("lint.test", Array(#"{"applinks":{"details":[{"appIDs":["not an app id"],"components":[{"/":"/a/*"}]}]}}"#.utf8))
+            try origin.serve(
+                "lint.test",
+                Array(#"{"applinks":{"details":[{"appIDs":["not an app id"],"components":[{"/":"/a/*"}]}]}}"#.utf8))
             #expect(try await Self.probe(w, "junk.test").codes == ["P030"])
             let lint = try await Self.probe(w, "lint.test")
             #expect(lint.codes == ["P031", "P041"], "\(lint.report)")
-            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "fresh.test"]).status == 201)
+            #expect(
+                try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "fresh.test"]).status == 201)
             try origin.serve("fresh.test", Array(#"{"applinks":{"details":[]}}"#.utf8))
             #expect(try await Self.probe(w, "fresh.test").codes == ["P042"])
 
             // A certificate for another name, and a host that does not resolve.
-            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "nocert.test"]).status == 201)
+            #expect(
+                try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "nocert.test"]).status == 201
+            )
             #expect(try await Self.probe(w, "nocert.test").codes == ["P002"])
-            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "down.invalid"]).status == 201)
+            #expect(
+                try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "down.invalid"]).status
+                    == 201)
             #expect(try await Self.probe(w, "down.invalid").codes == ["P001"])
             let metrics = try await w.call(.get, "/metrics")
             #expect(metrics.text.contains("aasad_probe_failures_total{code=\"P011\"}"))
 
             // The Android file is fetched too, and linted: a lower-case fingerprint is named with its code.
             let lower = String(repeating: "ab:", count: 31) + "ab"
-            try origin.serveAssetLinks("good.test", #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"com.good.app","sha256_cert_fingerprints":["\#(lower)"]}}]"#)
+            try origin.serveAssetLinks(
+                "good.test",
+                #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"com.good.app","sha256_cert_fingerprints":["\#(lower)"]}}]"#
+            )
             let both = try await w.call(.post, "/v1/domains/good.test/probe", token: w.adminToken)
-            let android = (both.object["results"] as? [[String: Any]] ?? []).first { $0["file"] as? String == "assetlinks.json" } ?? [:]
+            let android =
+                (both.object["results"] as? [[String: Any]] ?? []).first { $0["file"] as? String == "assetlinks.json" }
+                ?? [:]
             let finding = (android["findings"] as? [[String: Any]])?.first ?? [:]
-            #expect(finding["code"] as? String == "P031" && (finding["message"] as? String)?.contains("L041") == true, "\(android)")
+            #expect(
+                finding["code"] as? String == "P031" && (finding["message"] as? String)?.contains("L041") == true,
+                "\(android)")
             #expect(both.object["ok"] as? Bool == false)
             // A domain without an assetlinks.json has no Android finding.
             let none = try await w.call(.post, "/v1/domains/stale.test/probe", token: w.adminToken)
-            let absent = (none.object["results"] as? [[String: Any]] ?? []).first { $0["file"] as? String == "assetlinks.json" } ?? [:]
+            let absent =
+                (none.object["results"] as? [[String: Any]] ?? []).first { $0["file"] as? String == "assetlinks.json" }
+                ?? [:]
             #expect(absent["status"] as? Int == 404 && (absent["findings"] as? [Any])?.isEmpty == true)
 
             // A published assetlinks.json is compared with its revisions, as the AASA is.
             func androidCodes(_ host: String) async throws -> (codes: [String], result: [String: Any]) {
                 let reply = try await w.call(.post, "/v1/domains/\(host)/probe", token: w.adminToken)
-                let result = (reply.object["results"] as? [[String: Any]] ?? []).first { $0["file"] as? String == "assetlinks.json" } ?? [:]
+                let result =
+                    (reply.object["results"] as? [[String: Any]] ?? []).first {
+                        $0["file"] as? String == "assetlinks.json"
+                    } ?? [:]
                 return ((result["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }, result)
             }
             let key = AndroidTests.upload
-            try #require(try await w.call(.post, "/v1/teams/stale-test/apps", token: w.adminToken,
-                                          json: ["appID": "com.stale.app", "platform": "android", "fingerprints": [key]]).status == 201)
+            try #require(
+                try await w.call(
+                    .post, "/v1/teams/stale-test/apps", token: w.adminToken,
+                    json: ["appID": "com.stale.app", "platform": "android", "fingerprints": [key]]
+                ).status == 201)
             func publishAndroid(_ path: String) async throws -> [UInt8] {
-                try #require(try await w.call(.put, "/v1/domains/stale.test/apps/com.stale.app/rules", token: w.adminToken,
-                                              json: ["rules": [["/": path]]]).status == 200)
-                let published = try await w.call(.post, "/v1/domains/stale.test/publish", token: w.adminToken, json: ["reason": "android"])
-                let number = ((published.object["assetLinks"] as? [String: Any])?["revision"] as? [String: Any])?["number"] as? Int ?? 0
-                return try await w.call(.get, "/v1/domains/stale.test/assetlinks/revisions/\(number)/file", token: w.adminToken).body
+                try #require(
+                    try await w.call(
+                        .put, "/v1/domains/stale.test/apps/com.stale.app/rules", token: w.adminToken,
+                        json: ["rules": [["/": path]]]
+                    ).status == 200)
+                let published = try await w.call(
+                    .post, "/v1/domains/stale.test/publish", token: w.adminToken, json: ["reason": "android"])
+                let number =
+                    ((published.object["assetLinks"] as? [String: Any])?["revision"] as? [String: Any])?["number"]
+                    as? Int ?? 0
+                return try await w.call(
+                    .get, "/v1/domains/stale.test/assetlinks/revisions/\(number)/file", token: w.adminToken
+                ).body
             }
             let first = try await publishAndroid("/one/*")
             #expect(try await androidCodes("stale.test").codes == ["P010"], "404 while a revision is current")
@@ -189,7 +245,9 @@ import Testing
             try origin.serveAssetLinks("stale.test", "[]")
             let unknown = try await androidCodes("stale.test")
             #expect(unknown.codes == ["P041"])
-            #expect((unknown.result["diff"] as? [[String: Any]])?.first?["target"] as? String == "com.stale.app", "\(unknown.result)")
+            #expect(
+                (unknown.result["diff"] as? [[String: Any]])?.first?["target"] as? String == "com.stale.app",
+                "\(unknown.result)")
         }
     }
 
@@ -210,17 +268,21 @@ import Testing
             #expect(converged.object["state"] as? String == "converged")
             #expect((converged.object["message"] as? String)?.hasPrefix("converged on revision 1 since") == true)
 
-            let published = try await w.call(.post, "/v1/domains/good.test/publish", token: w.adminToken, json: ["reason": "r2"])
+            let published = try await w.call(
+                .post, "/v1/domains/good.test/publish", token: w.adminToken, json: ["reason": "r2"])
             // Publishing says how to watch the CDN, and how to test without waiting.
             #expect((published.object["cdn"] as? String)?.contains("?mode=developer") == true)
             _ = try await Self.publishDomain(w, "good.test", path: "/b/*")
             let stale = try await w.call(.post, "/v1/domains/good.test/cdn/check", token: w.adminToken)
             #expect(stale.object["state"] as? String == "stale", "\(stale.text)")
             #expect(stale.object["revision"] as? Int == 1 && stale.object["currentRevision"] as? Int == 2)
-            #expect((stale.object["message"] as? String)?.hasPrefix("serving revision 1; revision 2 was published") == true)
+            #expect(
+                (stale.object["message"] as? String)?.hasPrefix("serving revision 1; revision 2 was published") == true)
             #expect(stale.object["lagSeconds"] is Int)
             let metrics = try await w.call(.get, "/metrics")
-            #expect(metrics.text.contains("aasad_cdn_revisions_behind{host=\"good.test\"} 1"), "\(metrics.text.split(separator: "\n").filter { $0.contains("cdn") })")
+            #expect(
+                metrics.text.contains("aasad_cdn_revisions_behind{host=\"good.test\"} 1"),
+                "\(metrics.text.split(separator: "\n").filter { $0.contains("cdn") })")
 
             let second = try await w.call(.get, "/v1/domains/good.test/revisions/2/file", token: w.adminToken).body
             try origin.serve("good.test", second, cdn: true)
@@ -245,7 +307,9 @@ import Testing
             let fetcher = try AppleFetcher(config: config.fetch)
             try await w.withDatabase { database in
                 let replicas = (0..<2).map { _ in
-                    CDNMonitor(database: database, fetcher: fetcher, interval: .seconds(60), gap: .milliseconds(10), logger: Logger(label: "test"))
+                    CDNMonitor(
+                        database: database, fetcher: fetcher, interval: .seconds(60), gap: .milliseconds(10),
+                        logger: Logger(label: "test"))
                 }
                 async let a = replicas[0].runPass()
                 async let b = replicas[1].runPass()

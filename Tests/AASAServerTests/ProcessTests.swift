@@ -9,7 +9,9 @@ import Testing
 @Suite struct ProcessTests {
     static func binary() throws -> String {
         // The binary built with these tests first: a stale .build/debug/aasad must not stand in for it.
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("aasad").path
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "aasad"
+        ).path
         let candidates = [beside, TestDatabase.repositoryRoot + "/.build/debug/aasad"]
         return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) })
     }
@@ -58,10 +60,13 @@ import Testing
             for _ in 0..<200 where answeredSoFar.value < 20 { try await Task.sleep(for: .milliseconds(100)) }
             // Five writes held open inside the server: head sent, body half sent.
             let held = try (0..<5).map { i in
-                try SlowRequest(port: server.port, method: "POST", path: "/v1/teams", token: admin, json: #"{"name":"held-\#(i)"}"#)
+                try SlowRequest(
+                    port: server.port, method: "POST", path: "/v1/teams", token: admin, json: #"{"name":"held-\#(i)"}"#)
             }
             // Wait until aasad has all five inside (it logs each request as it starts), not a guess.
-            #expect(try await server.waitForLog(["request started", "method=POST"], count: 5), "the held requests reached aasad")
+            #expect(
+                try await server.waitForLog(["request started", "method=POST"], count: 5),
+                "the held requests reached aasad")
             kill(server.process.processIdentifier, SIGTERM)
             try await Task.sleep(for: .milliseconds(500))
             #expect(server.process.isRunning, "aasad waits for the requests in flight")
@@ -71,7 +76,8 @@ import Testing
             let replies = try await load.value
             let answered = replies.filter { $0.status != 0 }
             #expect(answered.count >= 20, "the load ran: \(answered.count) answers")
-            #expect(answered.allSatisfy { $0.status == 200 && $0.exit == 0 }, "every answer started was complete and 200")
+            #expect(
+                answered.allSatisfy { $0.status == 200 && $0.exit == 0 }, "every answer started was complete and 200")
             // A request with no answer at all was never started: the connection was refused (7), or the
             // kernel had accepted it while aasad was closing idle connections (52, 56). HTTP/1.1 lets
             // a client retry those; what must never happen is an answer cut short.

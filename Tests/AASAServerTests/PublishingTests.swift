@@ -17,7 +17,8 @@ import Testing
     }
 
     static func file(_ root: String, legacy: Bool = false) -> [UInt8]? {
-        FileManager.default.contents(atPath: root + (legacy ? "" : "/.well-known") + "/apple-app-site-association").map { [UInt8]($0) }
+        FileManager.default.contents(atPath: root + (legacy ? "" : "/.well-known") + "/apple-app-site-association").map
+        { [UInt8]($0) }
     }
 
     /// A team `own` with an app, a grant of `/` on example.com (alias www.example.com) with these web roots.
@@ -26,9 +27,18 @@ import Testing
         try await w.createTeam("own")
         let token = try await w.teamToken("own", scopes: ["write"]).secret
         try #require(try await w.call(.post, "/v1/teams/own/apps", token: token, json: ["appID": app]).status == 201)
-        try #require(try await w.call(.post, "/v1/domains", token: w.adminToken, json: [
-            "host": "example.com", "aliases": ["www.example.com"], "webRoots": webRoots, "legacyRootPath": legacy]).status == 201)
-        try #require(try await w.call(.put, "/v1/domains/example.com/grants/own", token: w.adminToken, json: ["pathPrefixes": ["/"]]).status == 200)
+        try #require(
+            try await w.call(
+                .post, "/v1/domains", token: w.adminToken,
+                json: [
+                    "host": "example.com", "aliases": ["www.example.com"], "webRoots": webRoots,
+                    "legacyRootPath": legacy,
+                ]
+            ).status == 201)
+        try #require(
+            try await w.call(
+                .put, "/v1/domains/example.com/grants/own", token: w.adminToken, json: ["pathPrefixes": ["/"]]
+            ).status == 200)
         try #require(try await w.call(.put, rules, token: token, json: ["rules": [["/": "/shop/*"]]]).status == 200)
         return token
     }
@@ -38,7 +48,8 @@ import Testing
         defer { for r in roots { try? FileManager.default.removeItem(atPath: r) } }
         try await TestWorld.run { w in
             let token = try await Self.setUp(w, webRoots: roots, legacy: true)
-            let first = try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "first"])
+            let first = try await w.call(
+                .post, "/v1/domains/example.com/publish", token: token, json: ["reason": "first"])
             #expect(first.status == 201)
             #expect((first.object["revision"] as? [String: Any])?["number"] as? Int == 1)
             let targets = first.object["targets"] as? [[String: Any]] ?? []
@@ -49,13 +60,16 @@ import Testing
             for root in roots {
                 #expect(Self.file(root) == v1.body)
                 #expect(Self.file(root, legacy: true) == v1.body)
-                let leftovers = try FileManager.default.contentsOfDirectory(atPath: root + "/.well-known").filter { $0.hasSuffix(".tmp") }
+                let leftovers = try FileManager.default.contentsOfDirectory(atPath: root + "/.well-known").filter {
+                    $0.hasSuffix(".tmp")
+                }
                 #expect(leftovers.isEmpty)
             }
             #expect(String(decoding: v1.body, as: UTF8.self).contains("/shop/*"))
 
             // The same bytes again: no new revision, and it says so.
-            let again = try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "again"])
+            let again = try await w.call(
+                .post, "/v1/domains/example.com/publish", token: token, json: ["reason": "again"])
             #expect(again.status == 200)
             #expect(again.object["created"] as? Bool == false)
 
@@ -64,14 +78,18 @@ import Testing
             let diffToDraft = try await w.call(.get, "/v1/domains/example.com/diff?from=1&to=draft", token: token)
             #expect(diffToDraft.status == 200)
             #expect(((diffToDraft.object["diff"] as? [String: Any])?["changed"]) as? Bool == true)
-            let second = try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "news"])
+            let second = try await w.call(
+                .post, "/v1/domains/example.com/publish", token: token, json: ["reason": "news"])
             #expect(second.status == 201)
             let v2 = try await w.call(.get, "/v1/domains/example.com/revisions/2", token: token)
-            #expect(((v2.object["diff"] as? [String: Any])?["rules"] as? [[String: Any]])?.first?["appID"] as? String == Self.app)
+            #expect(
+                ((v2.object["diff"] as? [String: Any])?["rules"] as? [[String: Any]])?.first?["appID"] as? String
+                    == Self.app)
             #expect(Self.file(roots[0]) != v1.body)
 
             // Roll back: revision 1's bytes, published as revision 3.
-            let rollback = try await w.call(.post, "/v1/domains/example.com/revisions/1/rollback", token: token, json: ["reason": "oops"])
+            let rollback = try await w.call(
+                .post, "/v1/domains/example.com/revisions/1/rollback", token: token, json: ["reason": "oops"])
             #expect(rollback.status == 201)
             #expect((rollback.object["revision"] as? [String: Any])?["rollbackOf"] as? Int == 1)
             #expect((rollback.object["revision"] as? [String: Any])?["number"] as? Int == 3)
@@ -81,14 +99,19 @@ import Testing
             #expect((page.object["items"] as? [[String: Any]])?.compactMap { $0["number"] as? Int } == [3, 2])
             #expect(page.object["nextBefore"] as? Int == 2)
             let audit = try await w.call(.get, "/v1/audit?domain=example.com&limit=3", token: w.adminToken)
-            #expect((audit.object["items"] as? [[String: Any]])?.compactMap { $0["action"] as? String } == ["domain.rollback", "domain.publish", "rules.append"])
+            #expect(
+                (audit.object["items"] as? [[String: Any]])?.compactMap { $0["action"] as? String } == [
+                    "domain.rollback", "domain.publish", "rules.append",
+                ])
         }
     }
 
     @Test func servedFileIsChosenByHost() async throws {
         try await TestWorld.run { w in
             let token = try await Self.setUp(w, webRoots: [])
-            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "go"]).status == 201)
+            #expect(
+                try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "go"]).status
+                    == 201)
             let file = try await w.call(.get, "/v1/domains/example.com/revisions/1/file", token: token)
             let port = try #require(w.client.port)
             let url = "http://127.0.0.1:\(port)/.well-known/apple-app-site-association"
@@ -113,14 +136,16 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: escaping + "/.well-known", withDestinationPath: outside)
         try await TestWorld.run { w in
             let token = try await Self.setUp(w, webRoots: ["/nonexistent/aasa-root", escaping, good])
-            let reply = try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "partial"])
+            let reply = try await w.call(
+                .post, "/v1/domains/example.com/publish", token: token, json: ["reason": "partial"])
             #expect(reply.status == 201)
             let targets = reply.object["targets"] as? [[String: Any]] ?? []
             #expect(targets.map { $0["ok"] as? Bool } == [false, false, true])
             #expect((targets[1]["error"] as? String)?.contains("outside the web root") == true)
             #expect(Self.file(good) != nil)
             #expect(FileManager.default.fileExists(atPath: outside + "/apple-app-site-association") == false)
-            #expect(try await w.call(.get, "/v1/domains/example.com", token: token).object["currentRevision"] as? Int == 1)
+            #expect(
+                try await w.call(.get, "/v1/domains/example.com", token: token).object["currentRevision"] as? Int == 1)
         }
     }
 
@@ -129,16 +154,25 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         try await TestWorld.run { w in
             let token = try await Self.setUp(w, webRoots: [root])
-            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "go"]).status == 201)
+            #expect(
+                try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "go"]).status
+                    == 201)
             let published = try #require(Self.file(root))
-            try Data("{\"edited\":true}".utf8).write(to: URL(fileURLWithPath: root + "/.well-known/apple-app-site-association"))
-            let summary = try await w.withDatabase { db in try await Reconciliation.runOnce(database: db, logger: Logger(label: "t")) }
+            try Data("{\"edited\":true}".utf8).write(
+                to: URL(fileURLWithPath: root + "/.well-known/apple-app-site-association"))
+            let summary = try await w.withDatabase { db in
+                try await Reconciliation.runOnce(database: db, logger: Logger(label: "t"))
+            }
             #expect(summary.rewritten.count == 1)
             #expect(Self.file(root) == published)
             try FileManager.default.removeItem(atPath: root + "/.well-known/apple-app-site-association")
-            _ = try await w.withDatabase { db in try await Reconciliation.runOnce(database: db, logger: Logger(label: "t")) }
+            _ = try await w.withDatabase { db in
+                try await Reconciliation.runOnce(database: db, logger: Logger(label: "t"))
+            }
             #expect(Self.file(root) == published)
-            let clean = try await w.withDatabase { db in try await Reconciliation.runOnce(database: db, logger: Logger(label: "t")) }
+            let clean = try await w.withDatabase { db in
+                try await Reconciliation.runOnce(database: db, logger: Logger(label: "t"))
+            }
             #expect(clean.rewritten.isEmpty && clean.checked == 1)
             let audit = try await w.call(.get, "/v1/audit?domain=example.com&limit=1", token: w.adminToken)
             #expect((audit.object["items"] as? [[String: Any]])?.first?["action"] as? String == "publish.reconcile")
@@ -147,15 +181,25 @@ import Testing
 
     @Test func webRootsMustLieInsideTheConfiguredBases() async throws {
         try await TestWorld.run(webRootBases: ["/srv/aasa"]) { w in
-            let outside = try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "a.example", "webRoots": ["/etc"]])
+            let outside = try await w.call(
+                .post, "/v1/domains", token: w.adminToken, json: ["host": "a.example", "webRoots": ["/etc"]])
             #expect(outside.status == 422)
             #expect(outside.problemFields == ["/webRoots/0"])
-            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken,
-                                     json: ["host": "b.example", "webRoots": ["/srv/aasa-evil/x"]]).status == 422)
-            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken,
-                                     json: ["host": "c.example", "webRoots": ["/srv/aasa/c.example"]]).status == 201)
-            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken,
-                                     json: ["host": "d.example", "webRoots": ["/srv/aasa/../etc"]]).status == 422)
+            #expect(
+                try await w.call(
+                    .post, "/v1/domains", token: w.adminToken,
+                    json: ["host": "b.example", "webRoots": ["/srv/aasa-evil/x"]]
+                ).status == 422)
+            #expect(
+                try await w.call(
+                    .post, "/v1/domains", token: w.adminToken,
+                    json: ["host": "c.example", "webRoots": ["/srv/aasa/c.example"]]
+                ).status == 201)
+            #expect(
+                try await w.call(
+                    .post, "/v1/domains", token: w.adminToken,
+                    json: ["host": "d.example", "webRoots": ["/srv/aasa/../etc"]]
+                ).status == 422)
         }
     }
 
@@ -165,11 +209,22 @@ import Testing
             let read = try await w.teamToken("own", scopes: ["read"]).secret
             try await w.createTeam("other")
             let other = try await w.teamToken("other", scopes: ["write"]).secret
-            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: read, json: ["reason": "x"]).status == 403)
-            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: other, json: ["reason": "x"]).status == 403)
-            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": " "]).status == 422)
-            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "x"]).status == 201)
-            #expect(try await w.call(.post, "/v1/domains/example.com/revisions/9/rollback", token: w.adminToken, json: ["reason": "x"]).status == 404)
+            #expect(
+                try await w.call(.post, "/v1/domains/example.com/publish", token: read, json: ["reason": "x"]).status
+                    == 403)
+            #expect(
+                try await w.call(.post, "/v1/domains/example.com/publish", token: other, json: ["reason": "x"]).status
+                    == 403)
+            #expect(
+                try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": " "])
+                    .status == 422)
+            #expect(
+                try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "x"])
+                    .status == 201)
+            #expect(
+                try await w.call(
+                    .post, "/v1/domains/example.com/revisions/9/rollback", token: w.adminToken, json: ["reason": "x"]
+                ).status == 404)
         }
     }
 
@@ -177,20 +232,27 @@ import Testing
         try await TestWorld.run { w in
             let token = try await Self.setUp(w, webRoots: [])
             // Not yet published: the draft answers, the published file does not exist.
-            #expect(try await w.call(.post, "/v1/match", token: token, json: ["url": "https://example.com/shop/1"]).status == 404)
-            let draft = try await w.call(.post, "/v1/match", token: token, json: ["url": "https://example.com/shop/1", "source": "draft"])
+            #expect(
+                try await w.call(.post, "/v1/match", token: token, json: ["url": "https://example.com/shop/1"]).status
+                    == 404)
+            let draft = try await w.call(
+                .post, "/v1/match", token: token, json: ["url": "https://example.com/shop/1", "source": "draft"])
             #expect(draft.object["appID"] as? String == Self.app)
             let rule = draft.object["rule"] as? [String: Any]
             #expect(rule?["team"] as? String == "own")
             #expect(rule?["ruleID"] as? String != nil)
-            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "go"]).status == 201)
-            let published = try await w.call(.post, "/v1/match", token: token, json: ["url": "https://www.example.com/shop/1"])
+            #expect(
+                try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "go"]).status
+                    == 201)
+            let published = try await w.call(
+                .post, "/v1/match", token: token, json: ["url": "https://www.example.com/shop/1"])
             #expect(published.object["appID"] as? String == Self.app)
             #expect(published.object["revision"] as? Int == 1)
             let miss = try await w.call(.post, "/v1/match", token: token, json: ["url": "https://example.com/other"])
             #expect(miss.object["appID"] == nil)
             #expect((miss.object["decisions"] as? [[String: Any]])?.first?["decision"] as? String == "none")
-            let wildcard = try await w.call(.post, "/v1/match", token: token, json: ["url": "https://shop.example.com/shop/1"])
+            let wildcard = try await w.call(
+                .post, "/v1/match", token: token, json: ["url": "https://shop.example.com/shop/1"])
             #expect(wildcard.object["wildcardParent"] as? String == "example.com")
             #expect(try await w.call(.post, "/v1/match", token: token, json: ["url": "not a url"]).status == 422)
         }
@@ -201,7 +263,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         try await TestWorld.run { w in
             let token = try await Self.setUp(w, webRoots: [root])
-            #expect(try await w.call(.patch, "/v1/domains/example.com", token: w.adminToken, json: ["autoPublish": true]).status == 200)
+            #expect(
+                try await w.call(.patch, "/v1/domains/example.com", token: w.adminToken, json: ["autoPublish": true])
+                    .status == 200)
             #expect(try await w.call(.post, Self.rules, token: token, json: ["/": "/auto/*"]).status == 201)
             #expect(Self.file(root).map { String(decoding: $0, as: UTF8.self) }?.contains("/auto/*") == true)
         }

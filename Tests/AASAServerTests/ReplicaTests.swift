@@ -13,10 +13,18 @@ import Testing
     static func setUp(_ server: ServerProcess, admin: String, webRoots: [String]) async throws {
         let api = server.baseURL
         #expect(try await Curl.call("POST", api + "/v1/teams", token: admin, json: #"{"name":"own"}"#).status == 201)
-        #expect(try await Curl.call("POST", api + "/v1/teams/own/apps", token: admin, json: #"{"appID":"\#(app)"}"#).status == 201)
+        #expect(
+            try await Curl.call("POST", api + "/v1/teams/own/apps", token: admin, json: #"{"appID":"\#(app)"}"#).status
+                == 201)
         let roots = webRoots.map { "\"\($0)\"" }.joined(separator: ",")
-        #expect(try await Curl.call("POST", api + "/v1/domains", token: admin, json: #"{"host":"example.com","webRoots":[\#(roots)]}"#).status == 201)
-        #expect(try await Curl.call("PUT", api + "/v1/domains/example.com/grants/own", token: admin, json: #"{"pathPrefixes":["/"]}"#).status == 200)
+        #expect(
+            try await Curl.call(
+                "POST", api + "/v1/domains", token: admin, json: #"{"host":"example.com","webRoots":[\#(roots)]}"#
+            ).status == 201)
+        #expect(
+            try await Curl.call(
+                "PUT", api + "/v1/domains/example.com/grants/own", token: admin, json: #"{"pathPrefixes":["/"]}"#
+            ).status == 200)
     }
 
     /// Two `aasad` processes on one database, an admin token, and the fixtures made through the first.
@@ -24,7 +32,8 @@ import Testing
         let admin = try await TestDatabase.shared.withClient(url: url) {
             try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "replica test")
         }
-        let a = try ServerProcess(database: url), b = try ServerProcess(database: url)
+        let a = try ServerProcess(database: url)
+        let b = try ServerProcess(database: url)
         try await a.start()
         try await b.start()
         try await setUp(a, admin: admin, webRoots: [])
@@ -32,12 +41,15 @@ import Testing
     }
 
     static func putRules(_ server: ServerProcess, admin: String, path: String) async throws -> Int {
-        try await Curl.call("PUT", server.baseURL + "/v1/domains/example.com/apps/\(app)/rules", token: admin,
-                      json: #"{"rules":[{"/":"\#(path)"}]}"#).status
+        try await Curl.call(
+            "PUT", server.baseURL + "/v1/domains/example.com/apps/\(app)/rules", token: admin,
+            json: #"{"rules":[{"/":"\#(path)"}]}"#
+        ).status
     }
 
     static func publish(_ server: ServerProcess, admin: String, reason: String) async throws -> Curl.Reply {
-        try await Curl.call("POST", server.baseURL + "/v1/domains/example.com/publish", token: admin, json: #"{"reason":"\#(reason)"}"#)
+        try await Curl.call(
+            "POST", server.baseURL + "/v1/domains/example.com/publish", token: admin, json: #"{"reason":"\#(reason)"}"#)
     }
 
     static func served(_ server: ServerProcess) async throws -> [UInt8]? {
@@ -75,7 +87,9 @@ import Testing
             async let y = Task.detached { try await Self.publish(b, admin: admin, reason: "race b").status }.value
             #expect(try await [x, y].sorted() == [200, 201])
             let numbers = try await TestDatabase.shared.withClient(url: url) { db in
-                try await db.read(logger: Logger(label: "t")) { try await $0.all("SELECT number FROM revisions ORDER BY number", as: Int.self) }
+                try await db.read(logger: Logger(label: "t")) {
+                    try await $0.all("SELECT number FROM revisions ORDER BY number", as: Int.self)
+                }
             }
             #expect(numbers == [1, 2, 3])
         }
@@ -85,9 +99,13 @@ import Testing
     @Test func replicasFollowEachOthersAssetLinks() async throws {
         try await TestDatabase.shared.withDatabase { url in
             let (admin, a, b) = try await Self.twoReplicas(url)
-            #expect(try await Curl.call("POST", a.baseURL + "/v1/teams/own/apps", token: admin, json: """
-                {"appID":"com.own.app","platform":"android","fingerprints":["\(AndroidTests.upload)"],"rulesFrom":"\(Self.app)"}
-                """).status == 201)
+            #expect(
+                try await Curl.call(
+                    "POST", a.baseURL + "/v1/teams/own/apps", token: admin,
+                    json: """
+                        {"appID":"com.own.app","platform":"android","fingerprints":["\(AndroidTests.upload)"],"rulesFrom":"\(Self.app)"}
+                        """
+                ).status == 201)
             #expect(try await Self.putRules(a, admin: admin, path: "/one/*") == 200)
             #expect(try await Self.publish(a, admin: admin, reason: "both files").status == 201)
             func android(_ server: ServerProcess) async throws -> [UInt8]? {
@@ -109,7 +127,8 @@ import Testing
     /// database is consistent, and after a restart reconciliation makes them agree.
     @Test func killDashNineDuringPublishLeavesOldOrNewFile() async throws {
         try await TestDatabase.shared.withDatabase { url in
-            let root = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-kill-\(UUID().uuidString)").path
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-kill-\(UUID().uuidString)")
+                .path
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: root) }
             let admin = try await TestDatabase.shared.withClient(url: url) {
@@ -128,19 +147,23 @@ import Testing
             // Kill once a publish has finished (the test needs one revision), not after a guessed delay.
             var published = false
             for _ in 0..<600 where !published {
-                published = (try? await TestDatabase.shared.withClient(url: url) { db in
-                    try await db.read(logger: Logger(label: "t")) {
-                        let newest: Int? = try await $0.first("SELECT coalesce(max(number), 0) FROM revisions", as: Int.self)
-                        return newest ?? 0
-                    }
-                }).map { $0 >= 2 } ?? false
+                published =
+                    (try? await TestDatabase.shared.withClient(url: url) { db in
+                        try await db.read(logger: Logger(label: "t")) {
+                            let newest: Int? = try await $0.first(
+                                "SELECT coalesce(max(number), 0) FROM revisions", as: Int.self)
+                            return newest ?? 0
+                        }
+                    }).map { $0 >= 2 } ?? false
                 if !published { try await Task.sleep(for: .milliseconds(50)) }
             }
             #expect(published, "a publish finished before the kill")
             server.killHard()
             await publisher.value
 
-            let file = FileManager.default.contents(atPath: root + "/.well-known/apple-app-site-association").map { [UInt8]($0) }
+            let file = FileManager.default.contents(atPath: root + "/.well-known/apple-app-site-association").map {
+                [UInt8]($0)
+            }
             let (revisions, current) = try await TestDatabase.shared.withClient(url: url) { db in
                 try await db.read(logger: Logger(label: "t")) { session in
                     let all = try await session.all("SELECT encode(bytes, 'hex') FROM revisions", as: String.self)
@@ -152,19 +175,28 @@ import Testing
             let currentNumber = try #require(current, "no revision was published before the kill")
             #expect(revisions.count == currentNumber, "revisions are numbered 1…current with no gap")
             if let file {
-                #expect(revisions.contains(file.map { String(format: "%02x", $0) }.joined()), "the web root holds a complete published revision")
+                #expect(
+                    revisions.contains(file.map { String(format: "%02x", $0) }.joined()),
+                    "the web root holds a complete published revision")
             }
 
             // Restart: start-up reconciliation makes the web root equal the current revision.
             let restarted = try ServerProcess(database: url)
             try await restarted.start()
-            let expected = try await Curl.call("GET", restarted.baseURL + "/v1/domains/example.com/revisions/\(currentNumber)/file", token: admin).body
+            let expected = try await Curl.call(
+                "GET", restarted.baseURL + "/v1/domains/example.com/revisions/\(currentNumber)/file", token: admin
+            ).body
             var agreed = false
             for _ in 0..<50 where !agreed {
-                agreed = FileManager.default.contents(atPath: root + "/.well-known/apple-app-site-association").map { [UInt8]($0) } == expected
+                agreed =
+                    FileManager.default.contents(atPath: root + "/.well-known/apple-app-site-association").map {
+                        [UInt8]($0)
+                    } == expected
                 if !agreed { try await Task.sleep(for: .milliseconds(100)) }
             }
-            let leftovers = try FileManager.default.contentsOfDirectory(atPath: root + "/.well-known").filter { $0.hasSuffix(".tmp") }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: root + "/.well-known").filter {
+                $0.hasSuffix(".tmp")
+            }
             #expect(leftovers.isEmpty, "reconciliation removes temporary files a killed writer left")
             #expect(agreed, "after restart the web root equals revision \(currentNumber): \(restarted.output)")
         }

@@ -14,18 +14,35 @@ import Testing
         try await w.createTeam("shop")
         let blog = try await w.teamToken("blog", scopes: ["write"]).secret
         let shop = try await w.teamToken("shop", scopes: ["write"]).secret
-        try #require(try await w.call(.post, "/v1/teams/blog/apps", token: blog, json: ["appID": blogApp]).status == 201)
-        try #require(try await w.call(.post, "/v1/teams/shop/apps", token: shop, json: ["appID": shopApp]).status == 201)
-        try #require(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "example.com"]).status == 201)
-        try #require(try await w.call(.put, "/v1/domains/example.com/grants/blog", token: w.adminToken,
-                                      json: ["pathPrefixes": ["/promo", "/blog"]]).status == 200)
-        try #require(try await w.call(.put, "/v1/domains/example.com/grants/shop", token: w.adminToken,
-                                      json: ["pathPrefixes": ["/shop"]]).status == 200)
-        try #require(try await w.call(.put, "/v1/domains/example.com/apps/\(blogApp)/rules", token: blog,
-                                      json: ["rules": [["/": "/promo/*"], ["/": "/blog/*"]]]).status == 200)
-        try #require(try await w.call(.put, "/v1/domains/example.com/apps/\(shopApp)/rules", token: shop,
-                                      json: ["rules": [["/": "/shop/*"]]]).status == 200)
-        try #require(try await w.call(.post, "/v1/domains/example.com/publish", token: blog, json: ["reason": "r1"]).status == 201)
+        try #require(
+            try await w.call(.post, "/v1/teams/blog/apps", token: blog, json: ["appID": blogApp]).status == 201)
+        try #require(
+            try await w.call(.post, "/v1/teams/shop/apps", token: shop, json: ["appID": shopApp]).status == 201)
+        try #require(
+            try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "example.com"]).status == 201)
+        try #require(
+            try await w.call(
+                .put, "/v1/domains/example.com/grants/blog", token: w.adminToken,
+                json: ["pathPrefixes": ["/promo", "/blog"]]
+            ).status == 200)
+        try #require(
+            try await w.call(
+                .put, "/v1/domains/example.com/grants/shop", token: w.adminToken,
+                json: ["pathPrefixes": ["/shop"]]
+            ).status == 200)
+        try #require(
+            try await w.call(
+                .put, "/v1/domains/example.com/apps/\(blogApp)/rules", token: blog,
+                json: ["rules": [["/": "/promo/*"], ["/": "/blog/*"]]]
+            ).status == 200)
+        try #require(
+            try await w.call(
+                .put, "/v1/domains/example.com/apps/\(shopApp)/rules", token: shop,
+                json: ["rules": [["/": "/shop/*"]]]
+            ).status == 200)
+        try #require(
+            try await w.call(.post, "/v1/domains/example.com/publish", token: blog, json: ["reason": "r1"]).status
+                == 201)
         return (blog, shop)
     }
 
@@ -39,17 +56,29 @@ import Testing
     @Test func rollbackCannotReopenPathsAGrantNoLongerCovers() async throws {
         try await TestWorld.run { w in
             let (blog, shop) = try await Self.setUp(w)
-            #expect(try await w.call(.put, "/v1/domains/example.com/apps/\(Self.blogApp)/rules", token: blog,
-                                     json: ["rules": [["/": "/blog/*"]]]).status == 200)
-            #expect(try await w.call(.put, "/v1/domains/example.com/grants/blog", token: w.adminToken,
-                                     json: ["pathPrefixes": ["/blog"]]).status == 200)
-            #expect(try await w.call(.put, "/v1/domains/example.com/grants/shop", token: w.adminToken,
-                                     json: ["pathPrefixes": ["/shop", "/promo"]]).status == 200)
-            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: shop, json: ["reason": "r2"]).status == 201)
+            #expect(
+                try await w.call(
+                    .put, "/v1/domains/example.com/apps/\(Self.blogApp)/rules", token: blog,
+                    json: ["rules": [["/": "/blog/*"]]]
+                ).status == 200)
+            #expect(
+                try await w.call(
+                    .put, "/v1/domains/example.com/grants/blog", token: w.adminToken,
+                    json: ["pathPrefixes": ["/blog"]]
+                ).status == 200)
+            #expect(
+                try await w.call(
+                    .put, "/v1/domains/example.com/grants/shop", token: w.adminToken,
+                    json: ["pathPrefixes": ["/shop", "/promo"]]
+                ).status == 200)
+            #expect(
+                try await w.call(.post, "/v1/domains/example.com/publish", token: shop, json: ["reason": "r2"]).status
+                    == 201)
             #expect(try await Self.servedOpener(w, "https://example.com/promo/1", token: shop) == nil)
 
             for token in [blog, w.adminToken] {
-                let reply = try await w.call(.post, "/v1/domains/example.com/revisions/1/rollback", token: token, json: ["reason": "undo"])
+                let reply = try await w.call(
+                    .post, "/v1/domains/example.com/revisions/1/rollback", token: token, json: ["reason": "undo"])
                 #expect(reply.status == 422, "\(reply.text)")
                 #expect(reply.headers[.contentType] == "application/problem+json")
                 #expect(reply.problemRules.contains("grant"))
@@ -67,8 +96,11 @@ import Testing
         try await TestWorld.run { w in
             let (blog, _) = try await Self.setUp(w)
             #expect(try await w.call(.delete, "/v1/apps/\(Self.blogApp)", token: blog).status == 204)
-            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "r2"]).status == 201)
-            let reply = try await w.call(.post, "/v1/domains/example.com/revisions/1/rollback", token: w.adminToken, json: ["reason": "undo"])
+            #expect(
+                try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "r2"])
+                    .status == 201)
+            let reply = try await w.call(
+                .post, "/v1/domains/example.com/revisions/1/rollback", token: w.adminToken, json: ["reason": "undo"])
             #expect(reply.status == 422)
             #expect(reply.problemRules.contains("app-exists"))
         }
@@ -79,23 +111,36 @@ import Testing
     @Test func aTeamRollsBackOnlyItsOwnPart() async throws {
         try await TestWorld.run { w in
             let (blog, shop) = try await Self.setUp(w)
-            #expect(try await w.call(.put, "/v1/domains/example.com/apps/\(Self.shopApp)/rules", token: shop,
-                                     json: ["rules": [["/": "/shop/private/*", "exclude": true], ["/": "/shop/*"]]]).status == 200)
-            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: shop, json: ["reason": "r2"]).status == 201)
-            let refused = try await w.call(.post, "/v1/domains/example.com/revisions/1/rollback", token: blog, json: ["reason": "undo"])
+            #expect(
+                try await w.call(
+                    .put, "/v1/domains/example.com/apps/\(Self.shopApp)/rules", token: shop,
+                    json: ["rules": [["/": "/shop/private/*", "exclude": true], ["/": "/shop/*"]]]
+                ).status == 200)
+            #expect(
+                try await w.call(.post, "/v1/domains/example.com/publish", token: shop, json: ["reason": "r2"]).status
+                    == 201)
+            let refused = try await w.call(
+                .post, "/v1/domains/example.com/revisions/1/rollback", token: blog, json: ["reason": "undo"])
             #expect(refused.status == 403, "\(refused.text)")
             #expect(refused.text.contains("shop"))
             #expect(try await Self.servedOpener(w, "https://example.com/shop/private/1", token: shop) == nil)
 
             // blog's own change rolls back when shop's part is unchanged.
-            #expect(try await w.call(.put, "/v1/domains/example.com/apps/\(Self.blogApp)/rules", token: blog,
-                                     json: ["rules": [["/": "/blog/*"]]]).status == 200)
-            #expect(try await w.call(.post, "/v1/domains/example.com/publish", token: blog, json: ["reason": "r3"]).status == 201)
-            let own = try await w.call(.post, "/v1/domains/example.com/revisions/2/rollback", token: blog, json: ["reason": "undo"])
+            #expect(
+                try await w.call(
+                    .put, "/v1/domains/example.com/apps/\(Self.blogApp)/rules", token: blog,
+                    json: ["rules": [["/": "/blog/*"]]]
+                ).status == 200)
+            #expect(
+                try await w.call(.post, "/v1/domains/example.com/publish", token: blog, json: ["reason": "r3"]).status
+                    == 201)
+            let own = try await w.call(
+                .post, "/v1/domains/example.com/revisions/2/rollback", token: blog, json: ["reason": "undo"])
             #expect(own.status == 201, "\(own.text)")
             #expect(try await Self.servedOpener(w, "https://example.com/promo/1", token: blog) == Self.blogApp)
 
-            let admin = try await w.call(.post, "/v1/domains/example.com/revisions/1/rollback", token: w.adminToken, json: ["reason": "undo"])
+            let admin = try await w.call(
+                .post, "/v1/domains/example.com/revisions/1/rollback", token: w.adminToken, json: ["reason": "undo"])
             #expect(admin.status == 201, "\(admin.text)")
             #expect(try await Self.servedOpener(w, "https://example.com/shop/private/1", token: shop) == Self.shopApp)
         }

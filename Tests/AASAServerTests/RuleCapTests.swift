@@ -18,10 +18,16 @@ import Testing
             try await w.createTeam("big")
             let token = try await w.teamToken("big", scopes: ["write"]).secret
             for app in [Self.app, Self.second] {
-                try #require(try await w.call(.post, "/v1/teams/big/apps", token: token, json: ["appID": app]).status == 201)
+                try #require(
+                    try await w.call(.post, "/v1/teams/big/apps", token: token, json: ["appID": app]).status == 201)
             }
-            try #require(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "example.com"]).status == 201)
-            try #require(try await w.call(.put, "/v1/domains/example.com/grants/big", token: w.adminToken, json: ["pathPrefixes": ["/"]]).status == 200)
+            try #require(
+                try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "example.com"]).status == 201
+            )
+            try #require(
+                try await w.call(
+                    .put, "/v1/domains/example.com/grants/big", token: w.adminToken, json: ["pathPrefixes": ["/"]]
+                ).status == 200)
             let path = "/v1/domains/example.com/apps/\(Self.app)/rules"
 
             let tooMany = try await w.call(.put, path, token: token, json: ["rules": Self.rules(1_001)])
@@ -39,7 +45,8 @@ import Testing
             #expect(!warnings.contains("W043"), "the analysis of 1,000 distinct rules completes: \(warnings)")
 
             // The cap counts all of the team's apps on the domain.
-            let more = try await w.call(.post, "/v1/domains/example.com/apps/\(Self.second)/rules", token: token, json: ["/": "/other/*"])
+            let more = try await w.call(
+                .post, "/v1/domains/example.com/apps/\(Self.second)/rules", token: token, json: ["/": "/other/*"])
             #expect(more.status == 422)
             #expect(more.problemRules == ["max-rules"])
             // Shrinking is always allowed.

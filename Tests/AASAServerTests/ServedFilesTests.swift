@@ -1,12 +1,14 @@
 import AASAStore
-@testable import AASAServer
 import Testing
+
+@testable import AASAServer
 
 /// The in-memory served copy under the race CI met: a full reload reads the database, a publish
 /// lands, then the reload installs what it read.
 @Suite struct ServedFilesTests {
     static func revision(_ host: String, _ number: Int, aliases: [String] = []) -> ServedRevision {
-        ServedRevision(host: host, aliases: aliases, number: number, bytes: Array("r\(number)".utf8), sha256: "h\(number)")
+        ServedRevision(
+            host: host, aliases: aliases, number: number, bytes: Array("r\(number)".utf8), sha256: "h\(number)")
     }
 
     @Test func aReloadThatReadBeforeAPublishDoesNotUndoIt() {

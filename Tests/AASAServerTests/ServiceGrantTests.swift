@@ -9,24 +9,36 @@ import Testing
         try await TestWorld.run { w in
             try await w.createTeam("blog")
             let blog = try await w.teamToken("blog", scopes: ["write"]).secret
-            try #require(try await w.call(.post, "/v1/teams/blog/apps", token: blog,
-                                          json: ["appID": "ABCDE12345.com.blog.app", "services": ["applinks", "webcredentials", "appclips"]]).status == 201)
-            try #require(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "example.com"]).status == 201)
-            let grant = try await w.call(.put, "/v1/domains/example.com/grants/blog", token: w.adminToken, json: ["pathPrefixes": ["/blog"]])
+            try #require(
+                try await w.call(
+                    .post, "/v1/teams/blog/apps", token: blog,
+                    json: ["appID": "ABCDE12345.com.blog.app", "services": ["applinks", "webcredentials", "appclips"]]
+                ).status == 201)
+            try #require(
+                try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "example.com"]).status == 201
+            )
+            let grant = try await w.call(
+                .put, "/v1/domains/example.com/grants/blog", token: w.adminToken, json: ["pathPrefixes": ["/blog"]])
             #expect(grant.status == 200)
             #expect(grant.object["services"] as? [String] == [])
             let draft = try await w.call(.get, "/v1/domains/example.com/aasa", token: w.adminToken)
-            #expect(draft.object["webcredentials"] == nil, "a /blog grant offers no saved passwords for the whole domain")
+            #expect(
+                draft.object["webcredentials"] == nil, "a /blog grant offers no saved passwords for the whole domain")
             #expect(draft.object["appclips"] == nil)
 
             // A team cannot grant itself the service.
-            #expect(try await w.call(.put, "/v1/domains/example.com/grants/blog", token: blog,
-                                     json: ["pathPrefixes": ["/blog"], "services": ["webcredentials"]]).status == 403)
-            let granted = try await w.call(.put, "/v1/domains/example.com/grants/blog", token: w.adminToken,
-                                           json: ["pathPrefixes": ["/blog"], "services": ["webcredentials"]])
+            #expect(
+                try await w.call(
+                    .put, "/v1/domains/example.com/grants/blog", token: blog,
+                    json: ["pathPrefixes": ["/blog"], "services": ["webcredentials"]]
+                ).status == 403)
+            let granted = try await w.call(
+                .put, "/v1/domains/example.com/grants/blog", token: w.adminToken,
+                json: ["pathPrefixes": ["/blog"], "services": ["webcredentials"]])
             #expect(granted.object["services"] as? [String] == ["webcredentials"])
             let after = try await w.call(.get, "/v1/domains/example.com/aasa", token: w.adminToken)
-            #expect((after.object["webcredentials"] as? [String: Any])?["apps"] as? [String] == ["ABCDE12345.com.blog.app"])
+            #expect(
+                (after.object["webcredentials"] as? [String: Any])?["apps"] as? [String] == ["ABCDE12345.com.blog.app"])
             #expect(after.object["appclips"] == nil, "only the services granted")
         }
     }
@@ -36,25 +48,44 @@ import Testing
             try await w.createTeam("shop")
             try await w.createTeam("squatter")
             let squatter = try await w.teamToken("squatter", scopes: ["write"]).secret
-            let claim = try await w.call(.patch, "/v1/teams/shop", token: w.adminToken, json: ["appleTeamIDs": ["ABCDE12345"]])
+            let claim = try await w.call(
+                .patch, "/v1/teams/shop", token: w.adminToken, json: ["appleTeamIDs": ["ABCDE12345"]])
             #expect(claim.status == 200)
             #expect(claim.object["appleTeamIDs"] as? [String] == ["ABCDE12345"])
 
-            let squat = try await w.call(.post, "/v1/teams/squatter/apps", token: squatter, json: ["appID": "ABCDE12345.com.shop.fake"])
+            let squat = try await w.call(
+                .post, "/v1/teams/squatter/apps", token: squatter, json: ["appID": "ABCDE12345.com.shop.fake"])
             #expect(squat.status == 403)
             #expect(squat.text.contains("shop"))
-            #expect(try await w.call(.post, "/v1/teams/squatter/apps", token: squatter, json: ["appID": "ZZZZZ99999.com.squatter.app"]).status == 201,
-                    "a prefix nobody claims stays open")
-            #expect(try await w.call(.post, "/v1/teams/shop/apps", token: w.adminToken, json: ["appID": "ABCDE12345.com.shop.app"]).status == 201)
-            let outside = try await w.call(.post, "/v1/teams/shop/apps", token: w.adminToken, json: ["appID": "QQQQQ11111.com.shop.other"])
+            #expect(
+                try await w.call(
+                    .post, "/v1/teams/squatter/apps", token: squatter, json: ["appID": "ZZZZZ99999.com.squatter.app"]
+                ).status == 201,
+                "a prefix nobody claims stays open")
+            #expect(
+                try await w.call(
+                    .post, "/v1/teams/shop/apps", token: w.adminToken, json: ["appID": "ABCDE12345.com.shop.app"]
+                ).status == 201)
+            let outside = try await w.call(
+                .post, "/v1/teams/shop/apps", token: w.adminToken, json: ["appID": "QQQQQ11111.com.shop.other"])
             #expect(outside.status == 403, "a team with prefixes registers under those only")
 
             // Claiming a prefix another team claims, or uses, is 409.
-            #expect(try await w.call(.patch, "/v1/teams/squatter", token: w.adminToken, json: ["appleTeamIDs": ["ABCDE12345"]]).status == 409)
-            #expect(try await w.call(.patch, "/v1/teams/shop", token: w.adminToken, json: ["appleTeamIDs": ["ABCDE12345", "ZZZZZ99999"]]).status == 409)
-            #expect(try await w.call(.patch, "/v1/teams/shop", token: w.adminToken, json: ["appleTeamIDs": ["abcde12345"]]).status == 422)
+            #expect(
+                try await w.call(
+                    .patch, "/v1/teams/squatter", token: w.adminToken, json: ["appleTeamIDs": ["ABCDE12345"]]
+                ).status == 409)
+            #expect(
+                try await w.call(
+                    .patch, "/v1/teams/shop", token: w.adminToken, json: ["appleTeamIDs": ["ABCDE12345", "ZZZZZ99999"]]
+                ).status == 409)
+            #expect(
+                try await w.call(.patch, "/v1/teams/shop", token: w.adminToken, json: ["appleTeamIDs": ["abcde12345"]])
+                    .status == 422)
             // Only an admin binds prefixes.
-            #expect(try await w.call(.patch, "/v1/teams/squatter", token: squatter, json: ["appleTeamIDs": ["YYYYY88888"]]).status == 403)
+            #expect(
+                try await w.call(.patch, "/v1/teams/squatter", token: squatter, json: ["appleTeamIDs": ["YYYYY88888"]])
+                    .status == 403)
         }
     }
 }

@@ -17,7 +17,8 @@ import Testing
             let parentExpiry = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3600))
             let parent = try await w.teamToken("shop", scopes: ["write"], expiresAt: parentExpiry).secret
 
-            let later = try await Self.create(w, by: parent, expiresAt: ISO8601DateFormatter().string(from: Date().addingTimeInterval(7200)))
+            let later = try await Self.create(
+                w, by: parent, expiresAt: ISO8601DateFormatter().string(from: Date().addingTimeInterval(7200)))
             #expect(later.status == 422)
             #expect(later.problemRules == ["outlives-parent"])
             #expect(later.problemFields == ["/expiresAt"])
@@ -25,9 +26,13 @@ import Testing
             let inherited = try await Self.create(w, by: parent)
             #expect(inherited.status == 201)
             let expiry = (inherited.object["token"] as? [String: Any])?["expiresAt"] as? String
-            #expect(expiry.flatMap { ISO8601DateFormatter().date(from: $0) }.map { abs($0.timeIntervalSince(ISO8601DateFormatter().date(from: parentExpiry)!)) < 1 } == true,
-                    "no expiry asked: the parent's (\(String(describing: expiry)))")
-            let sooner = try await Self.create(w, by: parent, expiresAt: ISO8601DateFormatter().string(from: Date().addingTimeInterval(600)))
+            #expect(
+                expiry.flatMap { ISO8601DateFormatter().date(from: $0) }.map {
+                    abs($0.timeIntervalSince(ISO8601DateFormatter().date(from: parentExpiry)!)) < 1
+                } == true,
+                "no expiry asked: the parent's (\(String(describing: expiry)))")
+            let sooner = try await Self.create(
+                w, by: parent, expiresAt: ISO8601DateFormatter().string(from: Date().addingTimeInterval(600)))
             #expect(sooner.status == 201)
             // An admin's tokens answer to the organisation: no lineage, no inherited expiry.
             let byAdmin = try await Self.create(w, by: w.adminToken)

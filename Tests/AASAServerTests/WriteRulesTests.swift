@@ -15,29 +15,40 @@ import Testing
         try await w.createTeam("own")
         let token = try await w.teamToken("own", scopes: ["write"]).secret
         try #require(try await w.call(.post, "/v1/teams/own/apps", token: token, json: ["appID": app]).status == 201)
-        try #require(try await w.call(.post, "/v1/domains", token: w.adminToken,
-                                      json: ["host": "example.com", "substitutionVariables": ["product": ["shoes", "hats"]]]).status == 201)
-        try #require(try await w.call(.put, "/v1/domains/example.com/grants/own", token: w.adminToken, json: ["pathPrefixes": ["/"]]).status == 200)
+        try #require(
+            try await w.call(
+                .post, "/v1/domains", token: w.adminToken,
+                json: ["host": "example.com", "substitutionVariables": ["product": ["shoes", "hats"]]]
+            ).status == 201)
+        try #require(
+            try await w.call(
+                .put, "/v1/domains/example.com/grants/own", token: w.adminToken, json: ["pathPrefixes": ["/"]]
+            ).status == 200)
         return token
     }
 
     static func auditCount(_ w: TestWorld) async throws -> Int {
         try await w.withDatabase { db in
-            try await db.read(logger: Logger(label: "t")) { try await $0.first("SELECT count(*)::bigint FROM audit_events", as: Int.self) ?? -1 }
+            try await db.read(logger: Logger(label: "t")) {
+                try await $0.first("SELECT count(*)::bigint FROM audit_events", as: Int.self) ?? -1
+            }
         }
     }
 
     @Test func staleIfMatchIsRefusedAndChangesNothing() async throws {
         try await TestWorld.run { w in
             let token = try await Self.setUp(w)
-            let first = try await w.call(.put, Self.rules, token: token, json: ["rules": [["/": "/a/*"]]], headers: ["If-Match": "\"0\""])
+            let first = try await w.call(
+                .put, Self.rules, token: token, json: ["rules": [["/": "/a/*"]]], headers: ["If-Match": "\"0\""])
             #expect(first.status == 200)
             #expect(first.etag == "\"1\"")
             // Two writers read version 1; the first wins, the second gets 412 and nothing changes.
-            let winner = try await w.call(.put, Self.rules, token: token, json: ["rules": [["/": "/b/*"]]], headers: ["If-Match": "\"1\""])
+            let winner = try await w.call(
+                .put, Self.rules, token: token, json: ["rules": [["/": "/b/*"]]], headers: ["If-Match": "\"1\""])
             #expect(winner.status == 200)
             let audits = try await Self.auditCount(w)
-            let loser = try await w.call(.put, Self.rules, token: token, json: ["rules": [["/": "/c/*"]]], headers: ["If-Match": "\"1\""])
+            let loser = try await w.call(
+                .put, Self.rules, token: token, json: ["rules": [["/": "/c/*"]]], headers: ["If-Match": "\"1\""])
             #expect(loser.status == 412)
             #expect(loser.problemFields == ["If-Match"])
             let now = try await w.call(.get, Self.rules, token: token)
@@ -45,19 +56,27 @@ import Testing
             #expect(now.etag == "\"2\"")
             #expect(try await Self.auditCount(w) == audits)
             // Emptying keeps the version counting: an old ETag never matches again.
-            #expect(try await w.call(.put, Self.rules, token: token, json: ["rules": []], headers: ["If-Match": "\"2\""]).etag == "\"3\"")
-            #expect(try await w.call(.put, Self.rules, token: token, json: ["rules": [["/": "/d"]]], headers: ["If-Match": "\"1\""]).status == 412)
+            #expect(
+                try await w.call(.put, Self.rules, token: token, json: ["rules": []], headers: ["If-Match": "\"2\""])
+                    .etag == "\"3\"")
+            #expect(
+                try await w.call(
+                    .put, Self.rules, token: token, json: ["rules": [["/": "/d"]]], headers: ["If-Match": "\"1\""]
+                ).status == 412)
         }
     }
 
     @Test func invalidDocumentIsRefusedWith422NamingTheRule() async throws {
         try await TestWorld.run { w in
             let token = try await Self.setUp(w)
-            #expect(try await w.call(.put, Self.rules, token: token, json: ["rules": [["/": "/$(product)/*"]]]).status == 200)
+            #expect(
+                try await w.call(.put, Self.rules, token: token, json: ["rules": [["/": "/$(product)/*"]]]).status
+                    == 200)
             let before = try await w.call(.get, "/v1/domains/example.com/aasa", token: token)
             let audits = try await Self.auditCount(w)
 
-            let bad = try await w.call(.put, Self.rules, token: token, json: ["rules": [["/": "/ok/*"], ["/": "/$(nope)/*"]]])
+            let bad = try await w.call(
+                .put, Self.rules, token: token, json: ["rules": [["/": "/ok/*"], ["/": "/$(nope)/*"]]])
             #expect(bad.status == 422)
             #expect(bad.headers[.contentType] == "application/problem+json")
             #expect(bad.problemRules == ["E020"])
@@ -72,10 +91,12 @@ import Testing
             #expect(try await w.call(.post, Self.rules, token: token, raw: "{\"/\": ").status == 400)
 
             // Removing the variable the rules use would break the document: refused too.
-            let domain = try await w.call(.patch, "/v1/domains/example.com", token: w.adminToken, json: ["substitutionVariables": [:]])
+            let domain = try await w.call(
+                .patch, "/v1/domains/example.com", token: w.adminToken, json: ["substitutionVariables": [:]])
             #expect(domain.status == 422)
-            let predefined = try await w.call(.post, "/v1/domains", token: w.adminToken,
-                                              json: ["host": "v.example", "substitutionVariables": ["lang": ["en"]]])
+            let predefined = try await w.call(
+                .post, "/v1/domains", token: w.adminToken,
+                json: ["host": "v.example", "substitutionVariables": ["lang": ["en"]]])
             #expect(predefined.status == 422)
             #expect(predefined.problemFields == ["/substitutionVariables/lang"])
 
@@ -83,7 +104,8 @@ import Testing
             #expect(try await Self.auditCount(w) == audits)
 
             // Warnings come back with success: the second rule can never match.
-            let shadowed = try await w.call(.put, Self.rules, token: token, json: ["rules": [["/": "/*"], ["/": "/shop/*"]]])
+            let shadowed = try await w.call(
+                .put, Self.rules, token: token, json: ["rules": [["/": "/*"], ["/": "/shop/*"]]])
             #expect(shadowed.status == 200)
             let codes = (shadowed.object["warnings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
             #expect(codes.contains("W040") || codes.contains("W041") || !codes.isEmpty)
@@ -98,14 +120,24 @@ import Testing
             let own = try await Self.setUp(w)
             try await w.createTeam("other")
             let other = try await w.teamToken("other", scopes: ["write"]).secret
-            #expect(try await w.call(.post, "/v1/teams/other/apps", token: other, json: ["appID": "FGHIJ67890.com.other.app"]).status == 201)
-            #expect(try await w.call(.put, "/v1/domains/example.com/grants/other", token: w.adminToken, json: ["pathPrefixes": ["/shop"]]).status == 200)
+            #expect(
+                try await w.call(
+                    .post, "/v1/teams/other/apps", token: other, json: ["appID": "FGHIJ67890.com.other.app"]
+                ).status == 201)
+            #expect(
+                try await w.call(
+                    .put, "/v1/domains/example.com/grants/other", token: w.adminToken, json: ["pathPrefixes": ["/shop"]]
+                ).status == 200)
             #expect(try await w.call(.put, Self.rules, token: own, json: ["rules": [["/": "/shop/*"]]]).status == 200)
-            let second = try await w.call(.put, "/v1/domains/example.com/apps/FGHIJ67890.com.other.app/rules", token: other,
-                                          json: ["rules": [["/": "/shop/sale/*"]]])
+            let second = try await w.call(
+                .put, "/v1/domains/example.com/apps/FGHIJ67890.com.other.app/rules", token: other,
+                json: ["rules": [["/": "/shop/sale/*"]]])
             #expect(second.status == 200)
             let warnings = second.object["warnings"] as? [[String: Any]] ?? []
-            #expect(warnings.contains { $0["appID"] as? String == "FGHIJ67890.com.other.app" && $0["team"] as? String == "other" })
+            #expect(
+                warnings.contains {
+                    $0["appID"] as? String == "FGHIJ67890.com.other.app" && $0["team"] as? String == "other"
+                })
             // The whole draft, both teams' unpublished rules: an admin's view (a team sees others' published rules only).
             let report = try await w.call(.get, "/v1/domains/example.com/report", token: w.adminToken)
             let overlap = try #require((report.object["overlaps"] as? [[String: Any]])?.first)
@@ -113,11 +145,17 @@ import Testing
             #expect((overlap["first"] as? [String: Any])?["team"] as? String == "own")
             #expect((overlap["second"] as? [String: Any])?["team"] as? String == "other")
             // Narrowing the grant below the team's rules is refused.
-            #expect(try await w.call(.put, "/v1/domains/example.com/grants/other", token: w.adminToken,
-                                     json: ["pathPrefixes": ["/news"]]).status == 422)
+            #expect(
+                try await w.call(
+                    .put, "/v1/domains/example.com/grants/other", token: w.adminToken,
+                    json: ["pathPrefixes": ["/news"]]
+                ).status == 422)
             // A grant prefix is a path space: /shop does not cover /shopping.
-            #expect(try await w.call(.put, "/v1/domains/example.com/apps/FGHIJ67890.com.other.app/rules", token: other,
-                                     json: ["rules": [["/": "/shopping/*"]]]).status == 403)
+            #expect(
+                try await w.call(
+                    .put, "/v1/domains/example.com/apps/FGHIJ67890.com.other.app/rules", token: other,
+                    json: ["rules": [["/": "/shopping/*"]]]
+                ).status == 403)
         }
     }
 
@@ -127,12 +165,21 @@ import Testing
             let dup = try await w.createTeam("own")
             #expect(dup.status == 409)
             #expect(dup.problemFields == ["/name"])
-            #expect(try await w.call(.post, "/v1/teams/own/apps", token: w.adminToken, json: ["appID": Self.app]).status == 409)
+            #expect(
+                try await w.call(.post, "/v1/teams/own/apps", token: w.adminToken, json: ["appID": Self.app]).status
+                    == 409)
             #expect(try await w.call(.delete, "/v1/teams/own", token: w.adminToken).status == 409)
-            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "EXAMPLE.com."]).status == 409)
-            #expect(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "b.example", "aliases": ["b.example"]]).status == 422)
+            #expect(
+                try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "EXAMPLE.com."]).status
+                    == 409)
+            #expect(
+                try await w.call(
+                    .post, "/v1/domains", token: w.adminToken, json: ["host": "b.example", "aliases": ["b.example"]]
+                ).status == 422)
             #expect(try await w.call(.post, "/v1/teams", token: w.adminToken, json: ["name": "Bad Name"]).status == 422)
-            #expect(try await w.call(.post, "/v1/teams/own/apps", token: w.adminToken, json: ["appID": "abc.com.x"]).status == 422)
+            #expect(
+                try await w.call(.post, "/v1/teams/own/apps", token: w.adminToken, json: ["appID": "abc.com.x"]).status
+                    == 422)
         }
     }
 
@@ -145,18 +192,24 @@ import Testing
             #expect(again.status == 201)
             #expect(again.body == first.body)
             #expect(again.headers[HTTPField.Name("Idempotency-Replayed")!] == "true")
-            let other = try await w.call(.post, "/v1/teams", token: w.adminToken, json: ["name": "different"], headers: key)
+            let other = try await w.call(
+                .post, "/v1/teams", token: w.adminToken, json: ["name": "different"], headers: key)
             #expect(other.status == 422)
             let creates = try await w.withDatabase { db in
                 try await db.read(logger: Logger(label: "t")) {
-                    try await $0.first("SELECT count(*)::bigint FROM audit_events WHERE action = 'team.create'", as: Int.self)
+                    try await $0.first(
+                        "SELECT count(*)::bigint FROM audit_events WHERE action = 'team.create'", as: Int.self)
                 }
             }
             #expect(creates == 1)
             // A failed request releases its key: the retry runs again.
-            let failed = try await w.call(.post, "/v1/teams", token: w.adminToken, json: ["name": "BAD"], headers: ["Idempotency-Key": "k2"])
+            let failed = try await w.call(
+                .post, "/v1/teams", token: w.adminToken, json: ["name": "BAD"], headers: ["Idempotency-Key": "k2"])
             #expect(failed.status == 422)
-            #expect(try await w.call(.post, "/v1/teams", token: w.adminToken, json: ["name": "BAD"], headers: ["Idempotency-Key": "k2"]).status == 422)
+            #expect(
+                try await w.call(
+                    .post, "/v1/teams", token: w.adminToken, json: ["name": "BAD"], headers: ["Idempotency-Key": "k2"]
+                ).status == 422)
         }
     }
 
@@ -164,12 +217,18 @@ import Testing
         try await TestWorld.run { w in
             try await w.createTeam("own")
             try await w.withDatabase { db in
-                for statement in ["UPDATE audit_events SET action = 'x'", "DELETE FROM audit_events", "TRUNCATE audit_events"] {
+                for statement in [
+                    "UPDATE audit_events SET action = 'x'", "DELETE FROM audit_events", "TRUNCATE audit_events",
+                ] {
                     await #expect(throws: PSQLError.self) {
-                        try await db.read(logger: Logger(label: "t")) { try await $0.run(PostgresQuery(unsafeSQL: statement)) }
+                        try await db.read(logger: Logger(label: "t")) {
+                            try await $0.run(PostgresQuery(unsafeSQL: statement))
+                        }
                     }
                 }
-                let count = try await db.read(logger: Logger(label: "t")) { try await $0.first("SELECT count(*)::bigint FROM audit_events", as: Int.self) }
+                let count = try await db.read(logger: Logger(label: "t")) {
+                    try await $0.first("SELECT count(*)::bigint FROM audit_events", as: Int.self)
+                }
                 #expect(count == 1)
             }
         }
@@ -181,7 +240,8 @@ import Testing
             var seen: [String] = []
             var cursor: String?
             repeat {
-                let page = try await w.call(.get, "/v1/audit?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""), token: w.adminToken)
+                let page = try await w.call(
+                    .get, "/v1/audit?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""), token: w.adminToken)
                 #expect(page.status == 200)
                 seen += (page.object["items"] as? [[String: Any]] ?? []).compactMap { $0["entityID"] as? String }
                 cursor = page.object["nextCursor"] as? String
@@ -197,7 +257,9 @@ import Testing
             let token = try await w.teamToken("own", scopes: ["read"])
             let stored = try await w.withDatabase { db in
                 try await db.read(logger: Logger(label: "t")) {
-                    try await $0.all("SELECT encode(secret_hash, 'hex'), coalesce(after::text, '') FROM tokens, audit_events", as: (String, String).self)
+                    try await $0.all(
+                        "SELECT encode(secret_hash, 'hex'), coalesce(after::text, '') FROM tokens, audit_events",
+                        as: (String, String).self)
                 }
             }
             let secretPart = String(token.secret.dropFirst("aasa_".count + 32 + 1))  // the secret may itself contain "_"

@@ -5,21 +5,30 @@ import Testing
 @Suite struct CLITests {
     static let binary: URL = {
         var dir = URL(fileURLWithPath: #filePath)
-        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) { dir.deleteLastPathComponent() }
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Package.swift").path) {
+            dir.deleteLastPathComponent()
+        }
         for candidate in [".build/debug/aasactl", ".build/release/aasactl"] {
             let url = dir.appendingPathComponent(candidate)
             if FileManager.default.isExecutableFile(atPath: url.path) { return url }
         }
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("aasactl")
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "aasactl")
     }()
 
-    struct Run { var status: Int32; var out: String; var err: String }
+    struct Run {
+        var status: Int32
+        var out: String
+        var err: String
+    }
 
     func run(_ args: [String], stdin: String = "") throws -> Run {
         let p = Process()
         p.executableURL = Self.binary
         p.arguments = args
-        let input = Pipe(), output = Pipe(), error = Pipe()
+        let input = Pipe()
+        let output = Pipe()
+        let error = Pipe()
         p.standardInput = input
         p.standardOutput = output
         p.standardError = error
@@ -33,7 +42,9 @@ import Testing
         let out = output.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         let err = errorData.wait()
-        return Run(status: p.terminationStatus, out: String(decoding: out, as: UTF8.self), err: String(decoding: err, as: UTF8.self))
+        return Run(
+            status: p.terminationStatus, out: String(decoding: out, as: UTF8.self),
+            err: String(decoding: err, as: UTF8.self))
     }
 
     func temp(_ text: String) throws -> String {
@@ -42,15 +53,19 @@ import Testing
         return url.path
     }
 
-    let good = #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/x/*","exclude":true},{"/":"/*"}]}]}}"#
+    let good =
+        #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/x/*","exclude":true},{"/":"/*"}]}]}}"#
 
     /// `diff --android`: two assetlinks.json files compared per app; exit 1 when they differ.
     @Test func diffAndroidFiles() throws {
-        let old = #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"com.a.app","sha256_cert_fingerprints":["AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB"]},"relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":[{"/":"/a/*"}]}}}]"#
+        let old =
+            #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"com.a.app","sha256_cert_fingerprints":["AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB"]},"relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":[{"/":"/a/*"}]}}}]"#
         let new = old.replacingOccurrences(of: "/a/*", with: "/b/*")
         let changed = try run(["diff", "--android", try temp(old), try temp(new)])
         #expect(changed.status == 1)
-        #expect(changed.out.contains("changed com.a.app") && changed.out.contains(#"+ rule {"/":"/b/*"}"#), "\(changed.out)")
+        #expect(
+            changed.out.contains("changed com.a.app") && changed.out.contains(#"+ rule {"/":"/b/*"}"#), "\(changed.out)"
+        )
         let same = try run(["diff", "--android", try temp(old), try temp(old)])
         #expect(same.status == 0 && same.out.contains("No change."))
     }
@@ -58,7 +73,9 @@ import Testing
     @Test func lintExitCodes() throws {
         let ok = try run(["lint", try temp(good)])
         #expect(ok.status == 0)
-        let bad = try run(["lint", "--json", try temp(#"{"applinks":{"details":[{"appIDs":["nope"],"components":[]}]}}"#)])
+        let bad = try run([
+            "lint", "--json", try temp(#"{"applinks":{"details":[{"appIDs":["nope"],"components":[]}]}}"#),
+        ])
         #expect(bad.status == 1)
         let json = try JSONSerialization.jsonObject(with: Data(bad.out.utf8)) as! [String: Any]
         #expect(json["valid"] as? Bool == false)
@@ -75,19 +92,23 @@ import Testing
     /// the rule in the file's own terms.
     @Test func validateManifestOffline() throws {
         var root = URL(fileURLWithPath: #filePath)
-        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) { root.deleteLastPathComponent() }
+        while !FileManager.default.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
+            root.deleteLastPathComponent()
+        }
         let example = try run(["validate", "-f", root.appendingPathComponent("deploy/ci/aasa.example.yaml").path])
         #expect(example.status == 0, "\(example.out)\(example.err)")
         #expect(!example.out.contains("warning"), "\(example.out)")
-        let broken = try run(["validate", "-f", "-"], stdin: """
-            apps:
-              ABCDE12345.com.a:
-            domains:
-              example.com:
-                ABCDE12345.com.a:
-                  - "/": "/a/$(nope)"
-                nope.app: []
-            """)
+        let broken = try run(
+            ["validate", "-f", "-"],
+            stdin: """
+                apps:
+                  ABCDE12345.com.a:
+                domains:
+                  example.com:
+                    ABCDE12345.com.a:
+                      - "/": "/a/$(nope)"
+                    nope.app: []
+                """)
         #expect(broken.status == 1)
         #expect(broken.out.contains(#"domains["example.com"]["ABCDE12345.com.a"][0]["/"]"#), "\(broken.out)")
         #expect(broken.out.contains("not listed under apps"))
@@ -115,7 +136,9 @@ import Testing
             """
         let r = try run(["decide"], stdin: input)
         #expect(r.status == 0)
-        let lines = r.out.split(separator: "\n").map { try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        let lines = r.out.split(separator: "\n").map {
+            try! JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+        }
         #expect(lines.count == 4)
         #expect(lines[0]["decision"] as? String == "match")
         #expect(lines[2]["id"] as? String == "three")
@@ -147,6 +170,12 @@ import Testing
 final class ErrorCollector: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var data = Data()
-    func set(_ value: Data) { data = value; done.signal() }
-    func wait() -> Data { done.wait(); return data }
+    func set(_ value: Data) {
+        data = value
+        done.signal()
+    }
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
 }

@@ -82,7 +82,8 @@ struct Automaton: Sendable {
                     edges[current].append(Edge(label: .characterClass(foldsCase ? cls.folded : cls), target: next))
                 case .values(let values) where depth == 0:
                     for value in values {
-                        let valueTokens = GlobCompiler(variables: variables, caseSensitive: !foldsCase).valueTokens(value)
+                        let valueTokens = GlobCompiler(variables: variables, caseSensitive: !foldsCase).valueTokens(
+                            value)
                         let end = append(valueTokens, from: current, variables: variables, depth: 1)
                         epsilons[end].append(next)
                     }
@@ -272,7 +273,9 @@ enum LanguageOps {
     }
 
     /// A scalar both labels accept, preferring readable ones for witnesses.
-    static func commonScalar(_ la: Automaton.Label, _ a: Automaton, _ lb: Automaton.Label, _ b: Automaton, _ reps: [UInt32]) -> UInt32? {
+    static func commonScalar(
+        _ la: Automaton.Label, _ a: Automaton, _ lb: Automaton.Label, _ b: Automaton, _ reps: [UInt32]
+    ) -> UInt32? {
         var preferred: [UInt32] = []
         if case .scalar(let c) = la { preferred.append(c) }
         if case .scalar(let c) = lb { preferred.append(c) }
@@ -292,7 +295,9 @@ extension LanguageOps {
         guard !required.isEmpty else { return nil }
         // Readable witnesses: lower-case letters and digits first, then the rest.
         let reps = Automaton.representatives(all).sorted { a, b in
-            func rank(_ c: UInt32) -> Int { (0x61...0x7A).contains(c) || (0x30...0x39).contains(c) ? 0 : c < 0x80 ? 1 : 2 }
+            func rank(_ c: UInt32) -> Int {
+                (0x61...0x7A).contains(c) || (0x30...0x39).contains(c) ? 0 : c < 0x80 ? 1 : 2
+            }
             return (rank(a), a) < (rank(b), b)
         }
         typealias Node = [[Int]]
@@ -320,7 +325,11 @@ extension LanguageOps {
                 next.reserveCapacity(all.count)
                 for (k, automaton) in all.enumerated() {
                     var targets: [Int] = []
-                    for s in node[k] { for e in automaton.edges[s] where automaton.label(e.label, accepts: c) { targets.append(e.target) } }
+                    for s in node[k] {
+                        for e in automaton.edges[s] where automaton.label(e.label, accepts: c) {
+                            targets.append(e.target)
+                        }
+                    }
                     guard budget.spend(1 + node[k].count) else { return nil }
                     let set = automaton.closure(targets)
                     // A required automaton with no state left can never accept: a dead branch.

@@ -3,7 +3,9 @@
 /// more or less, other case, a trailing slash). Used to compare two documents, or a document and
 /// its rendering, on the URLs where they could differ.
 public enum ExampleURLs {
-    public static func derive(from documents: [AASADocument], host: String = "example.com", limit: Int = 5_000) -> [String] {
+    public static func derive(from documents: [AASADocument], host: String = "example.com", limit: Int = 5_000)
+        -> [String]
+    {
         var seen = Set<String>()
         var urls: [String] = []
         func add(_ url: String) {
@@ -30,7 +32,9 @@ public enum ExampleURLs {
                         add(base)
                         for q in queries where !q.isEmpty { add(base + "?" + encodeLoosely(q)) }
                         for f in fragments where !f.isEmpty { add(base + "#" + encodeLoosely(f)) }
-                        if let q = queries.first(where: { !$0.isEmpty }), let f = fragments.first(where: { !$0.isEmpty }) {
+                        if let q = queries.first(where: { !$0.isEmpty }),
+                            let f = fragments.first(where: { !$0.isEmpty })
+                        {
                             add(base + "?" + encodeLoosely(q) + "#" + encodeLoosely(f))
                         }
                     }
@@ -42,7 +46,8 @@ public enum ExampleURLs {
 
     /// Strings the pattern accepts under three readings of its wildcards, and near misses.
     static func samples(_ pattern: String, variables: VariableTable, legacy: Bool) -> [String] {
-        let tokens = legacy
+        let tokens =
+            legacy
             ? GlobCompiler(variables: variables, caseSensitive: true).valueTokens(pattern)
             : PatternSyntax.tokenize(pattern).tokens
         var out: [String] = []
@@ -73,7 +78,9 @@ public enum ExampleURLs {
                     if let c = Unicode.Scalar(members[variant * (members.count - 1) / 2]) { s.unicodeScalars.append(c) }
                 case .values(let values) where !values.isEmpty:
                     let value = values[variant * (values.count - 1) / 2]
-                    s += instantiate(GlobCompiler(variables: variables, caseSensitive: true).valueTokens(value), variant: variant, variables: variables)
+                    s += instantiate(
+                        GlobCompiler(variables: variables, caseSensitive: true).valueTokens(value), variant: variant,
+                        variables: variables)
                 default:
                     s += "$(\(name))"
                 }
@@ -89,10 +96,14 @@ public enum ExampleURLs {
         case .items(let items)?:
             var out = [""]
             for variant in 0..<3 {
-                out.append(items.map { item in
-                    let value = item.pattern.map { instantiate(PatternSyntax.tokenize($0).tokens, variant: variant, variables: variables) } ?? "1"
-                    return item.name + "=" + value
-                }.joined(separator: "&"))
+                out.append(
+                    items.map { item in
+                        let value =
+                            item.pattern.map {
+                                instantiate(PatternSyntax.tokenize($0).tokens, variant: variant, variables: variables)
+                            } ?? "1"
+                        return item.name + "=" + value
+                    }.joined(separator: "&"))
             }
             return out
         }
@@ -104,8 +115,8 @@ public enum ExampleURLs {
     }
 }
 
-private extension String {
-    func replacingHash() -> String {
+extension String {
+    fileprivate func replacingHash() -> String {
         guard contains("#") else { return self }
         var out = ""
         for c in self {

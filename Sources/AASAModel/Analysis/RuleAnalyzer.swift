@@ -38,27 +38,43 @@ public struct RuleAnalysis: Sendable {
     public var diagnostics: [Diagnostic] {
         var out: [Diagnostic] = []
         for c in catchAll {
-            out.append(.warning(.catchAllRule, at: c.rule.pointer,
-                "this rule matches every URL, so no later rule of \(c.appIDs.joined(separator: ", ")) is ever consulted"))
+            out.append(
+                .warning(
+                    .catchAllRule, at: c.rule.pointer,
+                    "this rule matches every URL, so no later rule of \(c.appIDs.joined(separator: ", ")) is ever consulted"
+                ))
         }
         for s in shadowed {
             let apps = s.appIDs.joined(separator: ", ")
             let message: String
             switch (s.shadowExcludes, s.ruleExcludes) {
-            case (true, false): message = "never opens anything for \(apps): the earlier exclude rule at \(s.shadowedBy) covers every URL it matches"
-            case (false, true): message = "this exclusion never applies for \(apps): the earlier rule at \(s.shadowedBy) already opens every URL it matches"
-            default: message = "never decides anything for \(apps): the earlier rule at \(s.shadowedBy) matches every URL it matches"
+            case (true, false):
+                message =
+                    "never opens anything for \(apps): the earlier exclude rule at \(s.shadowedBy) covers every URL it matches"
+            case (false, true):
+                message =
+                    "this exclusion never applies for \(apps): the earlier rule at \(s.shadowedBy) already opens every URL it matches"
+            default:
+                message =
+                    "never decides anything for \(apps): the earlier rule at \(s.shadowedBy) matches every URL it matches"
             }
             out.append(.warning(.shadowedRule, at: s.rule.pointer, message))
         }
         for o in overlaps {
-            var message = "rules of different apps match the same URLs: this rule (\(o.secondAppIDs.joined(separator: ", "))) and \(o.first) (\(o.firstAppIDs.joined(separator: ", "))) both match \(o.exampleURL), which \(o.opener ?? "no app") opens"
-            if o.secondAlwaysLoses { message += "; every URL this rule matches is opened by \(o.firstAppIDs.joined(separator: ", ")) when it is installed" }
+            var message =
+                "rules of different apps match the same URLs: this rule (\(o.secondAppIDs.joined(separator: ", "))) and \(o.first) (\(o.firstAppIDs.joined(separator: ", "))) both match \(o.exampleURL), which \(o.opener ?? "no app") opens"
+            if o.secondAlwaysLoses {
+                message +=
+                    "; every URL this rule matches is opened by \(o.firstAppIDs.joined(separator: ", ")) when it is installed"
+            }
             out.append(.warning(.overlappingRule, at: o.second.pointer, message))
         }
         if !complete {
-            out.append(.warning(.analysisIncomplete, at: JSONPointer(tokens: ["applinks"]),
-                "rule analysis stopped at its work limit (very many rules that can match the same URLs, or patterns like *a??????): shadowed and overlapping rules may be missing from this report"))
+            out.append(
+                .warning(
+                    .analysisIncomplete, at: JSONPointer(tokens: ["applinks"]),
+                    "rule analysis stopped at its work limit (very many rules that can match the same URLs, or patterns like *a??????): shadowed and overlapping rules may be missing from this report"
+                ))
         }
         return out
     }
@@ -77,18 +93,24 @@ public enum RuleAnalyzer {
 
     /// - Parameter shouldStop: asked now and then; true ends the analysis as if the budget ran out
     ///   (a server passes "the request is gone").
-    public static func analyze(_ document: AASADocument, matcher: AASAMatcher? = nil, host: String = "example.com",
-                               budget steps: Int = defaultBudget,
-                               shouldStop: (@Sendable () -> Bool)? = nil) -> RuleAnalysis {
-        analyze(document, matcher: matcher, host: host, budget: AnalysisBudget(steps: steps, shouldStop: shouldStop), pairing: .indexed)
+    public static func analyze(
+        _ document: AASADocument, matcher: AASAMatcher? = nil, host: String = "example.com",
+        budget steps: Int = defaultBudget,
+        shouldStop: (@Sendable () -> Bool)? = nil
+    ) -> RuleAnalysis {
+        analyze(
+            document, matcher: matcher, host: host, budget: AnalysisBudget(steps: steps, shouldStop: shouldStop),
+            pairing: .indexed)
     }
 
     /// Which pairs of rules are put to the automata: those the prefix index says may meet, or
     /// (for tests that check the index loses nothing) every pair.
     enum Pairing { case indexed, allPairs }
 
-    static func analyze(_ document: AASADocument, matcher: AASAMatcher?, host: String, budget: AnalysisBudget,
-                        pairing: Pairing) -> RuleAnalysis {
+    static func analyze(
+        _ document: AASADocument, matcher: AASAMatcher?, host: String, budget: AnalysisBudget,
+        pairing: Pairing
+    ) -> RuleAnalysis {
         let matcher = matcher ?? AASAMatcher(document)
         let variables = VariableTable(document.applinks?.substitutionVariables)
         var analysis = RuleAnalysis()
@@ -98,11 +120,17 @@ public enum RuleAnalyzer {
         var languages: [RuleLanguage] = []
         languages.reserveCapacity(rules.count)
         for rule in rules {
-            guard budget.spend(1) else { analysis.complete = false; return analysis }
+            guard budget.spend(1) else {
+                analysis.complete = false
+                return analysis
+            }
             languages.append(RuleLanguage(rule, variables: variables, legacy: rule.location.kind == .path))
         }
         let keys = languages.map { $0.path?.commonPrefix() ?? [] }
-        guard budget.spend(keys.reduce(0) { $0 + $1.count }) else { analysis.complete = false; return analysis }
+        guard budget.spend(keys.reduce(0) { $0 + $1.count }) else {
+            analysis.complete = false
+            return analysis
+        }
         let index = RulePrefixIndex(keys: keys)
 
         /// The rules that may meet `rule`, each once, ascending; a step of budget each.
@@ -117,7 +145,9 @@ public enum RuleAnalyzer {
                 }
                 found.sort()
             case .allPairs:
-                for other in rules.indices where other != rule && (!earlierOnly || other < rule) && keep(other) { found.append(other) }
+                for other in rules.indices where other != rule && (!earlierOnly || other < rule) && keep(other) {
+                    found.append(other)
+                }
             }
             return found
         }
@@ -130,7 +160,8 @@ public enum RuleAnalyzer {
         var samples: [[UInt32]??] = Array(repeating: nil, count: rules.count)
         func refutedBySample(_ j: Int, in i: Int) -> Bool {
             guard let outer = languages[i].path, let inner = languages[j].path,
-                  languages[i].percentEncoded == languages[j].percentEncoded else { return false }
+                languages[i].percentEncoded == languages[j].percentEncoded
+            else { return false }
             if samples[j] == nil { samples[j] = .some(inner.shortestMember()) }
             guard let sample = samples[j] ?? nil, budget.spend(1 + sample.count) else { return false }
             return !outer.accepts(sample)
@@ -138,7 +169,8 @@ public enum RuleAnalyzer {
         func included(_ j: Int, in i: Int) -> Bool {
             let key = Pair(i: i, j: j)
             if let known = subsetCache[key] { return known }
-            let result = mayInclude(rules[i], rules[j]) && !refutedBySample(j, in: i)
+            let result =
+                mayInclude(rules[i], rules[j]) && !refutedBySample(j, in: i)
                 && languages[j].isSubset(of: languages[i], budget: budget)
             subsetCache[key] = result
             return result
@@ -150,21 +182,28 @@ public enum RuleAnalyzer {
             for (position, j) in order.enumerated() {
                 if budget.exhausted { break apps }
                 if languages[j].isUniversal && position < order.count - 1 {
-                    if let k = catchAllIndex[j] { analysis.catchAll[k].appIDs.append(appID) }
-                    else {
+                    if let k = catchAllIndex[j] {
+                        analysis.catchAll[k].appIDs.append(appID)
+                    } else {
                         catchAllIndex[j] = analysis.catchAll.count
                         analysis.catchAll.append((rules[j].location, [appID]))
                     }
                 }
                 // An outer rule holds every URL of the inner one only if its prefix begins the inner's.
-                let earlier = candidates(of: j, earlierOnly: true) { matcher.ruleApps[$0].contains(app) && !rules[$0].matchesNothing }
+                let earlier = candidates(of: j, earlierOnly: true) {
+                    matcher.ruleApps[$0].contains(app) && !rules[$0].matchesNothing
+                }
                 guard let i = earlier.first(where: { included(j, in: $0) }) else { continue }
                 let pair = Pair(i: i, j: j)
-                if let k = shadowIndex[pair] { analysis.shadowed[k].appIDs.append(appID); continue }
+                if let k = shadowIndex[pair] {
+                    analysis.shadowed[k].appIDs.append(appID)
+                    continue
+                }
                 shadowIndex[pair] = analysis.shadowed.count
-                analysis.shadowed.append(ShadowedRule(
-                    rule: rules[j].location, shadowedBy: rules[i].location, appIDs: [appID],
-                    ruleExcludes: rules[j].exclude, shadowExcludes: rules[i].exclude))
+                analysis.shadowed.append(
+                    ShadowedRule(
+                        rule: rules[j].location, shadowedBy: rules[i].location, appIDs: [appID],
+                        ruleExcludes: rules[j].exclude, shadowExcludes: rules[i].exclude))
             }
         }
 
@@ -182,12 +221,15 @@ public enum RuleAnalyzer {
         pairs.sort { ($0.i, $0.j) < ($1.i, $1.j) }
         for pair in pairs {
             let (i, j) = (pair.i, pair.j)
-            let ri = rules[i], rj = rules[j]
-            let appsI = matcher.ruleApps[i], appsJ = matcher.ruleApps[j]
+            let ri = rules[i]
+            let rj = rules[j]
+            let appsI = matcher.ruleApps[i]
+            let appsJ = matcher.ruleApps[j]
             guard !budget.exhausted else { break }
             guard ri.location.detailsIndex != rj.location.detailsIndex, Set(appsI) != Set(appsJ),
-                  !appsI.isEmpty, !appsJ.isEmpty,
-                  let example = languages[i].commonExample(with: languages[j], budget: budget) else { continue }
+                !appsI.isEmpty, !appsJ.isEmpty,
+                let example = languages[i].commonExample(with: languages[j], budget: budget)
+            else { continue }
             let url = exampleURL(host: host, example, percentEncoded: ri.percentEncoded)
             let subject = URLSubject(SplitURL(url))
             guard ri.matches(subject), rj.matches(subject) else { continue }
@@ -198,11 +240,12 @@ public enum RuleAnalyzer {
             let decidedByI = appsI.contains { resolution.decisions[$0].decision.rule == ri.location }
             let decidedByJ = appsJ.contains { resolution.decisions[$0].decision.rule == rj.location }
             guard decidedByI, decidedByJ else { continue }
-            analysis.overlaps.append(RuleOverlap(
-                first: ri.location, firstAppIDs: appsI.map { matcher.appIDs[$0] },
-                second: rj.location, secondAppIDs: appsJ.map { matcher.appIDs[$0] },
-                exampleURL: url, opener: resolution.appID,
-                secondAlwaysLoses: mayInclude(ri, rj) && languages[j].isSubset(of: languages[i], budget: budget)))
+            analysis.overlaps.append(
+                RuleOverlap(
+                    first: ri.location, firstAppIDs: appsI.map { matcher.appIDs[$0] },
+                    second: rj.location, secondAppIDs: appsJ.map { matcher.appIDs[$0] },
+                    exampleURL: url, opener: resolution.appID,
+                    secondAlwaysLoses: mayInclude(ri, rj) && languages[j].isSubset(of: languages[i], budget: budget)))
         }
         analysis.complete = !budget.exhausted
         return analysis
@@ -215,18 +258,29 @@ public enum RuleAnalyzer {
     static func mayInclude(_ outer: CompiledRule, _ inner: CompiledRule) -> Bool {
         guard let outerSegment = outer.firstSegment, outer.path != nil else { return true }
         guard let innerSegment = inner.firstSegment, inner.path != nil else { return false }
-        guard outer.caseSensitive == inner.caseSensitive, outer.percentEncoded == inner.percentEncoded else { return true }
+        guard outer.caseSensitive == inner.caseSensitive, outer.percentEncoded == inner.percentEncoded else {
+            return true
+        }
         return outerSegment == innerSegment
     }
 
     /// A URL whose parts, read the way each rule reads them, are the witness texts.
-    static func exampleURL(host: String, _ parts: (path: String, query: String, fragment: String), percentEncoded: Bool) -> String {
+    static func exampleURL(host: String, _ parts: (path: String, query: String, fragment: String), percentEncoded: Bool)
+        -> String
+    {
         func encode(_ s: String, keeping: Set<UInt8>) -> String {
             guard !percentEncoded else { return s }
             var out: [UInt8] = []
             for b in s.utf8 {
-                let plain = (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || Set("-._~!$'()*+,;:@".utf8).contains(b) || keeping.contains(b)
-                if plain { out.append(b) } else { out.append(UInt8(ascii: "%")); out.append(contentsOf: hex(Int(b), width: 2).utf8) }
+                let plain =
+                    (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A)
+                    || Set("-._~!$'()*+,;:@".utf8).contains(b) || keeping.contains(b)
+                if plain {
+                    out.append(b)
+                } else {
+                    out.append(UInt8(ascii: "%"))
+                    out.append(contentsOf: hex(Int(b), width: 2).utf8)
+                }
             }
             return String(decoding: out, as: UTF8.self)
         }

@@ -22,7 +22,9 @@ struct RuleLanguage {
             return Automaton.build(alternatives, variables: variables, caseSensitive: rule.caseSensitive)
         }
         func tokens(_ pattern: String) -> [PatternToken] {
-            legacy ? GlobCompiler(variables: variables, caseSensitive: true).valueTokens(pattern) : PatternSyntax.tokenize(pattern).tokens
+            legacy
+                ? GlobCompiler(variables: variables, caseSensitive: true).valueTokens(pattern)
+                : PatternSyntax.tokenize(pattern).tokens
         }
         if let p = r.path {
             let stripped = PathPatternShape.stripSlashes(tokens(p))
@@ -65,7 +67,9 @@ struct RuleLanguage {
         case (.items(let mine), .items(let theirs)):
             return theirs.allSatisfy { item in
                 guard let pattern = item.pattern else { return true }
-                guard let own = mine.first(where: { $0.name == item.name }), let ownPattern = own.pattern else { return false }
+                guard let own = mine.first(where: { $0.name == item.name }), let ownPattern = own.pattern else {
+                    return false
+                }
                 return part(ownPattern, pattern)
             }
         default: return false
@@ -73,11 +77,16 @@ struct RuleLanguage {
     }
 
     /// A URL (path, query and fragment as text) that both rules match, nil when none is known.
-    func commonExample(with other: RuleLanguage, budget: AnalysisBudget) -> (path: String, query: String, fragment: String)? {
+    func commonExample(with other: RuleLanguage, budget: AnalysisBudget) -> (
+        path: String, query: String, fragment: String
+    )? {
         func part(_ a: Automaton?, _ b: Automaton?) -> String? {
             if a != nil, b != nil, percentEncoded != other.percentEncoded { return nil }
-            let x = a ?? Automaton.universal(), y = b ?? Automaton.universal()
-            guard let found = LanguageOps.intersectionWitness(x, y, budget: budget), let witness = found else { return nil }
+            let x = a ?? Automaton.universal()
+            let y = b ?? Automaton.universal()
+            guard let found = LanguageOps.intersectionWitness(x, y, budget: budget), let witness = found else {
+                return nil
+            }
             return RuleLanguage.text(witness)
         }
         guard let path = part(path, other.path), let fragment = part(fragment, other.fragment) else { return nil }
@@ -94,7 +103,9 @@ struct RuleLanguage {
             guard let text = RuleLanguage.itemsExample(a, [], true, budget) else { return nil }
             query = text
         case (.items(let a), .items(let b)):
-            guard let text = RuleLanguage.itemsExample(a, b, percentEncoded == other.percentEncoded, budget) else { return nil }
+            guard let text = RuleLanguage.itemsExample(a, b, percentEncoded == other.percentEncoded, budget) else {
+                return nil
+            }
             query = text
         default:
             return nil  // a whole-query pattern against a dictionary: not worked out, so not claimed
@@ -102,8 +113,10 @@ struct RuleLanguage {
         return (path, query, fragment)
     }
 
-    private static func itemsExample(_ a: [(name: String, pattern: Automaton?)], _ b: [(name: String, pattern: Automaton?)], _ sameEncoding: Bool,
-                                     _ budget: AnalysisBudget) -> String? {
+    private static func itemsExample(
+        _ a: [(name: String, pattern: Automaton?)], _ b: [(name: String, pattern: Automaton?)], _ sameEncoding: Bool,
+        _ budget: AnalysisBudget
+    ) -> String? {
         guard sameEncoding || a.isEmpty || b.isEmpty else { return nil }
         var names: [String] = []
         for item in a + b where !names.contains(item.name) { names.append(item.name) }
@@ -111,7 +124,9 @@ struct RuleLanguage {
         for name in names {
             let x = a.first(where: { $0.name == name })?.pattern ?? Automaton.universal()
             let y = b.first(where: { $0.name == name })?.pattern ?? Automaton.universal()
-            guard let witness = LanguageOps.intersectionWitness(x, y, budget: budget), let value = witness else { return nil }
+            guard let witness = LanguageOps.intersectionWitness(x, y, budget: budget), let value = witness else {
+                return nil
+            }
             parts.append(name + "=" + text(value))
         }
         return parts.joined(separator: "&")

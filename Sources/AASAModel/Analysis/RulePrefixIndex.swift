@@ -16,7 +16,10 @@ struct RulePrefixIndex {
         for (rule, key) in keys.enumerated() {
             var node = 0
             for scalar in key {
-                if let next = children[node][scalar] { node = next; continue }
+                if let next = children[node][scalar] {
+                    node = next
+                    continue
+                }
                 children.append([:])
                 members.append([])
                 children[node][scalar] = children.count - 1
@@ -81,7 +84,10 @@ extension Automaton {
             if accepting[state] {
                 var out: [UInt32] = []
                 var s = state
-                while let (previous, scalar) = parent[s] { out.append(scalar); s = previous }
+                while let (previous, scalar) = parent[s] {
+                    out.append(scalar)
+                    s = previous
+                }
                 return out.reversed()
             }
             for edge in edges[state] {

@@ -23,7 +23,10 @@ public struct AndroidMatcher: Sendable {
 
         func matches(_ url: AndroidURL) -> Bool {
             if let path, !path.matches(url.path) { return false }
-            for item in query where !url.query.contains(where: { $0.name == item.name && item.pattern.matches($0.value) }) { return false }
+            for item in query
+            where !url.query.contains(where: { $0.name == item.name && item.pattern.matches($0.value) }) {
+                return false
+            }
             if let fragment, !fragment.matches(url.fragment) { return false }
             return true
         }
@@ -35,7 +38,9 @@ public struct AndroidMatcher: Sendable {
     public init(_ document: AssetLinksDocument) {
         var apps: [(String, [Rule]?)] = []
         for (_, statement) in document.statements where statement.relations.contains(AssetLinksDocument.handleAllURLs) {
-            guard case .androidApp(let package, _) = statement.target, !apps.contains(where: { $0.0 == package }) else { continue }
+            guard case .androidApp(let package, _) = statement.target, !apps.contains(where: { $0.0 == package }) else {
+                continue
+            }
             apps.append((package, statement.dynamicComponents.map(Self.compile)))
         }
         self.apps = apps
@@ -48,8 +53,10 @@ public struct AndroidMatcher: Sendable {
             let query = (o["?"]?.objectValue ?? [:]).compactMap { member in
                 member.value.stringValue.map { (name: member.key, pattern: AndroidGlob($0)) }
             }
-            return Rule(path: o["/"]?.stringValue.map(AndroidGlob.init), query: query, fragment: o["#"]?.stringValue.map(AndroidGlob.init),
-                        exclude: o["exclude"]?.boolValue ?? false, index: i)
+            return Rule(
+                path: o["/"]?.stringValue.map(AndroidGlob.init), query: query,
+                fragment: o["#"]?.stringValue.map(AndroidGlob.init),
+                exclude: o["exclude"]?.boolValue ?? false, index: i)
         }
     }
 
@@ -58,7 +65,9 @@ public struct AndroidMatcher: Sendable {
         let subject = AndroidURL(url)
         return apps.map { app in
             guard let rules = app.rules else { return (app.packageName, .manifest, nil) }
-            guard let rule = rules.first(where: { $0.matches(subject) }) else { return (app.packageName, .noMatch, nil) }
+            guard let rule = rules.first(where: { $0.matches(subject) }) else {
+                return (app.packageName, .noMatch, nil)
+            }
             return (app.packageName, rule.exclude ? .exclude : .open, rule.index)
         }
     }
@@ -121,7 +130,8 @@ struct AndroidGlob: Sendable {
         while i < scalars.count {
             let c = scalars[i]
             if c == "*" || (c == "?" && i + 1 < scalars.count && scalars[i + 1] == "*") {
-                var minimum = 0, sawStar = false
+                var minimum = 0
+                var sawStar = false
                 while i < scalars.count && (scalars[i] == "*" || scalars[i] == "?") {
                     if scalars[i] == "?" { minimum += 1 } else { sawStar = true }
                     i += 1

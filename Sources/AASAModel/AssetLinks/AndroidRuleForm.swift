@@ -21,8 +21,11 @@ public enum AndroidRuleForm {
         var problems: [Problem] = []
         func variableProblem(_ key: String, _ pattern: String) {
             if pattern.contains("$(") {
-                problems.append(Problem(key: key, message: "Android has no substitution variables: `\(pattern)` cannot be written for Android",
-                                        isError: true))
+                problems.append(
+                    Problem(
+                        key: key,
+                        message: "Android has no substitution variables: `\(pattern)` cannot be written for Android",
+                        isError: true))
             }
         }
         for member in object {
@@ -35,8 +38,12 @@ public enum AndroidRuleForm {
                     for item in query { if let pattern = item.value.stringValue { variableProblem("?", pattern) } }
                     out.append("?", member.value)
                 } else {
-                    problems.append(Problem(key: "?", message: "Android's `?` is a dictionary of parameters; a whole-query string has no Android form",
-                                            isError: true))
+                    problems.append(
+                        Problem(
+                            key: "?",
+                            message:
+                                "Android's `?` is a dictionary of parameters; a whole-query string has no Android form",
+                            isError: true))
                 }
             case "exclude":
                 out.append("exclude", member.value)
@@ -45,8 +52,11 @@ public enum AndroidRuleForm {
             case "caseSensitive", "percentEncoded":
                 if member.value == .bool(false) {
                     let what = member.key == "caseSensitive" ? "compares case-sensitively" : "compares the decoded URL"
-                    problems.append(Problem(key: member.key, message: "Android always \(what): `\(member.key): false` has no Android form",
-                                            isError: true))
+                    problems.append(
+                        Problem(
+                            key: member.key,
+                            message: "Android always \(what): `\(member.key): false` has no Android form",
+                            isError: true))
                 }
             default:
                 out.append(member.key, member.value)  // the validator names it (L061)
@@ -61,12 +71,18 @@ public enum AndroidRuleForm {
         let object = rule.objectValue
         var problems: [Problem] = []
         if caseSensitive == false && object?["caseSensitive"] == nil {
-            problems.append(Problem(key: "caseSensitive", message: "the domain's default caseSensitive: false does not reach Android, "
-                                        + "which compares case-sensitively", isError: false))
+            problems.append(
+                Problem(
+                    key: "caseSensitive",
+                    message: "the domain's default caseSensitive: false does not reach Android, "
+                        + "which compares case-sensitively", isError: false))
         }
         if percentEncoded == false && object?["percentEncoded"] == nil {
-            problems.append(Problem(key: "percentEncoded", message: "the domain's default percentEncoded: false does not reach Android, "
-                                        + "which compares the decoded URL", isError: false))
+            problems.append(
+                Problem(
+                    key: "percentEncoded",
+                    message: "the domain's default percentEncoded: false does not reach Android, "
+                        + "which compares the decoded URL", isError: false))
         }
         return problems
     }

@@ -53,14 +53,17 @@ public struct AssetLinksDiff: Sendable, Equatable {
     }
 
     public init(from old: AssetLinksDocument, to new: AssetLinksDocument) {
-        let before = Self.sides(old), after = Self.sides(new)
+        let before = Self.sides(old)
+        let after = Self.sides(new)
         let beforeByKey = Dictionary(before, uniquingKeysWith: { a, _ in a })
         let afterByKey = Dictionary(after, uniquingKeysWith: { a, _ in a })
         var changes: [Change] = []
         for (key, side) in after {
             guard let was = beforeByKey[key] else {
-                changes.append(Change(target: key, kind: .added, relationsAdded: side.relations, fingerprintsAdded: side.fingerprints,
-                                      rulesAdded: side.rules))
+                changes.append(
+                    Change(
+                        target: key, kind: .added, relationsAdded: side.relations, fingerprintsAdded: side.fingerprints,
+                        rulesAdded: side.rules))
                 continue
             }
             guard was != side else { continue }
@@ -75,8 +78,11 @@ public struct AssetLinksDiff: Sendable, Equatable {
             changes.append(change)
         }
         for (key, side) in before where afterByKey[key] == nil {
-            changes.append(Change(target: key, kind: .removed, relationsRemoved: side.relations, fingerprintsRemoved: side.fingerprints,
-                                  rulesRemoved: side.rules))
+            changes.append(
+                Change(
+                    target: key, kind: .removed, relationsRemoved: side.relations,
+                    fingerprintsRemoved: side.fingerprints,
+                    rulesRemoved: side.rules))
         }
         self.changes = changes
     }
@@ -92,18 +98,21 @@ public struct AssetLinksDiff: Sendable, Equatable {
     }
 
     public var jsonValue: JSONValue {
-        .array(changes.map { c in
-            var o: JSONObject = ["target": .string(c.target), "change": .string(c.kind.rawValue)]
-            func list(_ key: String, _ items: [String]) { if !items.isEmpty { o.append(key, .array(items.map(JSONValue.string))) } }
-            list("relationsAdded", c.relationsAdded)
-            list("relationsRemoved", c.relationsRemoved)
-            list("fingerprintsAdded", c.fingerprintsAdded)
-            list("fingerprintsRemoved", c.fingerprintsRemoved)
-            if !c.rulesAdded.isEmpty { o.append("rulesAdded", .array(c.rulesAdded)) }
-            if !c.rulesRemoved.isEmpty { o.append("rulesRemoved", .array(c.rulesRemoved)) }
-            if c.rulesReordered { o.append("rulesReordered", .bool(true)) }
-            return .object(o)
-        })
+        .array(
+            changes.map { c in
+                var o: JSONObject = ["target": .string(c.target), "change": .string(c.kind.rawValue)]
+                func list(_ key: String, _ items: [String]) {
+                    if !items.isEmpty { o.append(key, .array(items.map(JSONValue.string))) }
+                }
+                list("relationsAdded", c.relationsAdded)
+                list("relationsRemoved", c.relationsRemoved)
+                list("fingerprintsAdded", c.fingerprintsAdded)
+                list("fingerprintsRemoved", c.fingerprintsRemoved)
+                if !c.rulesAdded.isEmpty { o.append("rulesAdded", .array(c.rulesAdded)) }
+                if !c.rulesRemoved.isEmpty { o.append("rulesRemoved", .array(c.rulesRemoved)) }
+                if c.rulesReordered { o.append("rulesReordered", .bool(true)) }
+                return .object(o)
+            })
     }
 
     /// Lines for a person, from `jsonValue` (so the CLI prints a server's answer the same way).
@@ -114,12 +123,18 @@ public struct AssetLinksDiff: Sendable, Equatable {
         for c in changes {
             guard let o = c.objectValue else { continue }
             lines.append("\(o["change"]?.stringValue ?? "?") \(o["target"]?.stringValue ?? "?")")
-            for (key, label) in [("relationsAdded", "+ relation"), ("relationsRemoved", "- relation"),
-                                 ("fingerprintsAdded", "+ fingerprint"), ("fingerprintsRemoved", "- fingerprint")] {
+            for (key, label) in [
+                ("relationsAdded", "+ relation"), ("relationsRemoved", "- relation"),
+                ("fingerprintsAdded", "+ fingerprint"), ("fingerprintsRemoved", "- fingerprint"),
+            ] {
                 for item in o[key]?.arrayValue ?? [] { lines.append("  \(label) \(item.stringValue ?? "")") }
             }
-            for rule in o["rulesAdded"]?.arrayValue ?? [] { lines.append("  + rule \(JSONWriter(style: .compact).string(rule))") }
-            for rule in o["rulesRemoved"]?.arrayValue ?? [] { lines.append("  - rule \(JSONWriter(style: .compact).string(rule))") }
+            for rule in o["rulesAdded"]?.arrayValue ?? [] {
+                lines.append("  + rule \(JSONWriter(style: .compact).string(rule))")
+            }
+            for rule in o["rulesRemoved"]?.arrayValue ?? [] {
+                lines.append("  - rule \(JSONWriter(style: .compact).string(rule))")
+            }
             if o["rulesReordered"]?.boolValue == true { lines.append("  rules reordered (the first match decides)") }
         }
         return lines

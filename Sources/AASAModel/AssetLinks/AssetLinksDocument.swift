@@ -25,7 +25,9 @@ public struct AssetLinksDocument: Sendable, Equatable {
     public static let handleAllURLs = "delegate_permission/common.handle_all_urls"
     public static let getLoginCreds = "delegate_permission/common.get_login_creds"
     /// Relations Google defines (the first two are the ones this service writes).
-    public static let knownRelations: Set<String> = [handleAllURLs, getLoginCreds, "delegate_permission/common.use_as_origin"]
+    public static let knownRelations: Set<String> = [
+        handleAllURLs, getLoginCreds, "delegate_permission/common.use_as_origin",
+    ]
 
     /// The JSON as read.
     public var root: JSONValue
@@ -50,7 +52,8 @@ public struct AssetLinksDocument: Sendable, Equatable {
         return read(value)
     }
 
-    public static func read(_ value: JSONValue) -> (document: AssetLinksDocument?, diagnostics: [AssetLinksDiagnostic]) {
+    public static func read(_ value: JSONValue) -> (document: AssetLinksDocument?, diagnostics: [AssetLinksDiagnostic])
+    {
         guard let items = value.arrayValue else {
             return (nil, [.error(.notAnArray, at: .root, "a statement list is a JSON array of statements")])
         }
@@ -62,14 +65,16 @@ public struct AssetLinksDocument: Sendable, Equatable {
             let parsed: Target
             switch target["namespace"]?.stringValue {
             case "android_app"?:
-                parsed = .androidApp(packageName: target["package_name"]?.stringValue ?? "",
-                                     fingerprints: target["sha256_cert_fingerprints"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+                parsed = .androidApp(
+                    packageName: target["package_name"]?.stringValue ?? "",
+                    fingerprints: target["sha256_cert_fingerprints"]?.arrayValue?.compactMap(\.stringValue) ?? [])
             case "web"?:
                 parsed = .web(site: target["site"]?.stringValue ?? "")
             default:
                 continue
             }
-            let dynamic = o["relation_extensions"]?.objectValue?[handleAllURLs]?.objectValue?["dynamic_app_link_components"]?.arrayValue
+            let dynamic = o["relation_extensions"]?.objectValue?[handleAllURLs]?.objectValue?[
+                "dynamic_app_link_components"]?.arrayValue
             statements.append((i, Statement(relations: relations, target: parsed, dynamicComponents: dynamic)))
         }
         return (AssetLinksDocument(root: value, statements: statements), [])
@@ -94,7 +99,9 @@ public struct AssetLinksDocument: Sendable, Equatable {
         }
         var o: JSONObject = ["relation": .array(s.relations.map(JSONValue.string)), "target": .object(target)]
         if let dynamic = s.dynamicComponents {
-            o.append("relation_extensions", .object([handleAllURLs: .object(["dynamic_app_link_components": .array(dynamic)])]))
+            o.append(
+                "relation_extensions",
+                .object([handleAllURLs: .object(["dynamic_app_link_components": .array(dynamic)])]))
         }
         return .object(o)
     }

@@ -16,10 +16,17 @@ public enum AssetLinksValidator {
     /// The size rule alone: for a document already in hand with its rendered byte count.
     public static func size(_ byteCount: Int) -> [AssetLinksDiagnostic] {
         if byteCount > sizeLimit {
-            return [.error(.tooLarge, at: .root, "the file is \(byteCount) bytes; this service refuses more than \(sizeLimit)")]
+            return [
+                .error(
+                    .tooLarge, at: .root, "the file is \(byteCount) bytes; this service refuses more than \(sizeLimit)")
+            ]
         }
         if byteCount > sizeWarning {
-            return [.warning(.tooLarge, at: .root, "the file is \(byteCount) bytes; Google documents no limit, but fetchers give up on large files")]
+            return [
+                .warning(
+                    .tooLarge, at: .root,
+                    "the file is \(byteCount) bytes; Google documents no limit, but fetchers give up on large files")
+            ]
         }
         return []
     }
@@ -41,12 +48,16 @@ public enum AssetLinksValidator {
             // Relations.
             let relations = o["relation"]?.arrayValue
             if relations == nil || relations!.isEmpty || relations!.contains(where: { $0.stringValue == nil }) {
-                out.append(.error(.relationMissing, at: at / "relation", "relation is a non-empty array of relation strings"))
+                out.append(
+                    .error(.relationMissing, at: at / "relation", "relation is a non-empty array of relation strings"))
             }
             for (k, r) in (relations ?? []).enumerated() {
                 if let s = r.stringValue, !AssetLinksDocument.knownRelations.contains(s) {
-                    out.append(.warning(.unknownRelation, at: at / "relation" / k,
-                                        "\(s) is not a relation Google defines (handle_all_urls, get_login_creds, use_as_origin): it grants nothing"))
+                    out.append(
+                        .warning(
+                            .unknownRelation, at: at / "relation" / k,
+                            "\(s) is not a relation Google defines (handle_all_urls, get_login_creds, use_as_origin): it grants nothing"
+                        ))
                 }
             }
             // Target.
@@ -60,15 +71,22 @@ public enum AssetLinksValidator {
             case "web"?:
                 let site = target["site"]?.stringValue ?? ""
                 let ok = (site.hasPrefix("https://") || site.hasPrefix("http://")) && !site.dropFirst(8).contains("/")
-                out.append(.warning(.webTarget, at: at / "target", "a web target (\(site)) links sites, not apps; this service writes none"
-                                    + (ok ? "" : "; and site must be http[s]://host[:port] without a path")))
+                out.append(
+                    .warning(
+                        .webTarget, at: at / "target",
+                        "a web target (\(site)) links sites, not apps; this service writes none"
+                            + (ok ? "" : "; and site must be http[s]://host[:port] without a path")))
             case let other:
-                out.append(.error(.unknownNamespace, at: at / "target" / "namespace",
-                                  "namespace is android_app or web, not \(other.map { "`\($0)`" } ?? "absent")"))
+                out.append(
+                    .error(
+                        .unknownNamespace, at: at / "target" / "namespace",
+                        "namespace is android_app or web, not \(other.map { "`\($0)`" } ?? "absent")"))
             }
             // Duplicates.
-            let key: JSONValue = .object(["relation": .array((relations ?? []).sorted { ($0.stringValue ?? "") < ($1.stringValue ?? "") }),
-                                          "target": .object(target)])
+            let key: JSONValue = .object([
+                "relation": .array((relations ?? []).sorted { ($0.stringValue ?? "") < ($1.stringValue ?? "") }),
+                "target": .object(target),
+            ])
             if let first = seen[key] {
                 out.append(.warning(.duplicateStatement, at: at, "the same statement as /\(first)"))
             } else {
@@ -77,17 +95,27 @@ public enum AssetLinksValidator {
             // Relation extensions and dynamic rules.
             if let extensions = o["relation_extensions"] {
                 guard let ext = extensions.objectValue, ext.allSatisfy({ $0.value.objectValue != nil }) else {
-                    out.append(.error(.relationExtensions, at: at / "relation_extensions",
-                                      "relation_extensions is an object of relation → object"))
+                    out.append(
+                        .error(
+                            .relationExtensions, at: at / "relation_extensions",
+                            "relation_extensions is an object of relation → object"))
                     continue
                 }
-                if let handle = ext[AssetLinksDocument.handleAllURLs]?.objectValue, let components = handle["dynamic_app_link_components"] {
-                    let path = at / "relation_extensions" / AssetLinksDocument.handleAllURLs / "dynamic_app_link_components"
+                if let handle = ext[AssetLinksDocument.handleAllURLs]?.objectValue,
+                    let components = handle["dynamic_app_link_components"]
+                {
+                    let path =
+                        at / "relation_extensions" / AssetLinksDocument.handleAllURLs / "dynamic_app_link_components"
                     out += dynamicComponents(components, at: path)
-                    if target["namespace"]?.stringValue == "android_app", let package = target["package_name"]?.stringValue {
+                    if target["namespace"]?.stringValue == "android_app",
+                        let package = target["package_name"]?.stringValue
+                    {
                         if let first = dynamicFor[package] {
-                            out.append(.warning(.duplicateDynamicRules, at: path,
-                                                "statement /\(first) already declares dynamic rules for \(package); Android does not say which it uses"))
+                            out.append(
+                                .warning(
+                                    .duplicateDynamicRules, at: path,
+                                    "statement /\(first) already declares dynamic rules for \(package); Android does not say which it uses"
+                                ))
                         } else {
                             dynamicFor[package] = i
                         }
@@ -107,7 +135,8 @@ public enum AssetLinksValidator {
             guard let first = segment.unicodeScalars.first, first.isASCIILetter else {
                 return "each segment of a package name starts with a letter (`\(segment)` does not)"
             }
-            guard segment.unicodeScalars.allSatisfy({ $0.isASCIILetter || ("0"..."9").contains($0) || $0 == "_" }) else {
+            guard segment.unicodeScalars.allSatisfy({ $0.isASCIILetter || ("0"..."9").contains($0) || $0 == "_" })
+            else {
                 return "a package name has only letters, digits and underscores between its dots (`\(segment)`)"
             }
         }
@@ -120,19 +149,29 @@ public enum AssetLinksValidator {
         let bytes = f.split(separator: ":", omittingEmptySubsequences: false)
         let isHexPairs = bytes.allSatisfy { $0.count == 2 && $0.allSatisfy(hex.contains) }
         if isHexPairs && bytes.count == 32 {
-            if f != f.uppercased() { return (.fingerprintLowerCase, "hex digits are upper case: use \(f.uppercased())") }
+            if f != f.uppercased() {
+                return (.fingerprintLowerCase, "hex digits are upper case: use \(f.uppercased())")
+            }
             return nil
         }
         if isHexPairs && bytes.count == 20 {
-            return (.fingerprintSHA1, "this is a SHA-1 fingerprint (20 bytes); give the SHA-256 one (keytool -list -v, or Play Console → App signing)")
+            return (
+                .fingerprintSHA1,
+                "this is a SHA-1 fingerprint (20 bytes); give the SHA-256 one (keytool -list -v, or Play Console → App signing)"
+            )
         }
         if f.count == 64 && f.allSatisfy(hex.contains) {
             var pairs: [String] = []
             var rest = Substring(f.uppercased())
-            while !rest.isEmpty { pairs.append(String(rest.prefix(2))); rest = rest.dropFirst(2) }
+            while !rest.isEmpty {
+                pairs.append(String(rest.prefix(2)))
+                rest = rest.dropFirst(2)
+            }
             return (.fingerprintNoColons, "bytes are separated by colons: use \(pairs.joined(separator: ":"))")
         }
-        return (.fingerprintMalformed, "a fingerprint is 32 colon-separated upper-case hex bytes (AB:CD:…); `\(f)` is not")
+        return (
+            .fingerprintMalformed, "a fingerprint is 32 colon-separated upper-case hex bytes (AB:CD:…); `\(f)` is not"
+        )
     }
 
     static func androidTarget(_ target: JSONObject, at: JSONPointer) -> [AssetLinksDiagnostic] {
@@ -142,15 +181,21 @@ public enum AssetLinksValidator {
             out.append(.error(.packageName, at: at / "package_name", "\(problem): `\(name)`"))
         }
         guard let fingerprints = target["sha256_cert_fingerprints"]?.arrayValue, !fingerprints.isEmpty else {
-            out.append(.error(.fingerprintsMissing, at: at / "sha256_cert_fingerprints", "an app target lists its signing certificates' SHA-256 fingerprints"))
+            out.append(
+                .error(
+                    .fingerprintsMissing, at: at / "sha256_cert_fingerprints",
+                    "an app target lists its signing certificates' SHA-256 fingerprints"))
             return out
         }
         for (k, f) in fingerprints.enumerated() {
             guard let s = f.stringValue else {
-                out.append(.error(.fingerprintMalformed, at: at / "sha256_cert_fingerprints" / k, "a fingerprint is a string"))
+                out.append(
+                    .error(.fingerprintMalformed, at: at / "sha256_cert_fingerprints" / k, "a fingerprint is a string"))
                 continue
             }
-            if let (code, message) = fingerprintProblem(s) { out.append(.error(code, at: at / "sha256_cert_fingerprints" / k, message)) }
+            if let (code, message) = fingerprintProblem(s) {
+                out.append(.error(code, at: at / "sha256_cert_fingerprints" / k, message))
+            }
         }
         return out
     }
@@ -164,26 +209,50 @@ public enum AssetLinksValidator {
         var out: [AssetLinksDiagnostic] = []
         for (i, c) in components.enumerated() {
             let at = path / i
-            guard let o = c.objectValue else { out.append(.error(.componentSyntax, at: at, "a rule is an object")); continue }
-            if o.isEmpty { out.append(.warning(.componentSyntax, at: at, "an empty rule matches every URL; Android may treat it as empty and discard the dynamic rules")) }
+            guard let o = c.objectValue else {
+                out.append(.error(.componentSyntax, at: at, "a rule is an object"))
+                continue
+            }
+            if o.isEmpty {
+                out.append(
+                    .warning(
+                        .componentSyntax, at: at,
+                        "an empty rule matches every URL; Android may treat it as empty and discard the dynamic rules"))
+            }
             for member in o {
                 switch member.key {
                 case "/", "#":
                     guard let s = member.value.stringValue, !s.isEmpty else {
-                        out.append(.error(.componentSyntax, at: at / member.key, "`\(member.key)` is a non-empty pattern string")); continue
+                        out.append(
+                            .error(
+                                .componentSyntax, at: at / member.key, "`\(member.key)` is a non-empty pattern string"))
+                        continue
                     }
                     out += readings(s, at: at / member.key)
                 case "?":
-                    guard let q = member.value.objectValue, !q.isEmpty, q.allSatisfy({ $0.value.stringValue?.isEmpty == false }) else {
-                        out.append(.error(.componentSyntax, at: at / "?", "`?` is an object of query parameter → non-empty pattern string")); continue
+                    guard let q = member.value.objectValue, !q.isEmpty,
+                        q.allSatisfy({ $0.value.stringValue?.isEmpty == false })
+                    else {
+                        out.append(
+                            .error(
+                                .componentSyntax, at: at / "?",
+                                "`?` is an object of query parameter → non-empty pattern string"))
+                        continue
                     }
                     for item in q { out += readings(item.value.stringValue!, at: at / "?" / item.key) }
                 case "exclude":
-                    if member.value.boolValue == nil { out.append(.error(.componentSyntax, at: at / "exclude", "exclude is true or false")) }
+                    if member.value.boolValue == nil {
+                        out.append(.error(.componentSyntax, at: at / "exclude", "exclude is true or false"))
+                    }
                 case "comments", "comment":
-                    if member.value.stringValue == nil { out.append(.error(.componentSyntax, at: at / member.key, "\(member.key) is a string")) }
+                    if member.value.stringValue == nil {
+                        out.append(.error(.componentSyntax, at: at / member.key, "\(member.key) is a string"))
+                    }
                 default:
-                    out.append(.error(.componentSyntax, at: at / member.key, "a rule has `/`, `?`, `#`, `exclude` and `comments`; not `\(member.key)`"))
+                    out.append(
+                        .error(
+                            .componentSyntax, at: at / member.key,
+                            "a rule has `/`, `?`, `#`, `exclude` and `comments`; not `\(member.key)`"))
                 }
             }
         }
@@ -194,15 +263,22 @@ public enum AssetLinksValidator {
     static func readings(_ pattern: String, at: JSONPointer) -> [AssetLinksDiagnostic] {
         var out: [AssetLinksDiagnostic] = []
         let scalars = Array(pattern.unicodeScalars)
-        for (i, c) in scalars.enumerated() where c == "*" && i + 1 < scalars.count && scalars[i + 1] != "*" && scalars[i + 1] != "?" {
+        for (i, c) in scalars.enumerated()
+        where c == "*" && i + 1 < scalars.count && scalars[i + 1] != "*" && scalars[i + 1] != "?" {
             let next = scalars[i + 1]
-            out.append(.warning(.unverifiedReading, at: at, "`*` stops at the first `\(next)` that follows (Google's description, "
-                                + "no backtracking); a URL with an earlier `\(next)` than you mean will not match"))
+            out.append(
+                .warning(
+                    .unverifiedReading, at: at,
+                    "`*` stops at the first `\(next)` that follows (Google's description, "
+                        + "no backtracking); a URL with an earlier `\(next)` than you mean will not match"))
             break
         }
         if pattern.contains("%") {
-            out.append(.warning(.unverifiedReading, at: at, "Google does not say whether URLs are decoded before matching; this service "
-                                + "matches the decoded URL, so `%` in a pattern is a literal percent sign"))
+            out.append(
+                .warning(
+                    .unverifiedReading, at: at,
+                    "Google does not say whether URLs are decoded before matching; this service "
+                        + "matches the decoded URL, so `%` in a pattern is a literal percent sign"))
         }
         return out
     }

@@ -41,12 +41,14 @@ public struct DocumentDiff: Sendable {
     }
 
     public init(from old: AASADocument, to new: AASADocument, host: String = "example.com", maxExamples: Int = 50) {
-        let before = AASAMatcher(old), after = AASAMatcher(new)
+        let before = AASAMatcher(old)
+        let after = AASAMatcher(new)
         appsAdded = after.appIDs.filter { !before.appIDs.contains($0) }
         appsRemoved = before.appIDs.filter { !after.appIDs.contains($0) }
         appOrderChanged = before.appIDs.filter(after.appIDs.contains) != after.appIDs.filter(before.appIDs.contains)
         for app in before.appIDs + appsAdded {
-            let a = DocumentDiff.rules(of: app, in: before), b = DocumentDiff.rules(of: app, in: after)
+            let a = DocumentDiff.rules(of: app, in: before)
+            let b = DocumentDiff.rules(of: app, in: after)
             let (removed, added) = DocumentDiff.sequenceDiff(a, b)
             if !removed.isEmpty || !added.isEmpty { rules.append(AppRules(appID: app, added: added, removed: removed)) }
         }
@@ -56,21 +58,34 @@ public struct DocumentDiff: Sendable {
             ("activitycontinuation", old.activitycontinuation?.apps, new.activitycontinuation?.apps),
         ]
         for (name, a, b) in servicePairs {
-            let a = a ?? [], b = b ?? []
-            let added = b.filter { !a.contains($0) }, removed = a.filter { !b.contains($0) }
-            if !added.isEmpty || !removed.isEmpty { services.append(ServiceApps(service: name, added: added, removed: removed)) }
+            let a = a ?? []
+            let b = b ?? []
+            let added = b.filter { !a.contains($0) }
+            let removed = a.filter { !b.contains($0) }
+            if !added.isEmpty || !removed.isEmpty {
+                services.append(ServiceApps(service: name, added: added, removed: removed))
+            }
         }
         if old.applinks?.defaults != new.applinks?.defaults {
-            settings.append("applinks.defaults changed from \(DocumentDiff.text(old.applinks?.defaults?.jsonValue)) to \(DocumentDiff.text(new.applinks?.defaults?.jsonValue))")
+            settings.append(
+                "applinks.defaults changed from \(DocumentDiff.text(old.applinks?.defaults?.jsonValue)) to \(DocumentDiff.text(new.applinks?.defaults?.jsonValue))"
+            )
         }
-        let oldVariables = Dictionary((old.applinks?.substitutionVariables ?? []).map { ($0.name, $0.values) }, uniquingKeysWith: { $1 })
-        let newVariables = Dictionary((new.applinks?.substitutionVariables ?? []).map { ($0.name, $0.values) }, uniquingKeysWith: { $1 })
-        for name in Set(oldVariables.keys).union(newVariables.keys).sorted() where oldVariables[name] != newVariables[name] {
-            let describe = { (v: [String]?) in v.map { "[" + $0.map(JSONWriter.quoted).joined(separator: ", ") + "]" } ?? "undefined" }
-            settings.append("$(\(name)) changed from \(describe(oldVariables[name])) to \(describe(newVariables[name]))")
+        let oldVariables = Dictionary(
+            (old.applinks?.substitutionVariables ?? []).map { ($0.name, $0.values) }, uniquingKeysWith: { $1 })
+        let newVariables = Dictionary(
+            (new.applinks?.substitutionVariables ?? []).map { ($0.name, $0.values) }, uniquingKeysWith: { $1 })
+        for name in Set(oldVariables.keys).union(newVariables.keys).sorted()
+        where oldVariables[name] != newVariables[name] {
+            let describe = { (v: [String]?) in
+                v.map { "[" + $0.map(JSONWriter.quoted).joined(separator: ", ") + "]" } ?? "undefined"
+            }
+            settings.append(
+                "$(\(name)) changed from \(describe(oldVariables[name])) to \(describe(newVariables[name]))")
         }
         for url in ExampleURLs.derive(from: [old, new], host: host) where openerChanges.count < maxExamples {
-            let x = before.resolve(url: url).appID, y = after.resolve(url: url).appID
+            let x = before.resolve(url: url).appID
+            let y = after.resolve(url: url).appID
             if x != y { openerChanges.append(OpenerChange(url: url, before: x, after: y)) }
         }
     }
@@ -81,7 +96,8 @@ public struct DocumentDiff: Sendable {
             let rule = matcher.rules[i]
             let text: String
             if rule.location.kind == .path {
-                text = JSONWriter().string(.object(["paths": .string((rule.exclude ? "NOT " : "") + (rule.effective.path ?? ""))]))
+                text = JSONWriter().string(
+                    .object(["paths": .string((rule.exclude ? "NOT " : "") + (rule.effective.path ?? ""))]))
             } else {
                 text = JSONWriter().string(rule.effective.jsonValue)
             }
@@ -91,19 +107,29 @@ public struct DocumentDiff: Sendable {
 
     /// Removed and added elements by longest common subsequence, so a moved rule shows as both.
     static func sequenceDiff(_ a: [Rule], _ b: [Rule]) -> (removed: [Rule], added: [Rule]) {
-        let n = a.count, m = b.count
+        let n = a.count
+        let m = b.count
         var lcs = [[Int]](repeating: [Int](repeating: 0, count: m + 1), count: n + 1)
         for i in stride(from: n - 1, through: 0, by: -1) {
             for j in stride(from: m - 1, through: 0, by: -1) {
                 lcs[i][j] = a[i].text == b[j].text ? lcs[i + 1][j + 1] + 1 : max(lcs[i + 1][j], lcs[i][j + 1])
             }
         }
-        var removed: [Rule] = [], added: [Rule] = []
-        var i = 0, j = 0
+        var removed: [Rule] = []
+        var added: [Rule] = []
+        var i = 0
+        var j = 0
         while i < n || j < m {
-            if i < n, j < m, a[i].text == b[j].text { i += 1; j += 1 }
-            else if j < m, i == n || lcs[i][j + 1] >= lcs[i + 1][j] { added.append(b[j]); j += 1 }
-            else { removed.append(a[i]); i += 1 }
+            if i < n, j < m, a[i].text == b[j].text {
+                i += 1
+                j += 1
+            } else if j < m, i == n || lcs[i][j + 1] >= lcs[i + 1][j] {
+                added.append(b[j])
+                j += 1
+            } else {
+                removed.append(a[i])
+                i += 1
+            }
         }
         return (removed, added)
     }

@@ -16,30 +16,39 @@ public enum AASAParser {
     public static func parse(_ bytes: [UInt8], limits: JSONParser.Limits = .init()) -> ParsedDocument {
         var result = ParsedDocument(document: nil, source: nil, diagnostics: [], byteCount: bytes.count)
         if looksLikeCMS(bytes) {
-            result.diagnostics.append(.error(.signedCMS, at: .root,
-                "this is a signed (PKCS#7/CMS) binary file, not JSON: signing is obsolete since iOS 9; serve the plain JSON payload with Content-Type application/json"))
+            result.diagnostics.append(
+                .error(
+                    .signedCMS, at: .root,
+                    "this is a signed (PKCS#7/CMS) binary file, not JSON: signing is obsolete since iOS 9; serve the plain JSON payload with Content-Type application/json"
+                ))
             return result
         }
         let output: JSONParser.Output
         do {
             output = try JSONParser.parse(bytes, limits: limits)
         } catch {
-            let code: DiagnosticCode = switch error.kind {
-            case .syntax: .invalidJSON
-            case .encoding: .notUTF8
-            case .depth: .tooDeep
-            }
+            let code: DiagnosticCode =
+                switch error.kind {
+                case .syntax: .invalidJSON
+                case .encoding: .notUTF8
+                case .depth: .tooDeep
+                }
             result.diagnostics.append(.error(code, at: error.path, "invalid JSON at \(error)"))
             return result
         }
         result.source = output.value
         if output.hadByteOrderMark {
-            result.diagnostics.append(.warning(.byteOrderMark, at: .root,
-                "the file starts with a UTF-8 byte order mark; serve it without one"))
+            result.diagnostics.append(
+                .warning(
+                    .byteOrderMark, at: .root,
+                    "the file starts with a UTF-8 byte order mark; serve it without one"))
         }
         for duplicate in output.duplicateKeys {
-            result.diagnostics.append(.warning(.duplicateKey, at: duplicate.objectPath / duplicate.key,
-                "key \(JSONWriter.quoted(duplicate.key)) appears more than once in this object: only the last one counts"))
+            result.diagnostics.append(
+                .warning(
+                    .duplicateKey, at: duplicate.objectPath / duplicate.key,
+                    "key \(JSONWriter.quoted(duplicate.key)) appears more than once in this object: only the last one counts"
+                ))
         }
         var reader = DocumentReader()
         result.document = reader.read(output.value)
@@ -53,7 +62,8 @@ public enum AASAParser {
 
     /// A DER SEQUENCE header (0x30 then a length byte): how every signed AASA file begins.
     static func looksLikeCMS(_ bytes: [UInt8]) -> Bool {
-        bytes.count > 2 && bytes[0] == 0x30 && (bytes[1] == 0x80 || bytes[1] == 0x81 || bytes[1] == 0x82 || bytes[1] == 0x83)
+        bytes.count > 2 && bytes[0] == 0x30
+            && (bytes[1] == 0x80 || bytes[1] == 0x81 || bytes[1] == 0x82 || bytes[1] == 0x83)
     }
 }
 
@@ -84,7 +94,8 @@ extension AASAParser {
     public static func read(_ value: JSONValue) -> ParsedDocument {
         var reader = DocumentReader()
         let document = reader.read(value)
-        return ParsedDocument(document: document, source: value, diagnostics: reader.diagnostics,
-                              byteCount: JSONWriter().bytes(value).count)
+        return ParsedDocument(
+            document: document, source: value, diagnostics: reader.diagnostics,
+            byteCount: JSONWriter().bytes(value).count)
     }
 }

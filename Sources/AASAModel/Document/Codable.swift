@@ -25,11 +25,17 @@ extension JSONValue: Codable {
             return
         }
         let single = try decoder.singleValueContainer()
-        if single.decodeNil() { self = .null }
-        else if let b = try? single.decode(Bool.self) { self = .bool(b) }
-        else if let i = try? single.decode(Int64.self) { self = .number(String(i)) }
-        else if let d = try? single.decode(Double.self) { self = .number(d.description) }
-        else { self = .string(try single.decode(String.self)) }
+        if single.decodeNil() {
+            self = .null
+        } else if let b = try? single.decode(Bool.self) {
+            self = .bool(b)
+        } else if let i = try? single.decode(Int64.self) {
+            self = .number(String(i))
+        } else if let d = try? single.decode(Double.self) {
+            self = .number(d.description)
+        } else {
+            self = .string(try single.decode(String.self))
+        }
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -61,8 +67,10 @@ extension AASADocument: Codable {
         let value = try JSONValue(from: decoder)
         var reader = DocumentReader()
         guard let document = reader.read(value) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
-                debugDescription: "an apple-app-site-association document must be a JSON object"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "an apple-app-site-association document must be a JSON object"))
         }
         self = document
     }

@@ -24,17 +24,28 @@ extension AppLinks {
         if let apps { object.append("apps", .array(apps.map(JSONValue.string))) }
         if let defaults { object.append("defaults", defaults.jsonValue) }
         if let substitutionVariables {
-            object.append("substitutionVariables", .object(JSONObject(substitutionVariables.map {
-                JSONMember($0.name, .array($0.values.map(JSONValue.string)))
-            })))
+            object.append(
+                "substitutionVariables",
+                .object(
+                    JSONObject(
+                        substitutionVariables.map {
+                            JSONMember($0.name, .array($0.values.map(JSONValue.string)))
+                        })))
         }
         if let details {
             if detailsForm == .dictionary && !canonical {
-                object.append("details", .object(JSONObject(details.map { entry in
-                    var value = entry.jsonValue
-                    if case .object(var o) = value { o["appID"] = nil; value = .object(o) }
-                    return JSONMember(entry.appID ?? "", value)
-                })))
+                object.append(
+                    "details",
+                    .object(
+                        JSONObject(
+                            details.map { entry in
+                                var value = entry.jsonValue
+                                if case .object(var o) = value {
+                                    o["appID"] = nil
+                                    value = .object(o)
+                                }
+                                return JSONMember(entry.appID ?? "", value)
+                            })))
             } else {
                 object.append("details", .array(details.map(\.jsonValue)))
             }

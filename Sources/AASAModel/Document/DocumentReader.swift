@@ -13,8 +13,10 @@ struct DocumentReader {
 
     mutating func read(_ root: JSONValue) -> AASADocument? {
         guard case .object(let object) = root else {
-            diagnostics.append(.error(.rootNotObject, at: .root,
-                "the file must be a JSON object such as {\"applinks\": …}, not \(root.typeName)"))
+            diagnostics.append(
+                .error(
+                    .rootNotObject, at: .root,
+                    "the file must be a JSON object such as {\"applinks\": …}, not \(root.typeName)"))
             return nil
         }
         var document = AASADocument()
@@ -22,8 +24,11 @@ struct DocumentReader {
             let path = JSONPointer.root / member.key
             switch member.key {
             case "applinks":
-                if let links = readAppLinks(member.value, at: path) { document.applinks = links }
-                else { document.extra.append(member.key, member.value) }
+                if let links = readAppLinks(member.value, at: path) {
+                    document.applinks = links
+                } else {
+                    document.extra.append(member.key, member.value)
+                }
             case "webcredentials", "appclips", "activitycontinuation":
                 guard let service = readService(member.value, at: path) else {
                     document.extra.append(member.key, member.value)
@@ -46,7 +51,8 @@ struct DocumentReader {
 
     mutating func readService(_ value: JSONValue, at path: JSONPointer) -> AppListService? {
         guard case .object(let object) = value else {
-            wrongType(at: path, expected: "an object such as {\"apps\": [\"ABCDE12345.com.example.app\"]}", found: value)
+            wrongType(
+                at: path, expected: "an object such as {\"apps\": [\"ABCDE12345.com.example.app\"]}", found: value)
             return nil
         }
         var service = AppListService(apps: nil)
@@ -56,7 +62,8 @@ struct DocumentReader {
                 service.apps = apps
             } else {
                 if member.key != "apps" {
-                    reportUnknown(member.key, at: memberPath, known: Self.serviceKeys, context: "in \(path.tokens.last ?? "")")
+                    reportUnknown(
+                        member.key, at: memberPath, known: Self.serviceKeys, context: "in \(path.tokens.last ?? "")")
                 }
                 service.extra.append(member.key, member.value)
             }
@@ -76,16 +83,22 @@ struct DocumentReader {
             let memberPath = path / member.key
             switch member.key {
             case "apps":
-                if let apps = readStrings(member.value, at: memberPath) { links.apps = apps }
-                else { links.extra.append(member.key, member.value) }
+                if let apps = readStrings(member.value, at: memberPath) {
+                    links.apps = apps
+                } else {
+                    links.extra.append(member.key, member.value)
+                }
             case "details":
                 switch member.value {
                 case .array(let elements):
                     links.details = elements.enumerated().map { readEntry($0.element, at: memberPath / $0.offset) }
                     links.detailsForm = .array
                 case .object(let byAppID):
-                    diagnostics.append(.warning(.detailsAsDictionary, at: memberPath,
-                        "\"details\" as a dictionary keyed by app ID is obsolete: Apple still reads it, but JSON objects have no order, so which app wins is undefined; write an array of {\"appIDs\": [...], \"components\": [...]} entries"))
+                    diagnostics.append(
+                        .warning(
+                            .detailsAsDictionary, at: memberPath,
+                            "\"details\" as a dictionary keyed by app ID is obsolete: Apple still reads it, but JSON objects have no order, so which app wins is undefined; write an array of {\"appIDs\": [...], \"components\": [...]} entries"
+                        ))
                     links.details = byAppID.members.map { member in
                         var entry = readEntry(member.value, at: memberPath / member.key)
                         if entry.malformed == nil { entry.appID = member.key }
@@ -97,14 +110,18 @@ struct DocumentReader {
                     links.extra.append(member.key, member.value)
                 }
             case "defaults":
-                if case let rule = readComponent(member.value, at: memberPath, isDefaults: true), rule.malformed == nil {
+                if case let rule = readComponent(member.value, at: memberPath, isDefaults: true), rule.malformed == nil
+                {
                     links.defaults = rule
                 } else {
                     links.extra.append(member.key, member.value)
                 }
             case "substitutionVariables":
-                if let variables = readVariables(member.value, at: memberPath) { links.substitutionVariables = variables }
-                else { links.extra.append(member.key, member.value) }
+                if let variables = readVariables(member.value, at: memberPath) {
+                    links.substitutionVariables = variables
+                } else {
+                    links.extra.append(member.key, member.value)
+                }
             default:
                 reportUnknown(member.key, at: memberPath, known: Self.appLinksKeys, context: "in applinks")
                 links.extra.append(member.key, member.value)
@@ -139,8 +156,9 @@ struct DocumentReader {
             case "appIDs":
                 if let ids = readStrings(member.value, at: memberPath) { entry.appIDs = ids } else { kept = false }
             case "appID":
-                if case .string(let id) = member.value { entry.appID = id }
-                else {
+                if case .string(let id) = member.value {
+                    entry.appID = id
+                } else {
                     let hint = member.value.arrayValue != nil ? " (a list of apps belongs in \"appIDs\")" : ""
                     wrongType(at: memberPath, expected: "a string\(hint)", found: member.value)
                     kept = false
@@ -157,9 +175,12 @@ struct DocumentReader {
             case "paths":
                 if let paths = readStrings(member.value, at: memberPath) { entry.paths = paths } else { kept = false }
             case "defaults":
-                if case let rule = readComponent(member.value, at: memberPath, isDefaults: true), rule.malformed == nil {
+                if case let rule = readComponent(member.value, at: memberPath, isDefaults: true), rule.malformed == nil
+                {
                     entry.defaults = rule
-                } else { kept = false }
+                } else {
+                    kept = false
+                }
             default:
                 reportUnknown(member.key, at: memberPath, known: Self.entryKeys, context: "in a details entry")
                 kept = false
@@ -174,7 +195,9 @@ struct DocumentReader {
         guard case .object(let object) = value else {
             let what = isDefaults ? "a defaults dictionary" : "a component dictionary such as {\"/\": \"/path/*\"}"
             var message = "expected \(what), found \(value.typeName)"
-            if case .string(let s) = value { message += " (\(JSONWriter.quoted(s)); write {\"/\": \(JSONWriter.quoted(s))})" }
+            if case .string(let s) = value {
+                message += " (\(JSONWriter.quoted(s)); write {\"/\": \(JSONWriter.quoted(s))})"
+            }
             diagnostics.append(.error(.wrongType, at: path, message))
             return ComponentRule(malformed: value)
         }
@@ -187,23 +210,28 @@ struct DocumentReader {
             case "#": if let s = string(member.value, at: memberPath) { rule.fragment = s } else { kept = false }
             case "comment": if let s = string(member.value, at: memberPath) { rule.comment = s } else { kept = false }
             case "exclude": if let b = bool(member.value, at: memberPath) { rule.exclude = b } else { kept = false }
-            case "caseSensitive": if let b = bool(member.value, at: memberPath) { rule.caseSensitive = b } else { kept = false }
-            case "percentEncoded": if let b = bool(member.value, at: memberPath) { rule.percentEncoded = b } else { kept = false }
+            case "caseSensitive":
+                if let b = bool(member.value, at: memberPath) { rule.caseSensitive = b } else { kept = false }
+            case "percentEncoded":
+                if let b = bool(member.value, at: memberPath) { rule.percentEncoded = b } else { kept = false }
             case "?":
                 switch member.value {
                 case .string(let s): rule.query = .whole(s)
                 case .object(let items):
                     rule.query = .items(items.members.map { QueryItemPattern(name: $0.key, value: $0.value) })
                 default:
-                    wrongType(at: memberPath, expected: "a string or a dictionary of query item patterns", found: member.value)
+                    wrongType(
+                        at: memberPath, expected: "a string or a dictionary of query item patterns", found: member.value
+                    )
                     kept = false
                 }
             default:
                 if member.key.hasPrefix("NOT ") {
                     // Handled by the validator, which explains what NOT means and where.
                 } else {
-                    reportUnknown(member.key, at: memberPath, known: Self.componentKeys,
-                                  context: isDefaults ? "in defaults" : "in a component")
+                    reportUnknown(
+                        member.key, at: memberPath, known: Self.componentKeys,
+                        context: isDefaults ? "in defaults" : "in a component")
                 }
                 kept = false
             }
@@ -221,8 +249,11 @@ struct DocumentReader {
         }
         var strings: [String] = []
         for (i, element) in elements.enumerated() {
-            if case .string(let s) = element { strings.append(s) }
-            else { wrongType(at: path / i, expected: "a string", found: element) }
+            if case .string(let s) = element {
+                strings.append(s)
+            } else {
+                wrongType(at: path / i, expected: "a string", found: element)
+            }
         }
         return strings
     }
@@ -247,11 +278,17 @@ struct DocumentReader {
 
     mutating func reportUnknown(_ key: String, at path: JSONPointer, known: [String], context: String) {
         if let near = KeySpelling.nearMiss(of: key, among: known) {
-            diagnostics.append(.warning(.nearMissKey, at: path,
-                "unknown key \(JSONWriter.quoted(key)) \(context): did you mean \(JSONWriter.quoted(near))? Apple ignores keys it does not know, so this one does nothing"))
+            diagnostics.append(
+                .warning(
+                    .nearMissKey, at: path,
+                    "unknown key \(JSONWriter.quoted(key)) \(context): did you mean \(JSONWriter.quoted(near))? Apple ignores keys it does not know, so this one does nothing"
+                ))
         } else {
-            diagnostics.append(.warning(.unknownKey, at: path,
-                "unknown key \(JSONWriter.quoted(key)) \(context) is ignored by Apple's systems (known keys: \(known.joined(separator: ", ")))"))
+            diagnostics.append(
+                .warning(
+                    .unknownKey, at: path,
+                    "unknown key \(JSONWriter.quoted(key)) \(context) is ignored by Apple's systems (known keys: \(known.joined(separator: ", ")))"
+                ))
         }
     }
 }
@@ -269,7 +306,8 @@ enum KeySpelling {
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.unicodeScalars), b = Array(b.unicodeScalars)
+        let a = Array(a.unicodeScalars)
+        let b = Array(b.unicodeScalars)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
         var previous = Array(0...b.count)

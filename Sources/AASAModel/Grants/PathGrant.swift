@@ -28,8 +28,10 @@ public enum PathGrant {
         guard prefix.hasPrefix("/") else { throw .notAbsolute }
         guard prefix.utf8.count <= 1024 else { throw .tooLong }
         if prefix.contains("*") || prefix.contains("$(") { throw .wildcard }
-        for scalar in prefix.unicodeScalars where scalar.properties.isWhitespace || scalar.value < 0x20
-            || scalar.value == 0x7F || scalar == "?" || scalar == "#" {
+        for scalar in prefix.unicodeScalars
+        where scalar.properties.isWhitespace || scalar.value < 0x20
+            || scalar.value == 0x7F || scalar == "?" || scalar == "#"
+        {
             throw scalar == "?" ? .wildcard : .invalidCharacter
         }
         var p = Substring(prefix)
@@ -56,7 +58,10 @@ public enum PathGrant {
         var previous: Character?
         for ch in pattern {
             if ch == "*" || ch == "?" { break }
-            if ch == "(" && previous == "$" { out.removeLast(); break }
+            if ch == "(" && previous == "$" {
+                out.removeLast()
+                break
+            }
             out.append(ch)
             previous = ch
         }

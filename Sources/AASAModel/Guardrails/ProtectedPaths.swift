@@ -27,7 +27,8 @@ public enum ProtectedPaths {
     public static func problem(_ pattern: String) -> String? {
         guard pattern.hasPrefix("/") else { return "a protected path pattern starts with /" }
         guard pattern.utf8.count <= 1024 else { return "a protected path pattern is at most 1024 bytes" }
-        for scalar in pattern.unicodeScalars where scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F || scalar == "#" {
+        for scalar in pattern.unicodeScalars
+        where scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.value == 0x7F || scalar == "#" {
             return "a protected path pattern has no white space, control characters or #"
         }
         let (tokens, issues) = PatternSyntax.tokenize(pattern)
@@ -41,8 +42,10 @@ public enum ProtectedPaths {
     /// Every (pattern, app) for which the document opens a URL in a protected pattern, with one
     /// witness URL each, in pattern then app order. `complete` is false when the work bound cut
     /// the search short (nothing found past it is claimed).
-    public static func openings(in document: AASADocument, matcher: AASAMatcher? = nil, patterns: [String],
-                                host: String, budget steps: Int = defaultBudget) -> (openings: [ProtectedPathOpening], complete: Bool) {
+    public static func openings(
+        in document: AASADocument, matcher: AASAMatcher? = nil, patterns: [String],
+        host: String, budget steps: Int = defaultBudget
+    ) -> (openings: [ProtectedPathOpening], complete: Bool) {
         guard !patterns.isEmpty else { return ([], true) }
         let matcher = matcher ?? AASAMatcher(document)
         let budget = AnalysisBudget(steps: steps)
@@ -70,14 +73,17 @@ public enum ProtectedPaths {
                         continue
                     }
                     // Prefixes that part ways cannot meet: skip the automata.
-                    let rk = ruleKeys[j], n = min(rk.count, key.count)
+                    let rk = ruleKeys[j]
+                    let n = min(rk.count, key.count)
                     guard rk.prefix(n).elementsEqual(key.prefix(n)) else { continue }
                     let path = language.path ?? Automaton.universal()
-                    guard let result = LanguageOps.witness(in: [protected, path], outside: blockers, budget: budget) else { break }
+                    guard let result = LanguageOps.witness(in: [protected, path], outside: blockers, budget: budget)
+                    else { break }
                     guard let witness = result else { continue }
                     let example = language.commonExample(with: language, budget: budget)
-                    let url = RuleAnalyzer.exampleURL(host: host, (RuleLanguage.text(witness), example?.query ?? "", example?.fragment ?? ""),
-                                                      percentEncoded: rules[j].percentEncoded)
+                    let url = RuleAnalyzer.exampleURL(
+                        host: host, (RuleLanguage.text(witness), example?.query ?? "", example?.fragment ?? ""),
+                        percentEncoded: rules[j].percentEncoded)
                     let resolution = matcher.resolve(url: url)
                     guard let opener = resolution.appID, let rule = resolution.rule else { continue }
                     reported.insert(opener)
@@ -97,7 +103,9 @@ public enum ProtectedPaths {
 /// rule is a catch-all when it matches every path that begins with a letter, which is every path
 /// a site's pages live under in practice (so `$(alpha)*` counts, `/s*` does not).
 public enum CatchAllRule {
-    public static func isCatchAll(pathPattern: String?, caseSensitive: Bool, substitutionVariables: [SubstitutionVariable]?) -> Bool {
+    public static func isCatchAll(
+        pathPattern: String?, caseSensitive: Bool, substitutionVariables: [SubstitutionVariable]?
+    ) -> Bool {
         guard let pathPattern else { return true }
         let variables = VariableTable(substitutionVariables)
         let stripped = PathPatternShape.stripSlashes(PatternSyntax.tokenize(pathPattern).tokens)
@@ -106,7 +114,8 @@ public enum CatchAllRule {
         if let alt = PathPatternShape.withoutFinalSlashStar(stripped) { alternatives.append(alt) }
         let rule = Automaton.build(alternatives, variables: variables, caseSensitive: caseSensitive)
         // Every path that starts with a letter, either case.
-        let everyPath = Automaton.build([[.variable("alpha"), .anyRun]], variables: VariableTable(nil), caseSensitive: true)
+        let everyPath = Automaton.build(
+            [[.variable("alpha"), .anyRun]], variables: VariableTable(nil), caseSensitive: true)
         return LanguageOps.isSubset(everyPath, of: rule, budget: AnalysisBudget(steps: 200_000)) == true
     }
 }

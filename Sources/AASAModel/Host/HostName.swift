@@ -16,7 +16,8 @@ public enum HostName {
             case .tooLong(let n): "the host name is \(n) characters long; the limit is 253"
             case .emptyLabel: "the host name has an empty label (two dots in a row, or a leading dot)"
             case .labelTooLong(let l): "label \"\(l)\" is longer than 63 characters"
-            case .invalidCharacter(let l, let c): "label \"\(l)\" contains \"\(c)\": host names allow letters, digits and hyphens"
+            case .invalidCharacter(let l, let c):
+                "label \"\(l)\" contains \"\(c)\": host names allow letters, digits and hyphens"
             case .hyphenAtLabelEdge(let l): "label \"\(l)\" starts or ends with a hyphen"
             case .notPunycode(let l): "label \"\(l)\" starts with xn-- but is not valid Punycode"
             }
@@ -35,7 +36,9 @@ public enum HostName {
             let ascii: String
             if label.unicodeScalars.allSatisfy({ $0.isASCII }) {
                 ascii = label
-                if ascii.hasPrefix("xn--"), Punycode.decode(String(ascii.dropFirst(4))) == nil { throw .notPunycode(ascii) }
+                if ascii.hasPrefix("xn--"), Punycode.decode(String(ascii.dropFirst(4))) == nil {
+                    throw .notPunycode(ascii)
+                }
             } else {
                 guard let encoded = Punycode.encode(label) else { throw .notPunycode(label) }
                 ascii = "xn--" + encoded

@@ -10,7 +10,9 @@ public enum Punycode {
         let basicCount = output.count
         var handled = basicCount
         if basicCount > 0 { output.append("-") }
-        var n = initialN, delta = 0, bias = initialBias
+        var n = initialN
+        var delta = 0
+        var bias = initialBias
         while handled < input.count {
             guard let m = input.filter({ $0 >= n }).min() else { break }
             let (product, overflow) = (m - n).multipliedReportingOverflow(by: handled + 1)
@@ -53,7 +55,9 @@ public enum Punycode {
             }
             start = dash + 1
         }
-        var n = initialN, i = 0, bias = initialBias
+        var n = initialN
+        var i = 0
+        var bias = initialBias
         var pos = start
         while pos < scalars.count {
             let oldI = i

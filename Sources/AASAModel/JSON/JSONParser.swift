@@ -94,9 +94,15 @@ private struct Cursor {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectWord("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectWord("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectWord("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectWord("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw unexpected(expecting: "a value")
         }
@@ -126,7 +132,9 @@ private struct Cursor {
             if bytes[index] == UInt8(ascii: "}") {
                 throw error("trailing comma before '}': remove the comma after the last member")
             }
-            guard bytes[index] == UInt8(ascii: "\"") else { throw unexpected(expecting: "a member name in double quotes") }
+            guard bytes[index] == UInt8(ascii: "\"") else {
+                throw unexpected(expecting: "a member name in double quotes")
+            }
             let key = try parseString()
             if !seen.insert(key).inserted {
                 duplicateKeys.append(.init(objectPath: path, key: key))
@@ -144,7 +152,9 @@ private struct Cursor {
             guard index < bytes.count else { throw error("unexpected end of input inside an object: '}' is missing") }
             switch bytes[index] {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(object)
+            case UInt8(ascii: "}"):
+                index += 1
+                return .object(object)
             case UInt8(ascii: "\""): throw error("missing comma between object members")
             default: throw unexpected(expecting: "',' or '}' after a member")
             }
@@ -174,7 +184,9 @@ private struct Cursor {
             guard index < bytes.count else { throw error("unexpected end of input inside an array: ']' is missing") }
             switch bytes[index] {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(elements)
+            case UInt8(ascii: "]"):
+                index += 1
+                return .array(elements)
             case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""):
                 throw error("missing comma between array elements")
             default: throw unexpected(expecting: "',' or ']' after an element")
@@ -206,16 +218,19 @@ private struct Cursor {
                 continue
             }
             if byte < 0x20 {
-                throw error(byte == 0x0A
-                    ? "line break inside a string: strings must close on the line they open (or write \\n)"
-                    : "control character U+\(hex(Int(byte), width: 4)) inside a string must be escaped")
+                throw error(
+                    byte == 0x0A
+                        ? "line break inside a string: strings must close on the line they open (or write \\n)"
+                        : "control character U+\(hex(Int(byte), width: 4)) inside a string must be escaped")
             }
             index += 1
         }
     }
 
     /// Validates and appends bytes[from..<to], which contain no quote, backslash or control byte.
-    mutating func appendRun(from start: Int, to end: Int, into scalars: inout String.UnicodeScalarView) throws(JSONSyntaxError) {
+    mutating func appendRun(from start: Int, to end: Int, into scalars: inout String.UnicodeScalarView)
+        throws(JSONSyntaxError)
+    {
         var i = start
         while i < end {
             let b0 = bytes[i]
@@ -227,7 +242,8 @@ private struct Cursor {
             let (scalar, length) = decodeUTF8(at: i, limit: end)
             guard let scalar else {
                 index = i
-                throw error("invalid UTF-8 byte 0x\(hex(Int(b0), width: 2)): the file must be UTF-8 text", kind: .encoding)
+                throw error(
+                    "invalid UTF-8 byte 0x\(hex(Int(b0), width: 2)): the file must be UTF-8 text", kind: .encoding)
             }
             scalars.append(scalar)
             i += length
@@ -240,9 +256,15 @@ private struct Cursor {
         let length: Int
         var value: UInt32
         switch b0 {
-        case 0xC2...0xDF: length = 2; value = UInt32(b0 & 0x1F)
-        case 0xE0...0xEF: length = 3; value = UInt32(b0 & 0x0F)
-        case 0xF0...0xF4: length = 4; value = UInt32(b0 & 0x07)
+        case 0xC2...0xDF:
+            length = 2
+            value = UInt32(b0 & 0x1F)
+        case 0xE0...0xEF:
+            length = 3
+            value = UInt32(b0 & 0x0F)
+        case 0xF0...0xF4:
+            length = 4
+            value = UInt32(b0 & 0x07)
         default: return (nil, 1)
         }
         guard i + length <= limit else { return (nil, 1) }
@@ -273,7 +295,8 @@ private struct Cursor {
         case UInt8(ascii: "u"):
             let high = try parseHex4()
             if (0xD800...0xDBFF).contains(high) {
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else {
                     throw error("\\u\(hex(Int(high), width: 4)) is half of a surrogate pair with no second half")
                 }
                 index += 2
@@ -290,7 +313,8 @@ private struct Cursor {
             }
         default:
             index -= 2
-            throw error("invalid escape '\\\(describeScalar(c))': JSON knows \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX")
+            throw error(
+                "invalid escape '\\\(describeScalar(c))': JSON knows \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX")
         }
     }
 
@@ -329,8 +353,12 @@ private struct Cursor {
         }
         if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard index < bytes.count, isDigit(bytes[index]) else { throw error("a number needs a digit in its exponent") }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw error("a number needs a digit in its exponent")
+            }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
@@ -362,12 +390,16 @@ private struct Cursor {
     func unexpected(expecting: String) -> JSONSyntaxError {
         guard index < bytes.count else { return error("unexpected end of input: expected \(expecting)") }
         let b = bytes[index]
-        if b == UInt8(ascii: "/"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*") {
+        if b == UInt8(ascii: "/"), index + 1 < bytes.count,
+            bytes[index + 1] == UInt8(ascii: "/") || bytes[index + 1] == UInt8(ascii: "*")
+        {
             return error("comments are not allowed in JSON")
         }
         if b == UInt8(ascii: "'") { return error("single quotes are not JSON: use double quotes") }
         if b == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80, (0x98...0x9D).contains(bytes[index + 2]) {
-            return error("typographic quote (U+\(hex(0x2000 + Int(bytes[index + 2] & 0x3F), width: 4))) where a straight double quote '\"' belongs")
+            return error(
+                "typographic quote (U+\(hex(0x2000 + Int(bytes[index + 2] & 0x3F), width: 4))) where a straight double quote '\"' belongs"
+            )
         }
         return error("unexpected \(describeByte(at: index)): expected \(expecting)")
     }

@@ -31,7 +31,8 @@ public struct Resolution: Sendable, Hashable {
     }
 
     public static func == (a: Resolution, b: Resolution) -> Bool {
-        a.appID == b.appID && a.rule == b.rule && a.excluded == b.excluded && a.appIDs == b.appIDs && a.decided == b.decided
+        a.appID == b.appID && a.rule == b.rule && a.excluded == b.excluded && a.appIDs == b.appIDs
+            && a.decided == b.decided
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -66,7 +67,9 @@ public struct AASAMatcher: Sendable {
             var apps: [Int] = []
             for id in entry.effectiveAppIDs {
                 let number: Int
-                if let known = appNumbers[id] { number = known } else {
+                if let known = appNumbers[id] {
+                    number = known
+                } else {
                     number = appIDs.count
                     appNumbers[id] = number
                     appIDs.append(id)
@@ -76,12 +79,15 @@ public struct AASAMatcher: Sendable {
             if let components = entry.components {
                 for (i, component) in components.enumerated() {
                     let effective = component.filled(from: entry.defaults).filled(from: links?.defaults)
-                    rules.append(compiler.compile(component: effective, at: .init(detailsIndex: entryIndex, kind: .component, index: i)))
+                    rules.append(
+                        compiler.compile(
+                            component: effective, at: .init(detailsIndex: entryIndex, kind: .component, index: i)))
                     ruleApps.append(apps)
                 }
             } else if let paths = entry.paths {
                 for (i, path) in paths.enumerated() {
-                    rules.append(compiler.compile(legacyPath: path, at: .init(detailsIndex: entryIndex, kind: .path, index: i)))
+                    rules.append(
+                        compiler.compile(legacyPath: path, at: .init(detailsIndex: entryIndex, kind: .path, index: i)))
                     ruleApps.append(apps)
                 }
             }
@@ -98,7 +104,9 @@ public struct AASAMatcher: Sendable {
     /// `noMatch` (hosts compare without regard to case; an empty domain skips the check).
     public func decide(appID: String, url: String, domain: String? = nil) -> AppDecision {
         let split = SplitURL(url)
-        guard hostMatches(split, domain), let app = appNumbers[appID] else { return AppDecision(decision: .noMatch, rule: nil) }
+        guard hostMatches(split, domain), let app = appNumbers[appID] else {
+            return AppDecision(decision: .noMatch, rule: nil)
+        }
         let subject = URLSubject(split)
         for r in index.candidates(for: subject) where ruleApps[r].contains(app) {
             let rule = rules[r]
@@ -141,7 +149,9 @@ public struct AASAMatcher: Sendable {
     }
 
     func hostMatches(_ url: SplitURL, _ domain: String?) -> Bool {
-        guard let domain, !(domain.isEmpty && Readings.emptyDomainSkipsHostCheck), let host = url.host else { return true }
+        guard let domain, !(domain.isEmpty && Readings.emptyDomainSkipsHostCheck), let host = url.host else {
+            return true
+        }
         return host == HostName.comparable(domain)
     }
 }
@@ -177,8 +187,11 @@ struct RuleIndex: Sendable {
             }
             let hash = RuleIndex.hash(segment[...])
             var chain = buckets[b].rules[hash] ?? []
-            if let k = chain.firstIndex(where: { $0.segment == segment }) { chain[k].rules.append(i) }
-            else { chain.append((segment, [i])) }
+            if let k = chain.firstIndex(where: { $0.segment == segment }) {
+                chain[k].rules.append(i)
+            } else {
+                chain.append((segment, [i]))
+            }
             buckets[b].rules[hash] = chain
         }
         self.always = always
@@ -199,7 +212,9 @@ struct RuleIndex: Sendable {
             let path = subject.path(encoded: bucket.encoded, folded: bucket.folded)
             let end = path.firstIndex(of: UInt32(UInt8(ascii: "/"))) ?? path.endIndex
             let segment = path[..<end]
-            if let chain = bucket.rules[RuleIndex.hash(segment)], let hit = chain.first(where: { $0.segment[...] == segment }) {
+            if let chain = bucket.rules[RuleIndex.hash(segment)],
+                let hit = chain.first(where: { $0.segment[...] == segment })
+            {
                 found.append(hit.rules)
             }
         }

@@ -20,7 +20,9 @@ public struct RuleLocation: Sendable, Hashable, Comparable, CustomStringConverti
     public var description: String { pointer.description }
 
     public static func < (a: RuleLocation, b: RuleLocation) -> Bool {
-        (a.detailsIndex, a.kind == .component ? 0 : 1, a.index) < (b.detailsIndex, b.kind == .component ? 0 : 1, b.index)
+        (a.detailsIndex, a.kind == .component ? 0 : 1, a.index) < (
+            b.detailsIndex, b.kind == .component ? 0 : 1, b.index
+        )
     }
 }
 
@@ -111,11 +113,13 @@ struct RuleCompiler {
         case .items(let items)?:
             // Any value that is not a string makes Apple disregard the whole dictionary.
             if items.allSatisfy({ $0.pattern != nil }) {
-                query = .items(items.map {
-                    var name = PercentEncoding.scalars($0.name[...])
-                    if Readings.queryItemNamesFoldCase && !caseSensitive { name = CaseFolding.fold(name) }
-                    return QueryItemPredicate(name: name, pattern: compiler.compile(PatternSyntax.tokenize($0.pattern!).tokens))
-                })
+                query = .items(
+                    items.map {
+                        var name = PercentEncoding.scalars($0.name[...])
+                        if Readings.queryItemNamesFoldCase && !caseSensitive { name = CaseFolding.fold(name) }
+                        return QueryItemPredicate(
+                            name: name, pattern: compiler.compile(PatternSyntax.tokenize($0.pattern!).tokens))
+                    })
             }
         case nil: break
         }
@@ -133,7 +137,8 @@ struct RuleCompiler {
         let pattern = exclude ? String(legacyPath.dropFirst(4)) : legacyPath
         let compiler = GlobCompiler(variables: VariableTable(nil), caseSensitive: true)
         let tokens: [PatternToken] = compiler.valueTokens(pattern)
-        let (path, firstSegment) = Readings.legacyPathsNormaliseSlashes
+        let (path, firstSegment) =
+            Readings.legacyPathsNormaliseSlashes
             ? compilePath(tokens, compiler)
             : (PathMatcher(main: compiler.compile(tokens), withoutFinalSlashStar: nil), nil)
         return CompiledRule(
@@ -145,7 +150,8 @@ struct RuleCompiler {
     private func compilePath(_ tokens: [PatternToken], _ compiler: GlobCompiler) -> (PathMatcher, [UInt32]?) {
         let stripped = PathPatternShape.stripSlashes(tokens)
         let alternative = PathPatternShape.withoutFinalSlashStar(stripped)
-        let matcher = PathMatcher(main: compiler.compile(stripped), withoutFinalSlashStar: alternative.map(compiler.compile))
+        let matcher = PathMatcher(
+            main: compiler.compile(stripped), withoutFinalSlashStar: alternative.map(compiler.compile))
         let segment = PathPatternShape.literalFirstSegment(stripped).map { $0.map(compiler.fold) }
         return (matcher, segment)
     }
@@ -156,14 +162,17 @@ enum PathPatternShape {
     static let slash = PatternToken.literal("/")
 
     static func stripSlashes(_ tokens: [PatternToken]) -> [PatternToken] {
-        var start = 0, end = tokens.count
+        var start = 0
+        var end = tokens.count
         while start < end && tokens[start] == slash { start += 1 }
         while end > start && tokens[end - 1] == slash { end -= 1 }
         return Array(tokens[start..<end])
     }
 
     static func withoutFinalSlashStar(_ stripped: [PatternToken]) -> [PatternToken]? {
-        guard stripped.count >= 2, stripped[stripped.count - 1] == .anyRun, stripped[stripped.count - 2] == slash else { return nil }
+        guard stripped.count >= 2, stripped[stripped.count - 1] == .anyRun, stripped[stripped.count - 2] == slash else {
+            return nil
+        }
         return Array(stripped.dropLast(2))
     }
 

@@ -67,7 +67,10 @@ extension AASAMatcher {
         // A URL on another host than the file's is decided before any rule is looked at.
         let onHost = hostMatches(split, domain)
         if !onHost {
-            hints.append(.init(code: "other-host", message: "the URL's host is not \(domain ?? ""): this file does not speak for it", rule: nil))
+            hints.append(
+                .init(
+                    code: "other-host",
+                    message: "the URL's host is not \(domain ?? ""): this file does not speak for it", rule: nil))
         }
         for (app, appID) in appIDs.enumerated() {
             var decision = Decision.noMatch
@@ -103,15 +106,23 @@ extension AASAMatcher {
             switch trace.decision {
             case .exclude:
                 let exclude = trace.rules.first { $0.outcome == .matched }?.rule
-                hints.append(.init(code: "earlier-exclude", message: "an exclude rule of \(expectedApp) matches first, and the first matching rule decides",
-                                   rule: exclude))
+                hints.append(
+                    .init(
+                        code: "earlier-exclude",
+                        message: "an exclude rule of \(expectedApp) matches first, and the first matching rule decides",
+                        rule: exclude))
             case .match where resolution.appID != expectedApp:
                 let opener = resolution.appID ?? ""
-                hints.append(.init(code: "earlier-app", message: "\(opener) also matches and comes before \(expectedApp) in the file: it opens the URL",
-                                   rule: resolution.rule))
+                hints.append(
+                    .init(
+                        code: "earlier-app",
+                        message: "\(opener) also matches and comes before \(expectedApp) in the file: it opens the URL",
+                        rule: resolution.rule))
             case .noMatch:
                 if closest == nil {
-                    hints.append(.init(code: "no-rule", message: "\(expectedApp) has no rule that could open this URL", rule: nil))
+                    hints.append(
+                        .init(
+                            code: "no-rule", message: "\(expectedApp) has no rule that could open this URL", rule: nil))
                 }
             default: break
             }
@@ -119,17 +130,21 @@ extension AASAMatcher {
         if let closest, resolution.appID == nil || expectedApp != nil && resolution.appID != expectedApp {
             hints += whatIf(rules[closest.index], subject: subject, split: split, failure: closest.failure)
         }
-        return Explanation(resolution: resolution, apps: apps,
-                           closest: closest.map { ($0.appID, $0.rule, $0.failure) }, hints: hints)
+        return Explanation(
+            resolution: resolution, apps: apps,
+            closest: closest.map { ($0.appID, $0.rule, $0.failure) }, hints: hints)
     }
 
     /// The first component of `rule` that `subject` fails, and how many passed before it.
     static func firstFailure(_ rule: CompiledRule, _ subject: URLSubject) -> (Explanation.Failure, Int) {
-        let folded = !rule.caseSensitive, encoded = rule.percentEncoded
+        let folded = !rule.caseSensitive
+        let encoded = rule.percentEncoded
         let r = rule.effective
         if let path = rule.path {
             let value = subject.path(encoded: encoded, folded: folded)
-            if !path.matches(value) { return (.init(component: "/", subject: "/" + text(value), pattern: r.path ?? ""), 0) }
+            if !path.matches(value) {
+                return (.init(component: "/", subject: "/" + text(value), pattern: r.path ?? ""), 0)
+            }
         }
         if let query = rule.query {
             switch query {
@@ -143,22 +158,32 @@ extension AASAMatcher {
                 for (k, predicate) in predicates.enumerated() where !predicate.holds(in: items) {
                     let values = items.filter { $0.name == predicate.name }.map { text($0.value) }
                     var pattern = ""
-                    if case .items(let patterns)? = r.query, patterns.indices.contains(k) { pattern = patterns[k].pattern ?? "" }
+                    if case .items(let patterns)? = r.query, patterns.indices.contains(k) {
+                        pattern = patterns[k].pattern ?? ""
+                    }
                     let name = text(predicate.name)
-                    return (.init(component: "?" + name, subject: values.isEmpty ? "" : values.joined(separator: ", "), pattern: pattern), 1)
+                    return (
+                        .init(
+                            component: "?" + name, subject: values.isEmpty ? "" : values.joined(separator: ", "),
+                            pattern: pattern), 1
+                    )
                 }
             }
         }
         if let fragment = rule.fragment {
             let value = subject.fragment(encoded: encoded, folded: folded)
-            if !fragment.matches(value) { return (.init(component: "#", subject: text(value), pattern: r.fragment ?? ""), 2) }
+            if !fragment.matches(value) {
+                return (.init(component: "#", subject: text(value), pattern: r.fragment ?? ""), 2)
+            }
         }
         return (.init(component: "", subject: "", pattern: ""), 3)
     }
 
     /// The slips that would make `rule` match: each tried by compiling a variant of the rule (or
     /// of the URL) and asking the same matcher.
-    private func whatIf(_ rule: CompiledRule, subject: URLSubject, split: SplitURL, failure: Explanation.Failure) -> [Explanation.Hint] {
+    private func whatIf(_ rule: CompiledRule, subject: URLSubject, split: SplitURL, failure: Explanation.Failure)
+        -> [Explanation.Hint]
+    {
         guard rule.location.kind == .component else { return [] }
         var hints: [Explanation.Hint] = []
         func variant(_ edit: (inout ComponentRule) -> Void) -> Bool {
@@ -168,24 +193,43 @@ extension AASAMatcher {
         }
         let where_ = failure.component == "/" ? "path" : failure.component.hasPrefix("?") ? "query" : "fragment"
         if rule.caseSensitive && variant({ $0.caseSensitive = false }) {
-            hints.append(.init(code: "case", message: "the URL's \(where_) differs from the pattern only in case, and the rule is case-sensitive: "
-                               + "match the case, or set \"caseSensitive\": false", rule: rule.location))
+            hints.append(
+                .init(
+                    code: "case",
+                    message:
+                        "the URL's \(where_) differs from the pattern only in case, and the rule is case-sensitive: "
+                        + "match the case, or set \"caseSensitive\": false", rule: rule.location))
         }
         if variant({ $0.percentEncoded = !rule.percentEncoded }) {
-            hints.append(.init(code: "percent-encoding", message: rule.percentEncoded
-                               ? "the URL's \(where_) is percent-encoded and the rule compares it as written: write the pattern encoded, or set \"percentEncoded\": false"
-                               : "the rule decodes the URL before comparing (\"percentEncoded\": false) but its pattern is written encoded",
-                               rule: rule.location))
+            hints.append(
+                .init(
+                    code: "percent-encoding",
+                    message: rule.percentEncoded
+                        ? "the URL's \(where_) is percent-encoded and the rule compares it as written: write the pattern encoded, or set \"percentEncoded\": false"
+                        : "the rule decodes the URL before comparing (\"percentEncoded\": false) but its pattern is written encoded",
+                    rule: rule.location))
         }
         if failure.component == "/", let path = rule.effective.path, !path.hasSuffix("*"),
-           variant({ $0.path = String(path.reversed().drop(while: { $0 == "/" }).reversed()) + "/*" }) {
-            hints.append(.init(code: "trailing-slash", message: "trailing slashes are ignored: `\(path)` matches only that exact path, "
-                               + "not the paths below it; write `\(path.hasSuffix("/") ? path + "*" : path + "/*")`", rule: rule.location))
+            variant({ $0.path = String(path.reversed().drop(while: { $0 == "/" }).reversed()) + "/*" })
+        {
+            hints.append(
+                .init(
+                    code: "trailing-slash",
+                    message: "trailing slashes are ignored: `\(path)` matches only that exact path, "
+                        + "not the paths below it; write `\(path.hasSuffix("/") ? path + "*" : path + "/*")`",
+                    rule: rule.location))
         }
         if failure.component.hasPrefix("?"), failure.component.count > 1, failure.subject.isEmpty,
-           !subject.queryItems(encoded: rule.percentEncoded, foldValues: false).contains(where: { "?" + Self.text($0.name) == failure.component }) {
-            hints.append(.init(code: "query-item-absent", message: "the URL has no `\(failure.component.dropFirst())` item; an absent item compares as the empty string, "
-                               + "which `\(failure.pattern)` does not match", rule: rule.location))
+            !subject.queryItems(encoded: rule.percentEncoded, foldValues: false).contains(where: {
+                "?" + Self.text($0.name) == failure.component
+            })
+        {
+            hints.append(
+                .init(
+                    code: "query-item-absent",
+                    message:
+                        "the URL has no `\(failure.component.dropFirst())` item; an absent item compares as the empty string, "
+                        + "which `\(failure.pattern)` does not match", rule: rule.location))
         }
         return hints
     }
@@ -219,21 +263,42 @@ extension Explanation {
             }
             return .object(o)
         }
-        var out: JSONObject = ["apps": .array(apps.map { trace in
-            .object(["appID": .string(trace.appID),
-                     "decision": .string(trace.decision == .match ? "match" : trace.decision == .exclude ? "exclude" : "none"),
-                     "rules": .array(trace.rules.map { rule($0.rule, appID: trace.appID, exclude: $0.exclude, outcome: $0.outcome) })])
-        })]
-        if let closest { out.append("closest", rule(closest.rule, appID: closest.appID, exclude: false, outcome: .failed(closest.failure))) }
-        out.append("hints", .array(hints.map { hint in
-            var o: JSONObject = ["code": .string(hint.code), "message": .string(hint.message)]
-            if let location = hint.rule {
-                // The rule as its app's trace has it (a hint names a rule that was consulted).
-                let trace = apps.lazy.compactMap { app in app.rules.first { $0.rule == location }.map { (app.appID, $0) } }.first
-                o.append("rule", rule(location, appID: trace?.0, exclude: trace?.1.exclude, outcome: trace?.1.outcome ?? .notReached))
-            }
-            return .object(o)
-        }))
+        var out: JSONObject = [
+            "apps": .array(
+                apps.map { trace in
+                    .object([
+                        "appID": .string(trace.appID),
+                        "decision": .string(
+                            trace.decision == .match ? "match" : trace.decision == .exclude ? "exclude" : "none"),
+                        "rules": .array(
+                            trace.rules.map {
+                                rule($0.rule, appID: trace.appID, exclude: $0.exclude, outcome: $0.outcome)
+                            }),
+                    ])
+                })
+        ]
+        if let closest {
+            out.append(
+                "closest", rule(closest.rule, appID: closest.appID, exclude: false, outcome: .failed(closest.failure)))
+        }
+        out.append(
+            "hints",
+            .array(
+                hints.map { hint in
+                    var o: JSONObject = ["code": .string(hint.code), "message": .string(hint.message)]
+                    if let location = hint.rule {
+                        // The rule as its app's trace has it (a hint names a rule that was consulted).
+                        let trace = apps.lazy.compactMap { app in
+                            app.rules.first { $0.rule == location }.map { (app.appID, $0) }
+                        }.first
+                        o.append(
+                            "rule",
+                            rule(
+                                location, appID: trace?.0, exclude: trace?.1.exclude,
+                                outcome: trace?.1.outcome ?? .notReached))
+                    }
+                    return .object(o)
+                }))
         return .object(out)
     }
 
@@ -249,15 +314,18 @@ extension Explanation {
                 let kind = r.objectValue?["exclude"]?.boolValue == true ? "exclude " : ""
                 switch s(r, "result") {
                 case "failed":
-                    lines.append("    \(kind)\(id): \(s(r, "component")) `\(s(r, "subject"))` does not match `\(s(r, "pattern"))`")
+                    lines.append(
+                        "    \(kind)\(id): \(s(r, "component")) `\(s(r, "subject"))` does not match `\(s(r, "pattern"))`"
+                    )
                 case "not-reached": lines.append("    \(kind)\(id): not consulted (an earlier rule decided)")
                 default: lines.append("    \(kind)\(id): \(s(r, "result"))")
                 }
             }
         }
         if let closest = o["closest"] {
-            lines.append("  closest: \(s(closest, "appID")) \(s(closest, "ruleID").isEmpty ? s(closest, "pointer") : "rule " + s(closest, "ruleID")) "
-                         + "(\(s(closest, "component")) `\(s(closest, "subject"))` vs `\(s(closest, "pattern"))`)")
+            lines.append(
+                "  closest: \(s(closest, "appID")) \(s(closest, "ruleID").isEmpty ? s(closest, "pointer") : "rule " + s(closest, "ruleID")) "
+                    + "(\(s(closest, "component")) `\(s(closest, "subject"))` vs `\(s(closest, "pattern"))`)")
         }
         for hint in o["hints"]?.arrayValue ?? [] { lines.append("  hint [\(s(hint, "code"))]: \(s(hint, "message"))") }
         return lines

@@ -25,7 +25,8 @@ public struct SplitURL: Sendable, Hashable {
         }
         let utf8 = rest.utf8
         if let colon = utf8.firstIndex(of: UInt8(ascii: ":")), !utf8[..<colon].contains(UInt8(ascii: "/")),
-           utf8[colon...].starts(with: "://".utf8) {
+            utf8[colon...].starts(with: "://".utf8)
+        {
             let afterScheme = rest[rest.utf8.index(colon, offsetBy: 3)...]
             let authorityEnd = afterScheme.utf8.firstIndex(of: UInt8(ascii: "/")) ?? afterScheme.endIndex
             authority = String(afterScheme[..<authorityEnd])
@@ -46,11 +47,15 @@ public struct SplitURL: Sendable, Hashable {
         }
         let text = String(h)
         // Undo the encoding applied above so an internationalised host reaches Punycode as Unicode.
-        let decoded = PercentEncoding.decode(text[...].utf8).flatMap { scalars -> String? in
-            var view = String.UnicodeScalarView()
-            for v in scalars { guard let s = Unicode.Scalar(v) else { return nil }; view.append(s) }
-            return String(view)
-        } ?? text
+        let decoded =
+            PercentEncoding.decode(text[...].utf8).flatMap { scalars -> String? in
+                var view = String.UnicodeScalarView()
+                for v in scalars {
+                    guard let s = Unicode.Scalar(v) else { return nil }
+                    view.append(s)
+                }
+                return String(view)
+            } ?? text
         return HostName.comparable(decoded)
     }
 }
@@ -96,7 +101,8 @@ final class URLSubject {
     func query(encoded: Bool, folded: Bool) -> [UInt32] {
         let slot = Self.slot(encoded, folded)
         if let cached = queries[slot] { return cached }
-        let value = folded
+        let value =
+            folded
             ? CaseFolding.fold(query(encoded: encoded, folded: false))
             : URLSubject.text(url.query ?? "", encoded: encoded)
         queries[slot] = value
@@ -106,7 +112,8 @@ final class URLSubject {
     func fragment(encoded: Bool, folded: Bool) -> [UInt32] {
         let slot = Self.slot(encoded, folded)
         if let cached = fragments[slot] { return cached }
-        let value = folded
+        let value =
+            folded
             ? CaseFolding.fold(fragment(encoded: encoded, folded: false))
             : URLSubject.text(url.fragment ?? "", encoded: encoded)
         fragments[slot] = value
@@ -121,7 +128,8 @@ final class URLSubject {
         if let cached = items[slot] { return cached }
         var result: [QueryItem] = []
         for item in (url.query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
-            let name: Substring, value: Substring
+            let name: Substring
+            let value: Substring
             if let eq = item.firstIndex(of: "=") {
                 name = item[..<eq]
                 value = item[item.index(after: eq)...]

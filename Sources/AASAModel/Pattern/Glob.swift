@@ -44,8 +44,10 @@ struct Glob: Sendable, Hashable {
     private func simpleMatch(_ p: [UInt32], _ s: [UInt32]) -> Bool {
         p.withUnsafeBufferPointer { p in
             s.withUnsafeBufferPointer { s in
-                var pi = 0, si = 0
-                var starP = -1, starS = 0
+                var pi = 0
+                var si = 0
+                var starP = -1
+                var starS = 0
                 while si < s.count {
                     if pi < p.count {
                         let t = p[pi]

@@ -27,7 +27,8 @@ public struct PatternSyntaxIssue: Sendable, Hashable {
         switch kind {
         case .unterminated: "\"$(\" at character \(offset + 1) has no closing \")\": it is matched as literal text"
         case .emptyName: "\"$()\" at character \(offset + 1) names no variable"
-        case .invalidName(let name): "variable name \(JSONWriter.quoted(name)) at character \(offset + 1) contains \"$\" or \"(\", which names cannot contain"
+        case .invalidName(let name):
+            "variable name \(JSONWriter.quoted(name)) at character \(offset + 1) contains \"$\" or \"(\", which names cannot contain"
         }
     }
 }
@@ -43,8 +44,12 @@ public enum PatternSyntax {
         while i < scalars.count {
             let c = scalars[i]
             switch c {
-            case "*": tokens.append(.anyRun); i += 1
-            case "?": tokens.append(.anyOne); i += 1
+            case "*":
+                tokens.append(.anyRun)
+                i += 1
+            case "?":
+                tokens.append(.anyOne)
+                i += 1
             case "$" where i + 1 < scalars.count && scalars[i + 1] == "(":
                 guard let close = scalars[(i + 2)...].firstIndex(of: ")") else {
                     issues.append(.init(kind: .unterminated, offset: i))
@@ -64,7 +69,8 @@ public enum PatternSyntax {
                 }
                 i = close + 1
             default:
-                tokens.append(.literal(c)); i += 1
+                tokens.append(.literal(c))
+                i += 1
             }
         }
         return (tokens, issues)

@@ -12,9 +12,11 @@ public enum PredefinedVariable: String, Sendable, CaseIterable {
         case .alpha: ASCIIClass { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }
         case .upper: ASCIIClass { $0 >= 0x41 && $0 <= 0x5A }
         case .lower: ASCIIClass { $0 >= 0x61 && $0 <= 0x7A }
-        case .alnum: ASCIIClass { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
+        case .alnum:
+            ASCIIClass { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
         case .digit: ASCIIClass { $0 >= 0x30 && $0 <= 0x39 }
-        case .xdigit: ASCIIClass { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x46) || ($0 >= 0x61 && $0 <= 0x66) }
+        case .xdigit:
+            ASCIIClass { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x46) || ($0 >= 0x61 && $0 <= 0x66) }
         case .region, .lang: nil
         }
     }

@@ -44,7 +44,9 @@ public enum AASARenderer {
                     if let path = LegacyPaths.path(for: effective) {
                         translated.append(path)
                     } else {
-                        limitations.append("details[\(i)].components[\(k)] uses \(LegacyPaths.reason(for: effective)), which legacy paths cannot express: that entry gets no \"paths\", so iOS 12 and older open none of its URLs")
+                        limitations.append(
+                            "details[\(i)].components[\(k)] uses \(LegacyPaths.reason(for: effective)), which legacy paths cannot express: that entry gets no \"paths\", so iOS 12 and older open none of its URLs"
+                        )
                         translated = []
                         paths = nil
                         break

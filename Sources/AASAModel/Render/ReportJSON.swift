@@ -36,19 +36,37 @@ extension DocumentDiff {
     public var jsonValue: JSONValue {
         func strings(_ s: [String]) -> JSONValue { .array(s.map(JSONValue.string)) }
         func rules(_ r: [Rule]) -> JSONValue {
-            .array(r.map { .object(["rule": (try? JSONParser.parse($0.text).value) ?? .string($0.text), "path": .string($0.location.pointer.description)]) })
+            .array(
+                r.map {
+                    .object([
+                        "rule": (try? JSONParser.parse($0.text).value) ?? .string($0.text),
+                        "path": .string($0.location.pointer.description),
+                    ])
+                })
         }
         return .object([
             "changed": .bool(!isEmpty),
             "appsAdded": strings(appsAdded),
             "appsRemoved": strings(appsRemoved),
             "appOrderChanged": .bool(appOrderChanged),
-            "rules": .array(self.rules.map { .object(["appID": .string($0.appID), "added": rules($0.added), "removed": rules($0.removed)]) }),
-            "services": .array(services.map { .object(["service": .string($0.service), "added": strings($0.added), "removed": strings($0.removed)]) }),
+            "rules": .array(
+                self.rules.map {
+                    .object(["appID": .string($0.appID), "added": rules($0.added), "removed": rules($0.removed)])
+                }),
+            "services": .array(
+                services.map {
+                    .object([
+                        "service": .string($0.service), "added": strings($0.added), "removed": strings($0.removed),
+                    ])
+                }),
             "settings": strings(settings),
-            "openerChanges": .array(openerChanges.map {
-                .object(["url": .string($0.url), "before": $0.before.map(JSONValue.string) ?? .null, "after": $0.after.map(JSONValue.string) ?? .null])
-            }),
+            "openerChanges": .array(
+                openerChanges.map {
+                    .object([
+                        "url": .string($0.url), "before": $0.before.map(JSONValue.string) ?? .null,
+                        "after": $0.after.map(JSONValue.string) ?? .null,
+                    ])
+                }),
         ])
     }
 
@@ -59,12 +77,16 @@ extension DocumentDiff {
     /// `aasactl diff` prints for two files.
     public static func textLines(json: JSONValue) -> [String] {
         let o = json.objectValue ?? [:]
-        func strings(_ key: String, in object: JSONObject = o) -> [String] { (object[key]?.arrayValue ?? []).compactMap(\.stringValue) }
+        func strings(_ key: String, in object: JSONObject = o) -> [String] {
+            (object[key]?.arrayValue ?? []).compactMap(\.stringValue)
+        }
         if o["changed"]?.boolValue == false { return ["no changes"] }
         var lines: [String] = []
         for app in strings("appsAdded") { lines.append("+ app \(app)") }
         for app in strings("appsRemoved") { lines.append("- app \(app)") }
-        if o["appOrderChanged"]?.boolValue == true { lines.append("~ the order of apps changed (the first matching app opens a URL)") }
+        if o["appOrderChanged"]?.boolValue == true {
+            lines.append("~ the order of apps changed (the first matching app opens a URL)")
+        }
         let ruleText = { (r: JSONValue) in r.objectValue?["rule"].map { JSONWriter().string($0) } ?? "?" }
         for change in o["rules"]?.arrayValue ?? [] {
             let c = change.objectValue ?? [:]
@@ -84,7 +106,9 @@ extension DocumentDiff {
             lines.append("URLs whose opening app changes:")
             for c in openers {
                 let change = c.objectValue ?? [:]
-                lines.append("  \(change["url"]?.stringValue ?? "?"): \(change["before"]?.stringValue ?? "browser") -> \(change["after"]?.stringValue ?? "browser")")
+                lines.append(
+                    "  \(change["url"]?.stringValue ?? "?"): \(change["before"]?.stringValue ?? "browser") -> \(change["after"]?.stringValue ?? "browser")"
+                )
             }
         }
         return lines

@@ -10,21 +10,27 @@ extension APIImplementation {
         return .ok(.init(body: .json(.init(items: apps.map(Components.Schemas.App.init)))))
     }
 
-    static func services(_ list: [Components.Schemas.Service]?, field: String, platform: AppPlatform = .ios) throws -> [AppService] {
+    static func services(_ list: [Components.Schemas.Service]?, field: String, platform: AppPlatform = .ios) throws
+        -> [AppService]
+    {
         let services = (list ?? [.applinks]).compactMap { AppService(rawValue: $0.rawValue) }
         guard Set(services).count == services.count else {
             throw APIProblem.invalid(field: field, rule: "unique", "a service is listed twice")
         }
         if let bad = services.first(where: { !platform.services.contains($0) }) {
-            throw APIProblem.invalid(field: field, rule: "platform",
-                                     "an \(platform.rawValue) app has no \(bad.rawValue) service (it has \(platform.services.map(\.rawValue).joined(separator: ", ")))")
+            throw APIProblem.invalid(
+                field: field, rule: "platform",
+                "an \(platform.rawValue) app has no \(bad.rawValue) service (it has \(platform.services.map(\.rawValue).joined(separator: ", ")))"
+            )
         }
         return AppService.allCases.filter(services.contains)
     }
 
     /// `rulesFrom` within openapi.yaml's bound (the generated code does not check it).
     static func rulesFrom(_ value: String?) throws -> String? {
-        if let value, value.count > 255 { throw APIProblem.invalid(field: "/rulesFrom", rule: "maxLength", "an app ID is at most 255 characters") }
+        if let value, value.count > 255 {
+            throw APIProblem.invalid(field: "/rulesFrom", rule: "maxLength", "an app ID is at most 255 characters")
+        }
         return value
     }
 
@@ -32,15 +38,23 @@ extension APIImplementation {
     /// lower-case, colon-less or SHA-1 one is refused with its fix), none twice.
     static func fingerprints(_ list: [String]?, field: String) throws -> [String] {
         guard let list, !list.isEmpty else {
-            throw APIProblem.invalid(field: field, rule: "required", "an Android app lists its signing certificates' SHA-256 fingerprints")
+            throw APIProblem.invalid(
+                field: field, rule: "required", "an Android app lists its signing certificates' SHA-256 fingerprints")
         }
-        guard list.count <= 20 else { throw APIProblem.invalid(field: field, rule: "maxItems", "at most 20 fingerprints") }
+        guard list.count <= 20 else {
+            throw APIProblem.invalid(field: field, rule: "maxItems", "at most 20 fingerprints")
+        }
         var errors: [FieldError] = []
         for (i, f) in list.enumerated() {
             if f.count > 200 {
-                errors.append(FieldError(field: "\(field)/\(i)", rule: "maxLength", message: "a fingerprint is at most 200 characters"))
+                errors.append(
+                    FieldError(
+                        field: "\(field)/\(i)", rule: "maxLength", message: "a fingerprint is at most 200 characters"))
             } else if let problem = AssetLinksValidator.fingerprintProblem(f) {
-                errors.append(FieldError(field: "\(field)/\(i)", rule: "fingerprint", message: "\(problem.code.rawValue): \(problem.message)"))
+                errors.append(
+                    FieldError(
+                        field: "\(field)/\(i)", rule: "fingerprint",
+                        message: "\(problem.code.rawValue): \(problem.message)"))
             } else if list[..<i].contains(f) {
                 errors.append(FieldError(field: "\(field)/\(i)", rule: "unique", message: "\(f) is listed twice"))
             }
@@ -53,7 +67,9 @@ extension APIImplementation {
         _ = try principal()  // 401 before the body is read
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let platform = AppPlatform(rawValue: body.platform?.rawValue ?? "ios") ?? .ios
-        guard body.appID.count <= 255 else { throw APIProblem.invalid(field: "/appID", rule: "maxLength", "an app ID is at most 255 characters") }
+        guard body.appID.count <= 255 else {
+            throw APIProblem.invalid(field: "/appID", rule: "maxLength", "an app ID is at most 255 characters")
+        }
         if let problem = platform.identifierProblem(body.appID) {
             throw APIProblem.invalid(field: "/appID", rule: platform == .ios ? "app-id" : "package-name", problem)
         }
@@ -62,18 +78,25 @@ extension APIImplementation {
         switch platform {
         case .ios:
             if body.rulesFrom != nil {
-                throw APIProblem.invalid(field: "/rulesFrom", rule: "platform", "only an Android app follows another app's rules")
+                throw APIProblem.invalid(
+                    field: "/rulesFrom", rule: "platform", "only an Android app follows another app's rules")
             }
             if body.fingerprints != nil {
-                throw APIProblem.invalid(field: "/fingerprints", rule: "platform", "an iOS app has no signing certificate fingerprints; leave them out")
+                throw APIProblem.invalid(
+                    field: "/fingerprints", rule: "platform",
+                    "an iOS app has no signing certificate fingerprints; leave them out")
             }
             fingerprints = nil
         case .android:
             fingerprints = try Self.fingerprints(body.fingerprints, field: "/fingerprints")
         }
-        let changed = try await change(AppChange(kind: .create(team: input.path.team, appID: body.appID, services: services,
-                                                               android: fingerprints, rulesFrom: try Self.rulesFrom(body.rulesFrom)), ifMatch: nil))
-        return .created(.init(headers: .init(eTag: ETag.of(changed.output.version)), body: .json(.init(changed.output))))
+        let changed = try await change(
+            AppChange(
+                kind: .create(
+                    team: input.path.team, appID: body.appID, services: services,
+                    android: fingerprints, rulesFrom: try Self.rulesFrom(body.rulesFrom)), ifMatch: nil))
+        return .created(
+            .init(headers: .init(eTag: ETag.of(changed.output.version)), body: .json(.init(changed.output))))
     }
 
     func getApp(_ input: Operations.GetApp.Input) async throws -> Operations.GetApp.Output {
@@ -86,9 +109,12 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let services = try body.services.map { try Self.services($0, field: "/services") }  // the platform's own are checked against the app
         let fingerprints = try body.fingerprints.map { try Self.fingerprints($0, field: "/fingerprints") }
-        let changed = try await change(AppChange(kind: .update(appID: input.path.appID, team: body.team, services: services,
-                                                               fingerprints: fingerprints, rulesFrom: try Self.rulesFrom(body.rulesFrom)),
-                                                 ifMatch: input.headers.ifMatch))
+        let changed = try await change(
+            AppChange(
+                kind: .update(
+                    appID: input.path.appID, team: body.team, services: services,
+                    fingerprints: fingerprints, rulesFrom: try Self.rulesFrom(body.rulesFrom)),
+                ifMatch: input.headers.ifMatch))
         return .ok(.init(headers: .init(eTag: ETag.of(changed.output.version)), body: .json(.init(changed.output))))
     }
 
@@ -103,7 +129,11 @@ extension APIImplementation {
         let (app, hosts) = try await reads(try principal()).entitlementHosts(input.path.appID)
         let mode = input.query.mode.flatMap { AssociatedDomains.Mode(rawValue: $0.rawValue) }
         let entries = AssociatedDomains.entries(hosts, mode: mode)
-        return .ok(.init(body: .json(.init(appID: app.appID, mode: input.query.mode.flatMap { .init(rawValue: $0.rawValue) },
-                                           associatedDomains: entries, plist: AssociatedDomains.plist(entries)))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        appID: app.appID, mode: input.query.mode.flatMap { .init(rawValue: $0.rawValue) },
+                        associatedDomains: entries, plist: AssociatedDomains.plist(entries)))))
     }
 }

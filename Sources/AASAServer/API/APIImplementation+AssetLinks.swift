@@ -7,46 +7,74 @@ import OpenAPIRuntime
 /// assetlinks.json: the draft, its revision stream and its rollback (publishing it is part of
 /// every publish of the domain).
 extension APIImplementation {
-    func getAssetLinksDraft(_ input: Operations.GetAssetLinksDraft.Input) async throws -> Operations.GetAssetLinksDraft.Output {
+    func getAssetLinksDraft(_ input: Operations.GetAssetLinksDraft.Input) async throws
+        -> Operations.GetAssetLinksDraft.Output
+    {
         let rendered = try await reads(try principal()).draft(input.path.host)
         let android = rendered.android
         let statements = try (android.document.root.arrayValue ?? []).map { try OpenAPIObjectContainer(json: $0) }
-        return .ok(.init(body: .json(.init(host: rendered.host, sha256: Hex.sha256(android.bytes), statements: statements,
-                                           warnings: android.warnings.map(Components.Schemas.Finding.init)))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        host: rendered.host, sha256: Hex.sha256(android.bytes), statements: statements,
+                        warnings: android.warnings.map(Components.Schemas.Finding.init)))))
     }
 
-    func listAssetLinksRevisions(_ input: Operations.ListAssetLinksRevisions.Input) async throws -> Operations.ListAssetLinksRevisions.Output {
+    func listAssetLinksRevisions(_ input: Operations.ListAssetLinksRevisions.Input) async throws
+        -> Operations.ListAssetLinksRevisions.Output
+    {
         let limit = try Names.limit(input.query.limit, default: 50)
-        let (host, items) = try await reads(try principal()).assetLinksRevisions(input.path.host, before: try Names.before(input.query.before), limit: limit)
+        let (host, items) = try await reads(try principal()).assetLinksRevisions(
+            input.path.host, before: try Names.before(input.query.before), limit: limit)
         let next = items.count == limit && (items.last?.number ?? 0) > 1 ? items.last?.number : nil
-        return .ok(.init(body: .json(.init(items: try items.map { try Self.revision($0, host: host, withDiff: false) }, nextBefore: next))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(items: try items.map { try Self.revision($0, host: host, withDiff: false) }, nextBefore: next)
+                )))
     }
 
     func diffAssetLinks(_ input: Operations.DiffAssetLinks.Input) async throws -> Operations.DiffAssetLinks.Output {
-        let (_, old, new) = try await reads(try principal()).assetLinksDiffInputs(input.path.host, from: Int(input.query.from), to: input.query.to)
+        let (_, old, new) = try await reads(try principal()).assetLinksDiffInputs(
+            input.path.host, from: Int(input.query.from), to: input.query.to)
         let empty = AssetLinksDocument(statements: [])
-        let diff = AssetLinksDiff(from: AssetLinksDocument.parse(old).document ?? empty, to: AssetLinksDocument.parse(new).document ?? empty)
-        return .ok(.init(body: .json(.init(from: Int(input.query.from), to: input.query.to, diff: try OpenAPIValueContainer(json: diff.jsonValue)))))
+        let diff = AssetLinksDiff(
+            from: AssetLinksDocument.parse(old).document ?? empty, to: AssetLinksDocument.parse(new).document ?? empty)
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        from: Int(input.query.from), to: input.query.to,
+                        diff: try OpenAPIValueContainer(json: diff.jsonValue)))))
     }
 
-    func rollbackAssetLinks(_ input: Operations.RollbackAssetLinks.Input) async throws -> Operations.RollbackAssetLinks.Output {
+    func rollbackAssetLinks(_ input: Operations.RollbackAssetLinks.Input) async throws
+        -> Operations.RollbackAssetLinks.Output
+    {
         let principal = try principal()
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let reason = try Self.reason(body)
-        let outcome = try await publisher.rollbackAssetLinks(host: try Names.pathHost(input.path.host), number: Int(input.path.number),
-                                                             team: principal.isAdmin ? nil : principal.teamName,
-                                                             reason: reason, actor: actor(principal), logger: logger,
-                                                             authorize: PublishRights.check(principal))
+        let outcome = try await publisher.rollbackAssetLinks(
+            host: try Names.pathHost(input.path.host), number: Int(input.path.number),
+            team: principal.isAdmin ? nil : principal.teamName,
+            reason: reason, actor: actor(principal), logger: logger,
+            authorize: PublishRights.check(principal))
         let host = try Names.pathHost(input.path.host)
         let result = Self.assetLinksPublish(outcome, host: host)
         return outcome.created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
     }
 
-    static func assetLinksPublish(_ o: Publisher.AssetLinksOutcome, host: String) -> Components.Schemas.AssetLinksPublish {
-        .init(revision: (try? revision(o.revision, host: host, withDiff: false))
-                ?? .init(host: host, number: o.revision.number, sha256: o.revision.sha256, byteCount: o.revision.byteCount,
-                         actor: .init(name: o.revision.actorName), reason: o.revision.reason, createdAt: o.revision.createdAt),
-              created: o.created,
-              targets: o.targets.map { .init(webRoot: $0.webRoot, ok: $0.ok, error: $0.error, paths: $0.paths) })
+    static func assetLinksPublish(_ o: Publisher.AssetLinksOutcome, host: String)
+        -> Components.Schemas.AssetLinksPublish
+    {
+        .init(
+            revision: (try? revision(o.revision, host: host, withDiff: false))
+                ?? .init(
+                    host: host, number: o.revision.number, sha256: o.revision.sha256, byteCount: o.revision.byteCount,
+                    actor: .init(name: o.revision.actorName), reason: o.revision.reason, createdAt: o.revision.createdAt
+                ),
+            created: o.created,
+            targets: o.targets.map { .init(webRoot: $0.webRoot, ok: $0.ok, error: $0.error, paths: $0.paths) })
     }
 }

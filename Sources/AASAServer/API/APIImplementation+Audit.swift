@@ -7,21 +7,28 @@ extension APIImplementation {
     func listAuditEvents(_ input: Operations.ListAuditEvents.Input) async throws -> Operations.ListAuditEvents.Output {
         let principal = try principal()
         let q = input.query
-        var filter = AuditFilter(team: q.team, domain: q.domain, appID: q.app, since: q.since, until: q.until,
-                                 limit: try Names.limit(q.limit, default: 100))
+        var filter = AuditFilter(
+            team: q.team, domain: q.domain, appID: q.app, since: q.since, until: q.until,
+            limit: try Names.limit(q.limit, default: 100))
         if let domain = q.domain { filter.domain = (try? Names.pathHost(domain)) ?? domain }
         if let actor = q.actor {
-            guard let id = UUID(uuidString: actor) else { throw APIProblem.badRequest("actor is a token ID (UUID)", field: "actor", rule: "uuid") }
+            guard let id = UUID(uuidString: actor) else {
+                throw APIProblem.badRequest("actor is a token ID (UUID)", field: "actor", rule: "uuid")
+            }
             filter.actor = id
         }
         if let cursor = q.cursor {
-            guard let id = Self.decodeCursor(cursor) else { throw APIProblem.badRequest("cursor is not one this server gave", field: "cursor", rule: "cursor") }
+            guard let id = Self.decodeCursor(cursor) else {
+                throw APIProblem.badRequest("cursor is not one this server gave", field: "cursor", rule: "cursor")
+            }
             filter.before = id
         }
         // A team token reads its own team's history only.
         if !principal.isAdmin {
             guard let own = principal.teamName else { throw APIProblem.forbidden("this token belongs to no team") }
-            if let asked = q.team, asked != own { throw APIProblem.forbidden("a team token reads its own team's audit trail only") }
+            if let asked = q.team, asked != own {
+                throw APIProblem.forbidden("a team token reads its own team's audit trail only")
+            }
             filter.team = own
         }
         let events = try await reads(principal).audit(filter)
@@ -46,7 +53,8 @@ extension APIImplementation {
         var base64 = cursor
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
-              text.hasPrefix("e"), let id = Int64(text.dropFirst()), id > 0 else { return nil }
+            text.hasPrefix("e"), let id = Int64(text.dropFirst()), id > 0
+        else { return nil }
         return id
     }
 }

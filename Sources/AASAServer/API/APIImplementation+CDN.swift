@@ -12,35 +12,56 @@ extension APIImplementation {
             var headers: [String: String] = [:]
             for h in r.fetched.headers { headers[h.name.lowercased()] = h.value }
             // The Android file is not published here (yet): it is ok without an error finding.
-            let ok = r.file == "assetlinks.json" ? r.verdict.ok : r.verdict.ok && r.verdict.revision == report.currentRevision
-            return .init(url: r.fetched.url, file: .init(rawValue: r.file) ?? .appleAppSiteAssociation, host: r.host, status: r.fetched.status, elapsedMs: (r.fetched.elapsedMs * 10).rounded() / 10,
-                         headers: .init(additionalProperties: headers), byteCount: r.fetched.bytes?.count, sha256: r.verdict.sha256,
-                         revision: r.verdict.revision, ok: ok,
-                         findings: r.verdict.findings.map(Self.finding),
-                         diff: try r.verdict.diff.map { try OpenAPIValueContainer(json: $0) })
+            let ok =
+                r.file == "assetlinks.json"
+                ? r.verdict.ok : r.verdict.ok && r.verdict.revision == report.currentRevision
+            return .init(
+                url: r.fetched.url, file: .init(rawValue: r.file) ?? .appleAppSiteAssociation, host: r.host,
+                status: r.fetched.status, elapsedMs: (r.fetched.elapsedMs * 10).rounded() / 10,
+                headers: .init(additionalProperties: headers), byteCount: r.fetched.bytes?.count,
+                sha256: r.verdict.sha256,
+                revision: r.verdict.revision, ok: ok,
+                findings: r.verdict.findings.map(Self.finding),
+                diff: try r.verdict.diff.map { try OpenAPIValueContainer(json: $0) })
         }
-        return .ok(.init(body: .json(.init(host: report.host, checkedAt: Date(), currentRevision: report.currentRevision,
-                                           ok: results.allSatisfy(\.ok), results: results))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        host: report.host, checkedAt: Date(), currentRevision: report.currentRevision,
+                        ok: results.allSatisfy(\.ok), results: results))))
     }
 
     func getCDNStatus(_ input: Operations.GetCDNStatus.Input) async throws -> Operations.GetCDNStatus.Output {
         _ = try principal()
-        return .ok(.init(body: .json(Self.cdn(try await CDNReport.read(input.path.host, fetcher: fetcher, work: work, checkNow: false)))))
+        return .ok(
+            .init(
+                body: .json(
+                    Self.cdn(try await CDNReport.read(input.path.host, fetcher: fetcher, work: work, checkNow: false))))
+        )
     }
 
     func checkCDN(_ input: Operations.CheckCDN.Input) async throws -> Operations.CheckCDN.Output {
         guard try principal().canWrite else { throw APIProblem.forbidden("asking Apple's CDN needs a write token") }
-        return .ok(.init(body: .json(Self.cdn(try await CDNReport.read(input.path.host, fetcher: fetcher, work: work, checkNow: true)))))
+        return .ok(
+            .init(
+                body: .json(
+                    Self.cdn(try await CDNReport.read(input.path.host, fetcher: fetcher, work: work, checkNow: true)))))
     }
 
     static func finding(_ f: ProbeFinding) -> Components.Schemas.ProbeFinding {
-        .init(code: f.code.rawValue, name: f.code.name, severity: f.code.isWarning ? .warning : .error, message: f.message)
+        .init(
+            code: f.code.rawValue, name: f.code.name, severity: f.code.isWarning ? .warning : .error, message: f.message
+        )
     }
 
     static func cdn(_ r: CDNReport) -> Components.Schemas.CDNStatus {
-        .init(host: r.host, cdnURL: r.cdnURL, state: .init(rawValue: r.state) ?? .unknown, message: r.message, revision: r.status?.revision,
-              currentRevision: r.currentRevision, publishedAt: r.publishedAt, since: r.status?.since, checkedAt: r.status?.checkedAt,
-              lagSeconds: r.lagSeconds, httpStatus: r.status?.httpStatus, detail: r.status?.detail,
-              history: r.history.map { .init(at: $0.at, state: $0.state, revision: $0.revision, detail: $0.detail) })
+        .init(
+            host: r.host, cdnURL: r.cdnURL, state: .init(rawValue: r.state) ?? .unknown, message: r.message,
+            revision: r.status?.revision,
+            currentRevision: r.currentRevision, publishedAt: r.publishedAt, since: r.status?.since,
+            checkedAt: r.status?.checkedAt,
+            lagSeconds: r.lagSeconds, httpStatus: r.status?.httpStatus, detail: r.status?.detail,
+            history: r.history.map { .init(at: $0.at, state: $0.state, revision: $0.revision, detail: $0.detail) })
     }
 }

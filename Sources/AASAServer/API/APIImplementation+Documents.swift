@@ -5,7 +5,8 @@ import Crypto
 import Foundation
 
 extension APIImplementation {
-    func getDraftDocument(_ input: Operations.GetDraftDocument.Input) async throws -> Operations.GetDraftDocument.Output {
+    func getDraftDocument(_ input: Operations.GetDraftDocument.Input) async throws -> Operations.GetDraftDocument.Output
+    {
         let rendered = try await reads(try principal()).draft(input.path.host)
         let digest = Hex.sha256(rendered.bytes)
         let document = try JSONDecoder().decode(Components.Schemas.AASADocument.self, from: Data(rendered.bytes))
@@ -25,9 +26,11 @@ extension APIImplementation {
             warnings: rendered.warningFindings.map { .init($0) },
             shadowed: analysis.shadowed.map { .init(rule: ref($0.rule), shadowedBy: ref($0.shadowedBy)) },
             overlaps: analysis.overlaps.map { overlap in
-                let first = ref(overlap.first), second = ref(overlap.second)
-                return .init(first: first, second: second, exampleURL: overlap.exampleURL, opener: overlap.opener,
-                             crossTeam: first.team != second.team)
+                let first = ref(overlap.first)
+                let second = ref(overlap.second)
+                return .init(
+                    first: first, second: second, exampleURL: overlap.exampleURL, opener: overlap.opener,
+                    crossTeam: first.team != second.team)
             })
         return .ok(.init(body: .json(report)))
     }

@@ -18,24 +18,32 @@ extension APIImplementation {
         var autoPublish: Bool
         var legacyRootPath: Bool
 
-        init(host: String, aliases: [String]?, variables: [String: [String]]?,
-             defaults: Components.Schemas.Defaults?, webRoots: [String]?, autoPublish: Bool?, legacyRootPath: Bool?,
-             current: DomainRecord?, bases: [String]) throws {
+        init(
+            host: String, aliases: [String]?, variables: [String: [String]]?,
+            defaults: Components.Schemas.Defaults?, webRoots: [String]?, autoPublish: Bool?, legacyRootPath: Bool?,
+            current: DomainRecord?, bases: [String]
+        ) throws {
             self.autoPublish = autoPublish ?? current?.autoPublish ?? false
             self.legacyRootPath = legacyRootPath ?? current?.legacyRootPath ?? false
             self.aliases = try (aliases ?? current?.aliases ?? []).enumerated().map { i, alias in
-                do { return try HostName.normalized(alias) }
-                catch { throw APIProblem.invalid(field: "/aliases/\(i)", rule: "host", "\(alias): \(error)") }
+                do { return try HostName.normalized(alias) } catch {
+                    throw APIProblem.invalid(field: "/aliases/\(i)", rule: "host", "\(alias): \(error)")
+                }
             }
             if let i = self.aliases.firstIndex(of: host) {
-                throw APIProblem.invalid(field: "/aliases/\(i)", rule: "distinct", "an alias cannot be the domain's own host")
+                throw APIProblem.invalid(
+                    field: "/aliases/\(i)", rule: "distinct", "an alias cannot be the domain's own host")
             }
             if Set(self.aliases).count != self.aliases.count {
                 throw APIProblem.invalid(field: "/aliases", rule: "unique", "an alias is listed twice")
             }
-            self.variables = variables.map { $0.sorted { $0.key < $1.key }.map { SubstitutionVariable(name: $0.key, values: $0.value) } }
+            self.variables =
+                variables.map {
+                    $0.sorted { $0.key < $1.key }.map { SubstitutionVariable(name: $0.key, values: $0.value) }
+                }
                 ?? current?.substitutionVariables ?? []
-            self.defaults = defaults.map { DomainDefaults(caseSensitive: $0.caseSensitive, percentEncoded: $0.percentEncoded) }
+            self.defaults =
+                defaults.map { DomainDefaults(caseSensitive: $0.caseSensitive, percentEncoded: $0.percentEncoded) }
                 ?? current?.defaults ?? DomainDefaults()
             self.webRoots = try (webRoots ?? current?.webRoots ?? []).enumerated().map { i, root in
                 if let problem = Self.webRootProblem(root, bases: bases) {
@@ -56,7 +64,9 @@ extension APIImplementation {
                 return "a web root has no . or .. components"
             }
             let trimmed = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
-            if !bases.isEmpty && !bases.contains(where: { trimmed == $0 || trimmed.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) {
+            if !bases.isEmpty
+                && !bases.contains(where: { trimmed == $0 || trimmed.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") })
+            {
                 return "a web root lies inside \(bases.joined(separator: " or ")) (the server's --web-root-base)"
             }
             return nil
@@ -68,15 +78,20 @@ extension APIImplementation {
         try requireAdmin(principal)
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let host: String
-        do { host = try HostName.normalized(body.host) }
-        catch { throw APIProblem.invalid(field: "/host", rule: "host", "\(body.host): \(error)") }
-        let settings = try DomainSettings(host: host, aliases: body.aliases,
-                                          variables: body.substitutionVariables?.additionalProperties,
-                                          defaults: body.defaults, webRoots: body.webRoots, autoPublish: body.autoPublish,
-                                          legacyRootPath: body.legacyRootPath, current: nil, bases: webRootBases)
-        let changed = try await change(DomainSettingsChange(kind: .create(host: host, settings: settings), ifMatch: nil))
-        return .created(.init(headers: .init(eTag: ETag.of(changed.output.version)),
-                              body: .json(.init(changed.output, warnings: changed.warnings))))
+        do { host = try HostName.normalized(body.host) } catch {
+            throw APIProblem.invalid(field: "/host", rule: "host", "\(body.host): \(error)")
+        }
+        let settings = try DomainSettings(
+            host: host, aliases: body.aliases,
+            variables: body.substitutionVariables?.additionalProperties,
+            defaults: body.defaults, webRoots: body.webRoots, autoPublish: body.autoPublish,
+            legacyRootPath: body.legacyRootPath, current: nil, bases: webRootBases)
+        let changed = try await change(
+            DomainSettingsChange(kind: .create(host: host, settings: settings), ifMatch: nil))
+        return .created(
+            .init(
+                headers: .init(eTag: ETag.of(changed.output.version)),
+                body: .json(.init(changed.output, warnings: changed.warnings))))
     }
 
     func getDomain(_ input: Operations.GetDomain.Input) async throws -> Operations.GetDomain.Output {
@@ -87,13 +102,19 @@ extension APIImplementation {
     func updateDomain(_ input: Operations.UpdateDomain.Input) async throws -> Operations.UpdateDomain.Output {
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let bases = webRootBases
-        let changed = try await change(DomainSettingsChange(kind: .update(host: input.path.host) { before in
-            try DomainSettings(host: before.host, aliases: body.aliases, variables: body.substitutionVariables?.additionalProperties,
-                               defaults: body.defaults, webRoots: body.webRoots, autoPublish: body.autoPublish,
-                               legacyRootPath: body.legacyRootPath, current: before, bases: bases)
-        }, ifMatch: input.headers.ifMatch))
-        return .ok(.init(headers: .init(eTag: ETag.of(changed.output.version)),
-                         body: .json(.init(changed.output, warnings: changed.warnings))))
+        let changed = try await change(
+            DomainSettingsChange(
+                kind: .update(host: input.path.host) { before in
+                    try DomainSettings(
+                        host: before.host, aliases: body.aliases,
+                        variables: body.substitutionVariables?.additionalProperties,
+                        defaults: body.defaults, webRoots: body.webRoots, autoPublish: body.autoPublish,
+                        legacyRootPath: body.legacyRootPath, current: before, bases: bases)
+                }, ifMatch: input.headers.ifMatch))
+        return .ok(
+            .init(
+                headers: .init(eTag: ETag.of(changed.output.version)),
+                body: .json(.init(changed.output, warnings: changed.warnings))))
     }
 
     func deleteDomain(_ input: Operations.DeleteDomain.Input) async throws -> Operations.DeleteDomain.Output {

@@ -19,11 +19,13 @@ extension APIImplementation {
         try requireAdmin(principal)
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         guard !body.pathPrefixes.isEmpty else {
-            throw APIProblem.invalid(field: "/pathPrefixes", rule: "non-empty", "a grant needs at least one path prefix")
+            throw APIProblem.invalid(
+                field: "/pathPrefixes", rule: "non-empty", "a grant needs at least one path prefix")
         }
         let prefixes = try body.pathPrefixes.enumerated().map { i, prefix in
-            do { return try PathGrant.normalized(prefix) }
-            catch { throw APIProblem.invalid(field: "/pathPrefixes/\(i)", rule: "path-prefix", "\(prefix): \(error)") }
+            do { return try PathGrant.normalized(prefix) } catch {
+                throw APIProblem.invalid(field: "/pathPrefixes/\(i)", rule: "path-prefix", "\(prefix): \(error)")
+            }
         }
         guard Set(prefixes).count == prefixes.count else {
             throw APIProblem.invalid(field: "/pathPrefixes", rule: "unique", "a prefix is listed twice")
@@ -32,15 +34,18 @@ extension APIImplementation {
         guard Set(services).count == services.count else {
             throw APIProblem.invalid(field: "/services", rule: "unique", "a service is listed twice")
         }
-        let changed = try await change(GrantChange(host: input.path.host, team: input.path.team,
-                                                   kind: .put(prefixes, services: AppService.allCases.filter(services.contains)),
-                                                   ifMatch: input.headers.ifMatch))
+        let changed = try await change(
+            GrantChange(
+                host: input.path.host, team: input.path.team,
+                kind: .put(prefixes, services: AppService.allCases.filter(services.contains)),
+                ifMatch: input.headers.ifMatch))
         guard let grant = changed.output else { throw APIProblem.notFound("no grant") }
         return .ok(.init(headers: .init(eTag: ETag.of(grant.version)), body: .json(.init(grant))))
     }
 
     func deleteGrant(_ input: Operations.DeleteGrant.Input) async throws -> Operations.DeleteGrant.Output {
-        _ = try await change(GrantChange(host: input.path.host, team: input.path.team, kind: .delete, ifMatch: input.headers.ifMatch))
+        _ = try await change(
+            GrantChange(host: input.path.host, team: input.path.team, kind: .delete, ifMatch: input.headers.ifMatch))
         return .noContent(.init())
     }
 }

@@ -23,7 +23,8 @@ extension APIImplementation {
                 return first
             }
             guard status.isCurrent else {
-                return .serviceUnavailable(.init(body: .json(.init(status: .unavailable, database: "ok", schema: "not current"))))
+                return .serviceUnavailable(
+                    .init(body: .json(.init(status: .unavailable, database: "ok", schema: "not current"))))
             }
             return .ok(.init(body: .json(.init(status: .ok, database: "ok", schema: "current"))))
         } catch {

@@ -16,23 +16,28 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let manifest = try ManifestRequest(body)
         let dryRun = input.query.dryRun ?? false
-        let result = try await ManifestApply(work: work, pipeline: pipeline, principal: principal, actor: actor(principal),
-                                             maxRulesPerTeam: maxRulesPerTeamPerDomain)
-            .run(manifest, team: input.path.team, ifMatch: input.headers.ifMatch, dryRun: dryRun)
+        let result = try await ManifestApply(
+            work: work, pipeline: pipeline, principal: principal, actor: actor(principal),
+            maxRulesPerTeam: maxRulesPerTeamPerDomain
+        )
+        .run(manifest, team: input.path.team, ifMatch: input.headers.ifMatch, dryRun: dryRun)
 
         var domains = result.domains
         if !dryRun {
             if let reason = manifest.publishReason {
                 for i in domains.indices where manifest.domains.contains(where: { $0.host == domains[i].host }) {
                     do {
-                        let outcome = try await publisher.publish(host: domains[i].host, reason: reason, source: .draft,
-                                                                  actor: actor(principal), logger: logger,
-                                                                  authorize: PublishRights.check(principal))
+                        let outcome = try await publisher.publish(
+                            host: domains[i].host, reason: reason, source: .draft,
+                            actor: actor(principal), logger: logger,
+                            authorize: PublishRights.check(principal))
                         domains[i].publish = Self.publishResult(outcome)
                     } catch let problem as APIProblem {
                         domains[i].publishError = problem.detail ?? problem.title
                     } catch {
-                        logger.error("publish after manifest failed", metadata: ["host": .string(domains[i].host), "error": .string("\(error)")])
+                        logger.error(
+                            "publish after manifest failed",
+                            metadata: ["host": .string(domains[i].host), "error": .string("\(error)")])
                         domains[i].publishError = "the publish failed; the manifest is applied, publish again"
                     }
                 }
@@ -42,8 +47,9 @@ extension APIImplementation {
                 }
             }
         }
-        let answer = Components.Schemas.ManifestResult(team: result.team, dryRun: dryRun, changed: result.changed,
-                                                     stateTag: result.stateTag, apps: result.apps, domains: domains)
+        let answer = Components.Schemas.ManifestResult(
+            team: result.team, dryRun: dryRun, changed: result.changed,
+            stateTag: result.stateTag, apps: result.apps, domains: domains)
         return .ok(.init(headers: .init(eTag: result.stateTag), body: .json(answer)))
     }
 }

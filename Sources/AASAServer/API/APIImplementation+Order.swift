@@ -5,16 +5,23 @@ import Foundation
 extension APIImplementation {
     func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {
         let (domain, order) = try await reads(try principal()).order(input.path.host)
-        return .ok(.init(headers: .init(eTag: ETag.of(domain.orderVersion)),
-                         body: .json(.init(host: domain.host, apps: order, version: domain.orderVersion))))
+        return .ok(
+            .init(
+                headers: .init(eTag: ETag.of(domain.orderVersion)),
+                body: .json(.init(host: domain.host, apps: order, version: domain.orderVersion))))
     }
 
     func putOrder(_ input: Operations.PutOrder.Input) async throws -> Operations.PutOrder.Output {
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
-        let changed = try await change(OrderChange(host: input.path.host, apps: body.apps, ifMatch: input.headers.ifMatch))
+        let changed = try await change(
+            OrderChange(host: input.path.host, apps: body.apps, ifMatch: input.headers.ifMatch))
         let domain = changed.output
-        return .ok(.init(headers: .init(eTag: ETag.of(domain.orderVersion)),
-                         body: .json(.init(host: domain.host, apps: changed.documents.first?.order ?? [], version: domain.orderVersion,
-                                           warnings: changed.warnings.map(Components.Schemas.Finding.init)))))
+        return .ok(
+            .init(
+                headers: .init(eTag: ETag.of(domain.orderVersion)),
+                body: .json(
+                    .init(
+                        host: domain.host, apps: changed.documents.first?.order ?? [], version: domain.orderVersion,
+                        warnings: changed.warnings.map(Components.Schemas.Finding.init)))))
     }
 }

@@ -8,7 +8,9 @@ import OpenAPIRuntime
 extension APIImplementation {
     static func reason(_ body: Components.Schemas.PublishRequest) throws -> String {
         let reason = body.reason.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !reason.isEmpty else { throw APIProblem.invalid(field: "/reason", rule: "non-empty", "say why you publish") }
+        guard !reason.isEmpty else {
+            throw APIProblem.invalid(field: "/reason", rule: "non-empty", "say why you publish")
+        }
         guard body.reason.count <= 1000 else {
             throw APIProblem.badRequest("a reason is at most 1000 characters", field: "/reason", rule: "maxLength")
         }
@@ -18,21 +20,24 @@ extension APIImplementation {
     func publishDomain(_ input: Operations.PublishDomain.Input) async throws -> Operations.PublishDomain.Output {
         let principal = try principal()
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
-        let outcome = try await publisher.publish(host: try Names.pathHost(input.path.host), reason: try Self.reason(body),
-                                                  source: .draft, actor: actor(principal), logger: logger,
-                                                  authorize: PublishRights.check(principal))
+        let outcome = try await publisher.publish(
+            host: try Names.pathHost(input.path.host), reason: try Self.reason(body),
+            source: .draft, actor: actor(principal), logger: logger,
+            authorize: PublishRights.check(principal))
         let result = Self.publishResult(outcome)
         let created = outcome.created || outcome.assetLinks?.created == true
         return created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
     }
 
-    func rollbackRevision(_ input: Operations.RollbackRevision.Input) async throws -> Operations.RollbackRevision.Output {
+    func rollbackRevision(_ input: Operations.RollbackRevision.Input) async throws -> Operations.RollbackRevision.Output
+    {
         let principal = try principal()
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
-        let outcome = try await publisher.publish(host: try Names.pathHost(input.path.host), reason: try Self.reason(body),
-                                                  source: .revision(Int(input.path.number), team: principal.isAdmin ? nil : principal.teamName),
-                                                  actor: actor(principal),
-                                                  logger: logger, authorize: PublishRights.check(principal))
+        let outcome = try await publisher.publish(
+            host: try Names.pathHost(input.path.host), reason: try Self.reason(body),
+            source: .revision(Int(input.path.number), team: principal.isAdmin ? nil : principal.teamName),
+            actor: actor(principal),
+            logger: logger, authorize: PublishRights.check(principal))
         let result = Self.publishResult(outcome)
         return outcome.created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
     }
@@ -40,43 +45,66 @@ extension APIImplementation {
     func listRevisions(_ input: Operations.ListRevisions.Input) async throws -> Operations.ListRevisions.Output {
         let principal = try principal()
         let limit = try Names.limit(input.query.limit, default: 50)
-        let (host, items) = try await reads(principal).revisions(input.path.host, before: try Names.before(input.query.before), limit: limit)
+        let (host, items) = try await reads(principal).revisions(
+            input.path.host, before: try Names.before(input.query.before), limit: limit)
         let next = items.count == limit && (items.last?.number ?? 0) > 1 ? items.last?.number : nil
-        return .ok(.init(body: .json(.init(items: try items.map { try Self.revision($0, host: host, withDiff: false) }, nextBefore: next))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(items: try items.map { try Self.revision($0, host: host, withDiff: false) }, nextBefore: next)
+                )))
     }
 
     func getRevision(_ input: Operations.GetRevision.Input) async throws -> Operations.GetRevision.Output {
-        let (host, revision) = try await reads(try principal()).revision(input.path.host, number: Int(input.path.number))
-        return .ok(.init(headers: .init(eTag: "\"sha256-\(revision.sha256)\""),
-                         body: .json(try Self.revision(revision, host: host, withDiff: true))))
+        let (host, revision) = try await reads(try principal()).revision(
+            input.path.host, number: Int(input.path.number))
+        return .ok(
+            .init(
+                headers: .init(eTag: "\"sha256-\(revision.sha256)\""),
+                body: .json(try Self.revision(revision, host: host, withDiff: true))))
     }
 
     func diffRevisions(_ input: Operations.DiffRevisions.Input) async throws -> Operations.DiffRevisions.Output {
         let principal = try principal()
-        let (host, old, new) = try await reads(principal).diffInputs(input.path.host, from: Int(input.query.from), to: input.query.to)
+        let (host, old, new) = try await reads(principal).diffInputs(
+            input.path.host, from: Int(input.query.from), to: input.query.to)
         let diff = DocumentDiff(from: try AASADocument(json: old), to: try AASADocument(json: new), host: host)
-        return .ok(.init(body: .json(.init(from: Int(input.query.from), to: input.query.to, diff: try OpenAPIValueContainer(json: diff.jsonValue)))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        from: Int(input.query.from), to: input.query.to,
+                        diff: try OpenAPIValueContainer(json: diff.jsonValue)))))
     }
 
     func matchURL(_ input: Operations.MatchURL.Input) async throws -> Operations.MatchURL.Output {
         let principal = try principal()
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         guard let components = URLComponents(string: body.url), let scheme = components.scheme?.lowercased(),
-              scheme == "https" || scheme == "http", let rawHost = components.host, !rawHost.isEmpty else {
+            scheme == "https" || scheme == "http", let rawHost = components.host, !rawHost.isEmpty
+        else {
             throw APIProblem.invalid(field: "/url", rule: "url", "an absolute http(s) URL with a host")
         }
         let urlHost = (try? HostName.normalized(rawHost)) ?? rawHost.lowercased()
         let source = body.source ?? .published
         let answer = try await reads(principal).matchSource(urlHost: urlHost, draft: source == .draft)
-        var result = Components.Schemas.MatchResult(url: body.url, host: answer.host, source: source == .draft ? .draft : .published,
-                                                    revision: answer.revision, decisions: [], wildcardParent: answer.wildcardParent)
+        var result = Components.Schemas.MatchResult(
+            url: body.url, host: answer.host, source: source == .draft ? .draft : .published,
+            revision: answer.revision, decisions: [], wildcardParent: answer.wildcardParent)
         var serverHints: [Explanation.Hint] = []
         if let parent = answer.wildcardParent {
-            serverHints.append(.init(code: "wildcard-subdomain", message: "no domain here answers to \(urlHost); an app whose entitlement is "
-                                     + "applinks:*.\(parent) asks for \(urlHost)'s own file, which this service does not publish", rule: nil))
+            serverHints.append(
+                .init(
+                    code: "wildcard-subdomain",
+                    message: "no domain here answers to \(urlHost); an app whose entitlement is "
+                        + "applinks:*.\(parent) asks for \(urlHost)'s own file, which this service does not publish",
+                    rule: nil))
         } else if urlHost != answer.host {
-            serverHints.append(.init(code: "host-alias", message: "\(urlHost) is an alias of \(answer.host): it serves \(answer.host)'s file, "
-                                     + "and an app needs applinks:\(urlHost) in its entitlements for it", rule: nil))
+            serverHints.append(
+                .init(
+                    code: "host-alias",
+                    message: "\(urlHost) is an alias of \(answer.host): it serves \(answer.host)'s file, "
+                        + "and an app needs applinks:\(urlHost) in its entitlements for it", rule: nil))
         }
         let platform = body.platform ?? .ios
         let iosBytes = platform == .android ? nil : answer.bytes
@@ -92,25 +120,34 @@ extension APIImplementation {
                 let matcher = AASAMatcher(document)
                 let resolution = matcher.resolve(url: body.url, domain: urlHost)
                 if body.explain == true {
-                    result.explanation = try ExplanationJSON.explanation(matcher.explain(url: body.url, domain: urlHost, expectedApp: body.expectedAppID),
-                                                                     document: answer.document, serverHints: serverHints)
+                    result.explanation = try ExplanationJSON.explanation(
+                        matcher.explain(url: body.url, domain: urlHost, expectedApp: body.expectedAppID),
+                        document: answer.document, serverHints: serverHints)
                 }
                 result.appID = resolution.appID
                 result.decisions = resolution.decisions.map {
-                    .init(appID: $0.appID, decision: $0.decision.decision == .match ? .match : $0.decision.decision == .exclude ? .exclude : .none)
+                    .init(
+                        appID: $0.appID,
+                        decision: $0.decision.decision == .match
+                            ? .match : $0.decision.decision == .exclude ? .exclude : .none)
                 }
                 if let location = resolution.rule {
                     let ref = answer.document?.ruleRef(location)
-                    result.rule = .init(team: ref?.team, appID: resolution.appID ?? "", ruleID: ref?.ruleID, path: location.pointer.description)
+                    result.rule = .init(
+                        team: ref?.team, appID: resolution.appID ?? "", ruleID: ref?.ruleID,
+                        path: location.pointer.description)
                 }
             } else if body.explain == true {
-                result.explanation = .init(apps: [], hints: serverHints.map { .init(code: $0.code, message: $0.message) })
+                result.explanation = .init(
+                    apps: [], hints: serverHints.map { .init(code: $0.code, message: $0.message) })
             }
         }
         if platform != .ios {
             let android = AndroidMatchJSON(bytes: androidBytes ?? [], document: answer.document?.android, url: body.url)
             var teams = try await reads(principal).teams(ofApps: android.packages + (result.appID.map { [$0] } ?? []))
-            if let document = answer.document { for entry in document.android.entries { teams[entry.appID] = entry.team } }
+            if let document = answer.document {
+                for entry in document.android.entries { teams[entry.appID] = entry.team }
+            }
             result.android = android.json(revision: answer.assetLinksRevision, teams: teams)
             if platform == .both { result.disagreement = android.disagreement(iosOpener: result.appID, teams: teams) }
         }
@@ -118,20 +155,24 @@ extension APIImplementation {
     }
 
     static func revision(_ r: RevisionRecord, host: String, withDiff: Bool) throws -> Components.Schemas.Revision {
-        .init(host: host, number: r.number, sha256: r.sha256, byteCount: r.byteCount,
-              actor: .init(tokenID: r.actorToken?.uuidString.lowercased(), name: r.actorName), reason: r.reason,
-              createdAt: r.createdAt, rollbackOf: r.rollbackOf,
-              diff: withDiff ? try r.diff.map { try OpenAPIValueContainer(json: $0) } : nil,
-              overrides: r.overrides.arrayValue?.isEmpty == false ? try r.overrides.arrayValue?.map { try OpenAPIObjectContainer(json: $0) } : nil)
+        .init(
+            host: host, number: r.number, sha256: r.sha256, byteCount: r.byteCount,
+            actor: .init(tokenID: r.actorToken?.uuidString.lowercased(), name: r.actorName), reason: r.reason,
+            createdAt: r.createdAt, rollbackOf: r.rollbackOf,
+            diff: withDiff ? try r.diff.map { try OpenAPIValueContainer(json: $0) } : nil,
+            overrides: r.overrides.arrayValue?.isEmpty == false
+                ? try r.overrides.arrayValue?.map { try OpenAPIObjectContainer(json: $0) } : nil)
     }
 
     static func publishResult(_ o: Publisher.Outcome) -> Components.Schemas.PublishResult {
-        .init(revision: (try? revision(o.revision, host: o.host, withDiff: true)) ?? (try! revision(o.revision, host: o.host, withDiff: false)),
-              created: o.created,
-              targets: o.targets.map { .init(webRoot: $0.webRoot, ok: $0.ok, error: $0.error, paths: $0.paths) },
-              warnings: o.warnings.map(Components.Schemas.Finding.init),
-              cdn: cdnNote(o.host),
-              assetLinks: o.assetLinks.map { assetLinksPublish($0, host: o.host) })
+        .init(
+            revision: (try? revision(o.revision, host: o.host, withDiff: true))
+                ?? (try! revision(o.revision, host: o.host, withDiff: false)),
+            created: o.created,
+            targets: o.targets.map { .init(webRoot: $0.webRoot, ok: $0.ok, error: $0.error, paths: $0.paths) },
+            warnings: o.warnings.map(Components.Schemas.Finding.init),
+            cdn: cdnNote(o.host),
+            assetLinks: o.assetLinks.map { assetLinksPublish($0, host: o.host) })
     }
 
     /// What a publish cannot do: make Apple's CDN fetch now.

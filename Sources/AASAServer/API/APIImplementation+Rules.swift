@@ -7,7 +7,8 @@ extension APIImplementation {
     func getRules(_ input: Operations.GetRules.Input) async throws -> Operations.GetRules.Output {
         let principal = try principal()
         let (host, set) = try await reads(principal).rules(input.path.host, appID: input.path.appID)
-        return .ok(.init(headers: .init(eTag: ETag.of(set.version)), body: .json(Self.ruleSet(set, host: host, warnings: []))))
+        return .ok(
+            .init(headers: .init(eTag: ETag.of(set.version)), body: .json(Self.ruleSet(set, host: host, warnings: []))))
     }
 
     func putRules(_ input: Operations.PutRules.Input) async throws -> Operations.PutRules.Output {
@@ -22,38 +23,54 @@ extension APIImplementation {
                 id = parsed
             }
             guard seen.insert(id).inserted else {
-                throw APIProblem.invalid(field: "/rules/\(i)/id", rule: "unique", "two rules have the ID \(id.uuidString.lowercased())")
+                throw APIProblem.invalid(
+                    field: "/rules/\(i)/id", rule: "unique", "two rules have the ID \(id.uuidString.lowercased())")
             }
             return StoredRule(id: id, component: try rule.component(field: "/rules/\(i)"))
         }
-        let changed = try await change(ruleChange(input.path.host, input.path.appID, input.headers.ifMatch, "rules.replace",
-                                             bodyField: { _, index in "/rules/\(index)" }) { _ in rules })
+        let changed = try await change(
+            ruleChange(
+                input.path.host, input.path.appID, input.headers.ifMatch, "rules.replace",
+                bodyField: { _, index in "/rules/\(index)" }
+            ) { _ in rules })
         return .ok(.init(headers: .init(eTag: ETag.of(changed.output.set.version)), body: .json(Self.ruleSet(changed))))
     }
 
     func appendRule(_ input: Operations.AppendRule.Input) async throws -> Operations.AppendRule.Output {
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let rule = StoredRule(id: UUID(), component: try body.component(field: ""))
-        let changed = try await change(ruleChange(input.path.host, input.path.appID, input.headers.ifMatch, "rules.append",
-                                             bodyField: { id, _ in id == rule.id ? "" : nil }) { $0 + [rule] })
-        return .created(.init(headers: .init(eTag: ETag.of(changed.output.set.version)), body: .json(Self.ruleSet(changed))))
+        let changed = try await change(
+            ruleChange(
+                input.path.host, input.path.appID, input.headers.ifMatch, "rules.append",
+                bodyField: { id, _ in id == rule.id ? "" : nil }
+            ) { $0 + [rule] })
+        return .created(
+            .init(headers: .init(eTag: ETag.of(changed.output.set.version)), body: .json(Self.ruleSet(changed))))
     }
 
     func deleteRule(_ input: Operations.DeleteRule.Input) async throws -> Operations.DeleteRule.Output {
         let id = try Names.uuid(input.path.ruleID, what: "rule")
-        let changed = try await change(ruleChange(input.path.host, input.path.appID, input.headers.ifMatch, "rules.delete",
-                                             bodyField: { _, _ in nil }) { current in
-            guard current.contains(where: { $0.id == id }) else { throw APIProblem.notFound("no rule \(input.path.ruleID)") }
-            return current.filter { $0.id != id }
-        })
+        let changed = try await change(
+            ruleChange(
+                input.path.host, input.path.appID, input.headers.ifMatch, "rules.delete",
+                bodyField: { _, _ in nil }
+            ) { current in
+                guard current.contains(where: { $0.id == id }) else {
+                    throw APIProblem.notFound("no rule \(input.path.ruleID)")
+                }
+                return current.filter { $0.id != id }
+            })
         return .ok(.init(headers: .init(eTag: ETag.of(changed.output.set.version)), body: .json(Self.ruleSet(changed))))
     }
 
-    private func ruleChange(_ host: String, _ appID: String, _ ifMatch: String?, _ action: String,
-                       bodyField: @escaping @Sendable (UUID, Int) -> String?,
-                       edit: @escaping @Sendable ([StoredRule]) throws -> [StoredRule]) -> RuleSetChange {
-        RuleSetChange(host: host, appID: appID, ifMatch: ifMatch, action: action, maxRulesPerTeam: maxRulesPerTeamPerDomain,
-                      edit: edit, bodyField: bodyField)
+    private func ruleChange(
+        _ host: String, _ appID: String, _ ifMatch: String?, _ action: String,
+        bodyField: @escaping @Sendable (UUID, Int) -> String?,
+        edit: @escaping @Sendable ([StoredRule]) throws -> [StoredRule]
+    ) -> RuleSetChange {
+        RuleSetChange(
+            host: host, appID: appID, ifMatch: ifMatch, action: action, maxRulesPerTeam: maxRulesPerTeamPerDomain,
+            edit: edit, bodyField: bodyField)
     }
 
     static func ruleSet(_ changed: Changed<RuleSetChange.Output>) -> Components.Schemas.RuleSet {
@@ -61,7 +78,8 @@ extension APIImplementation {
     }
 
     static func ruleSet(_ set: RuleSetRecord, host: String, warnings: [Finding]) -> Components.Schemas.RuleSet {
-        .init(host: host, appID: set.appID, team: set.teamName, rules: set.rules.map(Components.Schemas.Rule.init),
-              version: set.version, warnings: warnings.map(Components.Schemas.Finding.init))
+        .init(
+            host: host, appID: set.appID, team: set.teamName, rules: set.rules.map(Components.Schemas.Rule.init),
+            version: set.version, warnings: warnings.map(Components.Schemas.Finding.init))
     }
 }

@@ -12,7 +12,9 @@ extension APIImplementation {
         let principal = try principal()
         try requireAdmin(principal)
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
-        if let problem = Names.teamProblem(body.name) { throw APIProblem.invalid(field: "/name", rule: "team-name", problem) }
+        if let problem = Names.teamProblem(body.name) {
+            throw APIProblem.invalid(field: "/name", rule: "team-name", problem)
+        }
         let displayName = try Names.displayName(body.displayName ?? body.name, field: "/displayName")
         let team = try await accounts(principal).createTeam(name: body.name, displayName: displayName)
         return .created(.init(headers: .init(eTag: ETag.of(team.version)), body: .json(.init(team))))
@@ -30,8 +32,9 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         if let name = body.displayName { _ = try Names.displayName(name, field: "/displayName") }
         let claims = try body.appleTeamIDs.map(AppleTeamIDs.normalized)
-        let team = try await accounts(principal).updateTeam(input.path.team, displayName: body.displayName, appleTeamIDs: claims,
-                                                            ifMatch: input.headers.ifMatch)
+        let team = try await accounts(principal).updateTeam(
+            input.path.team, displayName: body.displayName, appleTeamIDs: claims,
+            ifMatch: input.headers.ifMatch)
         return .ok(.init(headers: .init(eTag: ETag.of(team.version)), body: .json(.init(team))))
     }
 

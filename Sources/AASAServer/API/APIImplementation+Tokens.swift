@@ -14,15 +14,18 @@ extension APIImplementation {
         let principal = try principal()
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let scopes = Set(body.scopes.compactMap { TokenScope(rawValue: $0.rawValue) })
-        guard !scopes.isEmpty else { throw APIProblem.invalid(field: "/scopes", rule: "non-empty", "a token needs at least one scope") }
+        guard !scopes.isEmpty else {
+            throw APIProblem.invalid(field: "/scopes", rule: "non-empty", "a token needs at least one scope")
+        }
         let name = body.name.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty else { throw APIProblem.invalid(field: "/name", rule: "non-empty", "a token needs a name") }
         _ = try Names.displayName(name, field: "/name")
         if let expiry = body.expiresAt, expiry <= Date() {
             throw APIProblem.invalid(field: "/expiresAt", rule: "future", "the expiry must be in the future")
         }
-        let (token, secret) = try await accounts(principal).createToken(team: input.path.team, tokenName: name, scopes: scopes,
-                                                                        expiresAt: body.expiresAt)
+        let (token, secret) = try await accounts(principal).createToken(
+            team: input.path.team, tokenName: name, scopes: scopes,
+            expiresAt: body.expiresAt)
         return .created(.init(body: .json(.init(token: .init(token), secret: secret))))
     }
 
@@ -37,8 +40,13 @@ extension APIImplementation {
 extension APIImplementation {
     func whoami(_ input: Operations.Whoami.Input) async throws -> Operations.Whoami.Output {
         let principal = try principal()
-        return .ok(.init(body: .json(.init(
-            tokenID: principal.tokenID.uuidString.lowercased(), name: principal.tokenName, team: principal.teamName,
-            scopes: principal.scopes.sorted().compactMap { Components.Schemas.Scope(rawValue: $0.rawValue) }))))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        tokenID: principal.tokenID.uuidString.lowercased(), name: principal.tokenName,
+                        team: principal.teamName,
+                        scopes: principal.scopes.sorted().compactMap { Components.Schemas.Scope(rawValue: $0.rawValue) }
+                    ))))
     }
 }

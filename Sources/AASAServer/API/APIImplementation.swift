@@ -18,11 +18,15 @@ struct APIImplementation: APIProtocol {
     /// Fetches as Apple's fetchers do: the origin probe and CDN checks.
     let fetcher: AppleFetcher
 
-    var state: RequestState { RequestState.current ?? RequestState(requestID: "-", logger: Logger(label: "aasad"), principal: nil) }
+    var state: RequestState {
+        RequestState.current ?? RequestState(requestID: "-", logger: Logger(label: "aasad"), principal: nil)
+    }
     var logger: Logger { state.logger }
 
     func principal() throws -> Principal {
-        guard let principal = state.principal else { throw APIProblem.unauthorized("send `Authorization: Bearer <token>`") }
+        guard let principal = state.principal else {
+            throw APIProblem.unauthorized("send `Authorization: Bearer <token>`")
+        }
         return principal
     }
 
@@ -82,7 +86,9 @@ enum ETag {
 /// Names in paths and bodies, checked the same way everywhere.
 enum Names {
     static func teamProblem(_ name: String) -> String? {
-        let ok = !name.isEmpty && name.utf8.count <= 63 && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
+        let ok =
+            !name.isEmpty && name.utf8.count <= 63
+            && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
             && name.utf8.first != 0x2D
         return ok ? nil : "a team name is 1 to 63 lower-case letters, digits and hyphens, not starting with a hyphen"
     }
@@ -105,7 +111,9 @@ enum Names {
     /// A revision page's `before` (openapi.yaml's minimum 1; the generated code does not check it).
     static func before(_ value: Int32?) throws -> Int? {
         guard let value else { return nil }
-        guard value >= 1 else { throw APIProblem.badRequest("before is a revision number, 1 or more", field: "before", rule: "minimum") }
+        guard value >= 1 else {
+            throw APIProblem.badRequest("before is a revision number, 1 or more", field: "before", rule: "minimum")
+        }
         return Int(value)
     }
 

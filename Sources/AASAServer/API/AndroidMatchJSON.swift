@@ -9,7 +9,8 @@ struct AndroidMatchJSON {
     let document: AndroidDocument?
 
     init(bytes: [UInt8], document: AndroidDocument?, url: String) {
-        let parsed = document?.document ?? AssetLinksDocument.parse(bytes).document ?? AssetLinksDocument(statements: [])
+        let parsed =
+            document?.document ?? AssetLinksDocument.parse(bytes).document ?? AssetLinksDocument(statements: [])
         self.decisions = bytes.isEmpty ? [] : AndroidMatcher(parsed).decisions(url: url)
         self.document = document
     }
@@ -18,14 +19,19 @@ struct AndroidMatchJSON {
     var opens: [String] { decisions.filter { $0.decision == .open }.map(\.packageName) }
 
     func json(revision: Int?, teams: [String: String]) -> Components.Schemas.AndroidMatch {
-        .init(revision: revision, opens: opens, decisions: decisions.map { d in
-            let ruleID = d.rule.flatMap { index in
-                document?.entries.first { $0.appID == d.packageName }.flatMap { $0.ruleIDs.indices.contains(index) ? $0.ruleIDs[index] : nil }
-            }
-            return .init(packageName: d.packageName, team: teams[d.packageName],
-                         decision: .init(rawValue: d.decision.rawValue) ?? .noMatch, ruleIndex: d.rule,
-                         ruleID: ruleID?.uuidString.lowercased())
-        })
+        .init(
+            revision: revision, opens: opens,
+            decisions: decisions.map { d in
+                let ruleID = d.rule.flatMap { index in
+                    document?.entries.first { $0.appID == d.packageName }.flatMap {
+                        $0.ruleIDs.indices.contains(index) ? $0.ruleIDs[index] : nil
+                    }
+                }
+                return .init(
+                    packageName: d.packageName, team: teams[d.packageName],
+                    decision: .init(rawValue: d.decision.rawValue) ?? .noMatch, ruleIndex: d.rule,
+                    ruleID: ruleID?.uuidString.lowercased())
+            })
     }
 
     /// Nil when the platforms agree: the same team's app opens the URL on both, or none on either.
@@ -38,7 +44,8 @@ struct AndroidMatchJSON {
         case (nil, false): return "on iOS no app opens it; Android opens it in \(opens.joined(separator: ", "))"
         case (let app?, false):
             if let iosTeam, androidTeams == [iosTeam] { return nil }
-            return "iOS opens it in \(app)\(Self.team(iosTeam)); Android in \(opens.map { $0 + Self.team(teams[$0]) }.joined(separator: ", "))"
+            return
+                "iOS opens it in \(app)\(Self.team(iosTeam)); Android in \(opens.map { $0 + Self.team(teams[$0]) }.joined(separator: ", "))"
         }
     }
 

@@ -9,45 +9,51 @@ import OpenAPIRuntime
 
 extension Components.Schemas.Team {
     init(_ r: TeamRecord) {
-        self.init(name: r.name, displayName: r.displayName, appleTeamIDs: r.appleTeamIDs, createdAt: r.createdAt,
-                  updatedAt: r.updatedAt, version: r.version)
+        self.init(
+            name: r.name, displayName: r.displayName, appleTeamIDs: r.appleTeamIDs, createdAt: r.createdAt,
+            updatedAt: r.updatedAt, version: r.version)
     }
 }
 
 extension Components.Schemas.Token {
     init(_ r: TokenRecord) {
-        self.init(id: r.id.uuidString.lowercased(), team: r.teamName, name: r.name,
-                  scopes: r.scopes.sorted().compactMap { Components.Schemas.Scope(rawValue: $0.rawValue) },
-                  createdAt: r.createdAt, expiresAt: r.expiresAt, revokedAt: r.revokedAt, lastUsedAt: r.lastUsedAt)
+        self.init(
+            id: r.id.uuidString.lowercased(), team: r.teamName, name: r.name,
+            scopes: r.scopes.sorted().compactMap { Components.Schemas.Scope(rawValue: $0.rawValue) },
+            createdAt: r.createdAt, expiresAt: r.expiresAt, revokedAt: r.revokedAt, lastUsedAt: r.lastUsedAt)
     }
 }
 
 extension Components.Schemas.App {
     init(_ r: AppRecord) {
-        self.init(appID: r.appID, team: r.teamName, platform: .init(rawValue: r.platform.rawValue) ?? .ios,
-                  services: r.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) },
-                  fingerprints: r.platform == .android ? r.fingerprints : nil, rulesFrom: r.rulesFrom,
-                  createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version)
+        self.init(
+            appID: r.appID, team: r.teamName, platform: .init(rawValue: r.platform.rawValue) ?? .ios,
+            services: r.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) },
+            fingerprints: r.platform == .android ? r.fingerprints : nil, rulesFrom: r.rulesFrom,
+            createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version)
     }
 }
 
 extension Components.Schemas.Domain {
     init(_ r: DomainRecord, warnings: [Finding]? = nil) {
-        self.init(host: r.host, unicodeHost: HostName.unicode(r.host), aliases: r.aliases,
-                  substitutionVariables: .init(additionalProperties: Dictionary(
-                      r.substitutionVariables.map { ($0.name, $0.values) }, uniquingKeysWith: { _, last in last })),
-                  defaults: .init(caseSensitive: r.defaults.caseSensitive, percentEncoded: r.defaults.percentEncoded),
-                  webRoots: r.webRoots, autoPublish: r.autoPublish, legacyRootPath: r.legacyRootPath,
-                  currentRevision: r.currentRevision, createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version,
-                  warnings: warnings?.map(Components.Schemas.Finding.init))
+        self.init(
+            host: r.host, unicodeHost: HostName.unicode(r.host), aliases: r.aliases,
+            substitutionVariables: .init(
+                additionalProperties: Dictionary(
+                    r.substitutionVariables.map { ($0.name, $0.values) }, uniquingKeysWith: { _, last in last })),
+            defaults: .init(caseSensitive: r.defaults.caseSensitive, percentEncoded: r.defaults.percentEncoded),
+            webRoots: r.webRoots, autoPublish: r.autoPublish, legacyRootPath: r.legacyRootPath,
+            currentRevision: r.currentRevision, createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version,
+            warnings: warnings?.map(Components.Schemas.Finding.init))
     }
 }
 
 extension Components.Schemas.Grant {
     init(_ r: GrantRecord) {
-        self.init(host: r.host, team: r.teamName, pathPrefixes: r.pathPrefixes,
-                  services: r.services.compactMap { Components.Schemas.DomainService(rawValue: $0.rawValue) },
-                  createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version)
+        self.init(
+            host: r.host, team: r.teamName, pathPrefixes: r.pathPrefixes,
+            services: r.services.compactMap { Components.Schemas.DomainService(rawValue: $0.rawValue) },
+            createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version)
     }
 }
 
@@ -65,31 +71,40 @@ extension Components.Schemas.Rule {
         switch c["?"] {
         case .string(let s)?: query = .case1(s)
         case .object(let items)?:
-            query = .case2(.init(additionalProperties: Dictionary(
-                items.map { ($0.key, $0.value.stringValue ?? "") }, uniquingKeysWith: { _, last in last })))
+            query = .case2(
+                .init(
+                    additionalProperties: Dictionary(
+                        items.map { ($0.key, $0.value.stringValue ?? "") }, uniquingKeysWith: { _, last in last })))
         default: query = nil
         }
-        self.init(id: rule.id.uuidString.lowercased(), _sol_: c["/"]?.stringValue, _quest_: query,
-                  _num_: c["#"]?.stringValue, exclude: c["exclude"]?.boolValue,
-                  caseSensitive: c["caseSensitive"]?.boolValue, percentEncoded: c["percentEncoded"]?.boolValue,
-                  comment: c["comment"]?.stringValue)
+        self.init(
+            id: rule.id.uuidString.lowercased(), _sol_: c["/"]?.stringValue, _quest_: query,
+            _num_: c["#"]?.stringValue, exclude: c["exclude"]?.boolValue,
+            caseSensitive: c["caseSensitive"]?.boolValue, percentEncoded: c["percentEncoded"]?.boolValue,
+            comment: c["comment"]?.stringValue)
     }
 
     /// The `components` entry this rule stands for, in canonical key order; unknown keys are refused
     /// (a typo such as `excluded` would otherwise be silently ignored by Apple).
     func component(field: String) throws -> JSONValue {
         if let unknown = additionalProperties.value.keys.sorted().first {
-            throw APIProblem.invalid(field: "\(field)/\(unknown)", rule: "unknown-key",
-                                     "`\(unknown)` is not a component key; the keys are /, ?, #, exclude, caseSensitive, percentEncoded, comment")
+            throw APIProblem.invalid(
+                field: "\(field)/\(unknown)", rule: "unknown-key",
+                "`\(unknown)` is not a component key; the keys are /, ?, #, exclude, caseSensitive, percentEncoded, comment"
+            )
         }
         var object = JSONObject()
         if let p = _sol_ { object.append("/", .string(p)) }
         switch _quest_ {
         case .case1(let s)?: object.append("?", .string(s))
         case .case2(let items)?:
-            object.append("?", .object(JSONObject(items.additionalProperties.sorted { $0.key < $1.key }.map {
-                JSONMember($0.key, .string($0.value))
-            })))
+            object.append(
+                "?",
+                .object(
+                    JSONObject(
+                        items.additionalProperties.sorted { $0.key < $1.key }.map {
+                            JSONMember($0.key, .string($0.value))
+                        })))
         case nil: break
         }
         if let f = _num_ { object.append("#", .string(f)) }
@@ -108,16 +123,20 @@ enum AuditJSON {
     }
 
     static func token(_ r: TokenRecord) -> JSONValue {
-        var o: JSONObject = ["id": .string(r.id.uuidString.lowercased()), "name": .string(r.name),
-                             "scopes": .array(r.scopes.sorted().map { .string($0.rawValue) })]
+        var o: JSONObject = [
+            "id": .string(r.id.uuidString.lowercased()), "name": .string(r.name),
+            "scopes": .array(r.scopes.sorted().map { .string($0.rawValue) }),
+        ]
         if let team = r.teamName { o.append("team", .string(team)) }
         if let e = r.expiresAt { o.append("expiresAt", .string(ISO8601DateFormatter().string(from: e))) }
         return .object(o)
     }
 
     static func app(_ r: AppRecord) -> JSONValue {
-        var o: JSONObject = ["appID": .string(r.appID), "team": .string(r.teamName), "platform": .string(r.platform.rawValue),
-                             "services": .array(r.services.map { .string($0.rawValue) }), "version": .number(String(r.version))]
+        var o: JSONObject = [
+            "appID": .string(r.appID), "team": .string(r.teamName), "platform": .string(r.platform.rawValue),
+            "services": .array(r.services.map { .string($0.rawValue) }), "version": .number(String(r.version)),
+        ]
         if r.platform == .android { o.append("fingerprints", .array(r.fingerprints.map(JSONValue.string))) }
         if let source = r.rulesFrom { o.append("rulesFrom", .string(source)) }
         return .object(o)
@@ -129,21 +148,28 @@ enum AuditJSON {
         var defaults = JSONObject()
         if let c = r.defaults.caseSensitive { defaults.append("caseSensitive", .bool(c)) }
         if let p = r.defaults.percentEncoded { defaults.append("percentEncoded", .bool(p)) }
-        return .object(["host": .string(r.host), "aliases": .array(r.aliases.map(JSONValue.string)),
-                "substitutionVariables": .object(variables), "defaults": .object(defaults),
-                "webRoots": .array(r.webRoots.map(JSONValue.string)), "autoPublish": .bool(r.autoPublish),
-                "legacyRootPath": .bool(r.legacyRootPath), "version": .number(String(r.version))])
+        return .object([
+            "host": .string(r.host), "aliases": .array(r.aliases.map(JSONValue.string)),
+            "substitutionVariables": .object(variables), "defaults": .object(defaults),
+            "webRoots": .array(r.webRoots.map(JSONValue.string)), "autoPublish": .bool(r.autoPublish),
+            "legacyRootPath": .bool(r.legacyRootPath), "version": .number(String(r.version)),
+        ])
     }
 
     static func grant(_ r: GrantRecord) -> JSONValue {
-        .object(["host": .string(r.host), "team": .string(r.teamName),
-         "pathPrefixes": .array(r.pathPrefixes.map(JSONValue.string)),
-         "services": .array(r.services.map { .string($0.rawValue) }), "version": .number(String(r.version))])
+        .object([
+            "host": .string(r.host), "team": .string(r.teamName),
+            "pathPrefixes": .array(r.pathPrefixes.map(JSONValue.string)),
+            "services": .array(r.services.map { .string($0.rawValue) }), "version": .number(String(r.version)),
+        ])
     }
 
     static func rules(_ rules: [StoredRule], version: Int64) -> JSONValue {
-        .object(["rules": .array(rules.map { .object(["id": .string($0.id.uuidString.lowercased()), "component": $0.component]) }),
-         "version": .number(String(version))])
+        .object([
+            "rules": .array(
+                rules.map { .object(["id": .string($0.id.uuidString.lowercased()), "component": $0.component]) }),
+            "version": .number(String(version)),
+        ])
     }
 
     static func order(_ apps: [String], version: Int64) -> JSONValue {

@@ -6,11 +6,15 @@ import Foundation
 /// and `aasactl match --explain --file`), with the server's hints first and each rule named by
 /// team and rule ID when the file was rendered from stored rules.
 enum ExplanationJSON {
-    static func explanation(_ e: Explanation, document: DomainDocument?, serverHints: [Explanation.Hint]) throws -> Components.Schemas.Explanation {
+    static func explanation(_ e: Explanation, document: DomainDocument?, serverHints: [Explanation.Hint]) throws
+        -> Components.Schemas.Explanation
+    {
         var explanation = e
         explanation.hints = serverHints + e.hints
         let json = explanation.jsonValue { location in
-            (DomainDocument.ruleReference(location, in: document).objectValue ?? [:]).filter { $0.key == "team" || $0.key == "ruleID" }
+            (DomainDocument.ruleReference(location, in: document).objectValue ?? [:]).filter {
+                $0.key == "team" || $0.key == "ruleID"
+            }
         }
         return try JSONDecoder().decode(Components.Schemas.Explanation.self, from: Data(JSONWriter().bytes(json)))
     }

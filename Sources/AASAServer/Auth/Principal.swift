@@ -52,8 +52,11 @@ struct Authenticator: Sendable {
         if let expiry = record.expiresAt, expiry <= Date() { throw Failure.expired }
         // Use is recorded at most once a minute: the row just read says when it last was, so most
         // requests make no write at all.
-        if record.lastUsedAt.map({ Date().timeIntervalSince($0) >= 60 }) ?? true { try await session.touchToken(id: id) }
-        return Principal(tokenID: record.id, tokenName: record.name, teamID: record.teamID, teamName: record.teamName,
-                         scopes: Set(record.scopes), expiresAt: record.expiresAt)
+        if record.lastUsedAt.map({ Date().timeIntervalSince($0) >= 60 }) ?? true {
+            try await session.touchToken(id: id)
+        }
+        return Principal(
+            tokenID: record.id, tokenName: record.name, teamID: record.teamID, teamName: record.teamName,
+            scopes: Set(record.scopes), expiresAt: record.expiresAt)
     }
 }

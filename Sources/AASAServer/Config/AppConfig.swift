@@ -33,10 +33,12 @@ public struct AppConfig: Sendable {
     /// The pause between two domains of one monitor pass.
     public var cdnGap: Duration = .seconds(1)
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, databaseURL: DatabaseURL,
-                migrationsDirectory: String = "migrations", logLevel: Logger.Level = .info,
-                maxBodyBytes: Int = 1 << 20, databaseConnections: Int = 20, idempotencyRetention: Int = 86_400,
-                webRootBases: [String] = []) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, databaseURL: DatabaseURL,
+        migrationsDirectory: String = "migrations", logLevel: Logger.Level = .info,
+        maxBodyBytes: Int = 1 << 20, databaseConnections: Int = 20, idempotencyRetention: Int = 86_400,
+        webRootBases: [String] = []
+    ) {
         self.webRootBases = webRootBases
         self.host = host
         self.port = port

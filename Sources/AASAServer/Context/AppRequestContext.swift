@@ -1,6 +1,6 @@
+import AASAStore
 import Foundation
 import Hummingbird
-import AASAStore
 import Logging
 
 /// Hummingbird's per-request context; what the generated handlers need travels in `RequestState`.

@@ -38,7 +38,8 @@ struct AndroidDocument: Sendable {
     init(_ snapshot: DomainSnapshot, order: [String]) {
         let android = snapshot.apps.filter { $0.platform == .android }
         let ruleSets = Dictionary(snapshot.ruleSets.map { ($0.appID, $0) }, uniquingKeysWith: { a, _ in a })
-        let grantedServices = Dictionary(snapshot.grants.map { ($0.teamID, Set($0.services)) }, uniquingKeysWith: { $0.union($1) })
+        let grantedServices = Dictionary(
+            snapshot.grants.map { ($0.teamID, Set($0.services)) }, uniquingKeysWith: { $0.union($1) })
         let rank = Dictionary(order.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
         let ordered = android.sorted { (rank[$0.appID] ?? Int.max, $0.appID) < (rank[$1.appID] ?? Int.max, $1.appID) }
 
@@ -61,20 +62,26 @@ struct AndroidDocument: Sendable {
             for (j, rule) in rules.enumerated() {
                 let (component, problems) = AndroidRuleForm.convert(rule.component)
                 components.append(component)
-                let defaults = AndroidRuleForm.defaultsProblems(rule.component, caseSensitive: snapshot.domain.defaults.caseSensitive,
-                                                                percentEncoded: snapshot.domain.defaults.percentEncoded)
+                let defaults = AndroidRuleForm.defaultsProblems(
+                    rule.component, caseSensitive: snapshot.domain.defaults.caseSensitive,
+                    percentEncoded: snapshot.domain.defaults.percentEncoded)
                 for problem in problems + defaults {
                     // A followed rule is named by its own app (the write names it), the Android app in the message.
-                    let message = rulesOf == app.appID ? problem.message : "\(problem.message) (for \(app.appID), which follows \(rulesOf)'s rules)"
-                    let finding = Finding(code: problem.isError ? Self.cannotExpress : Self.defaultsIgnored,
-                                          path: (Self.rulePointer(index, j) / problem.key).description,
-                                          message: message, team: app.teamName, appID: rulesOf,
-                                          ruleID: rule.id.uuidString.lowercased())
+                    let message =
+                        rulesOf == app.appID
+                        ? problem.message : "\(problem.message) (for \(app.appID), which follows \(rulesOf)'s rules)"
+                    let finding = Finding(
+                        code: problem.isError ? Self.cannotExpress : Self.defaultsIgnored,
+                        path: (Self.rulePointer(index, j) / problem.key).description,
+                        message: message, team: app.teamName, appID: rulesOf,
+                        ruleID: rule.id.uuidString.lowercased())
                     if problem.isError { errors.append(finding) } else { warnings.append(finding) }
                 }
             }
-            statements.append(.init(relations: relations, target: .androidApp(packageName: app.appID, fingerprints: app.fingerprints),
-                                    dynamicComponents: rules.isEmpty ? nil : components))
+            statements.append(
+                .init(
+                    relations: relations, target: .androidApp(packageName: app.appID, fingerprints: app.fingerprints),
+                    dynamicComponents: rules.isEmpty ? nil : components))
             entries.append(Entry(appID: app.appID, team: app.teamName, ruleIDs: rules.map(\.id), rulesOf: rulesOf))
         }
         let document = AssetLinksDocument(statements: statements)
@@ -85,7 +92,8 @@ struct AndroidDocument: Sendable {
         self.matcher = AndroidMatcher(document)
         // The document in hand is what the bytes say: validated as it is, not parsed again.
         for diagnostic in AssetLinksValidator.size(bytes.count) + AssetLinksValidator.validate(document.root) {
-            var finding = Finding(code: diagnostic.code.rawValue, path: diagnostic.path.description, message: diagnostic.message)
+            var finding = Finding(
+                code: diagnostic.code.rawValue, path: diagnostic.path.description, message: diagnostic.message)
             if let (entry, ruleIndex) = Self.locate(diagnostic.path, entries: entries) {
                 finding.team = entry.team
                 finding.appID = ruleIndex == nil ? entry.appID : entry.rulesOf
@@ -100,15 +108,18 @@ struct AndroidDocument: Sendable {
     /// `/i/relation_extensions/…handle_all_urls/dynamic_app_link_components/j`: five tokens, as an
     /// AASA rule's `/applinks/details/i/components/j`, so a request field is found the same way.
     static func rulePointer(_ statement: Int, _ rule: Int) -> JSONPointer {
-        JSONPointer(tokens: [String(statement), "relation_extensions", AssetLinksDocument.handleAllURLs,
-                             "dynamic_app_link_components", String(rule)])
+        JSONPointer(tokens: [
+            String(statement), "relation_extensions", AssetLinksDocument.handleAllURLs,
+            "dynamic_app_link_components", String(rule),
+        ])
     }
 
     static func locate(_ pointer: JSONPointer, entries: [Entry]) -> (entry: Entry, ruleIndex: Int?)? {
         let t = pointer.tokens
         guard let first = t.first, let i = Int(first), entries.indices.contains(i) else { return nil }
         let entry = entries[i]
-        guard t.count >= 5, t[3] == "dynamic_app_link_components", let j = Int(t[4]), entry.ruleIDs.indices.contains(j) else { return (entry, nil) }
+        guard t.count >= 5, t[3] == "dynamic_app_link_components", let j = Int(t[4]), entry.ruleIDs.indices.contains(j)
+        else { return (entry, nil) }
         return (entry, j)
     }
 }

@@ -17,43 +17,63 @@ enum AssetLinksRollbackBounds {
             guard case .androidApp(let package, let fingerprints) = statement.target else { continue }
             let field = "/\(index)/target"
             guard let app = try await session.app(appID: package), app.platform == .android else {
-                errors.append(FieldError(field: field + "/package_name", rule: "app-exists", message: "\(package) is no longer a registered Android app"))
+                errors.append(
+                    FieldError(
+                        field: field + "/package_name", rule: "app-exists",
+                        message: "\(package) is no longer a registered Android app"))
                 continue
             }
             let grant = try await session.grant(domainID: domain.id, teamID: app.teamID)
             if suspended.contains(app.teamID) || grant == nil {
-                errors.append(FieldError(field: field + "/package_name", rule: "grant",
-                                         message: "team \(app.teamName), which owns \(package), holds no grant on \(domain.host) today"))
+                errors.append(
+                    FieldError(
+                        field: field + "/package_name", rule: "grant",
+                        message: "team \(app.teamName), which owns \(package), holds no grant on \(domain.host) today"))
             }
             for f in fingerprints where !app.fingerprints.contains(f) {
-                errors.append(FieldError(field: field + "/sha256_cert_fingerprints", rule: "fingerprint-removed",
-                                         message: "\(f) is no longer a fingerprint of \(package); a rollback does not bring a removed key back"))
+                errors.append(
+                    FieldError(
+                        field: field + "/sha256_cert_fingerprints", rule: "fingerprint-removed",
+                        message:
+                            "\(f) is no longer a fingerprint of \(package); a rollback does not bring a removed key back"
+                    ))
             }
         }
         guard errors.isEmpty else {
-            throw APIProblem.invalid(errors, detail: "assetlinks.json revision \(number) of \(domain.host) cannot be published under today's apps and grants: "
-                + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+            throw APIProblem.invalid(
+                errors,
+                detail:
+                    "assetlinks.json revision \(number) of \(domain.host) cannot be published under today's apps and grants: "
+                    + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
         }
     }
 
     /// A team rolls back only its own part: every statement of another team's package (or of a
     /// package no team owns) must read the same in the old file as in the current one.
-    static func checkOwnPart(old: [UInt8], current: [UInt8], number: Int, team: String, session: DBSession) async throws {
+    static func checkOwnPart(old: [UInt8], current: [UInt8], number: Int, team: String, session: DBSession) async throws
+    {
         func byPackage(_ bytes: [UInt8]) -> [String: [JSONValue]] {
             var out: [String: [JSONValue]] = [:]
-            guard let document = AssetLinksDocument.parse(bytes).document, case .array(let items) = document.root else { return out }
+            guard let document = AssetLinksDocument.parse(bytes).document, case .array(let items) = document.root else {
+                return out
+            }
             for (index, statement) in document.statements {
-                if case .androidApp(let package, _) = statement.target { out[package, default: []].append(items[index]) }
+                if case .androidApp(let package, _) = statement.target {
+                    out[package, default: []].append(items[index])
+                }
             }
             return out
         }
-        let before = byPackage(current), after = byPackage(old)
+        let before = byPackage(current)
+        let after = byPackage(old)
         let packages = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
         let owners = try await session.teamNames(ofApps: Array(packages))
         let others = Set(packages.filter { owners[$0] != team }.map { owners[$0] ?? "no team (\($0))" }).sorted()
         guard others.isEmpty else {
-            throw APIProblem.forbidden("rolling assetlinks.json back to revision \(number) would change the statements of "
-                + "\(others.joined(separator: ", ")); a team rolls back only its own part of the file, an admin may roll back all of it")
+            throw APIProblem.forbidden(
+                "rolling assetlinks.json back to revision \(number) would change the statements of "
+                    + "\(others.joined(separator: ", ")); a team rolls back only its own part of the file, an admin may roll back all of it"
+            )
         }
     }
 }

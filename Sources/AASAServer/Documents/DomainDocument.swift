@@ -67,13 +67,18 @@ struct DomainDocument: Sendable {
     static func unvalidated(_ snapshot: DomainSnapshot) -> DomainDocument {
         let draft = Draft(snapshot)
         let document = AASAParser.read(draft.root).document ?? AASADocument()
-        return DomainDocument(draft: draft, validated: .init(document: document, bytes: AASARenderer.render(document), diagnostics: [], analysis: nil,
-                                                                 matcher: AASAMatcher(document)),
-                              android: AndroidDocument(snapshot, order: snapshot.domain.appOrder), snapshot: snapshot, agreementScope: [])
+        return DomainDocument(
+            draft: draft,
+            validated: .init(
+                document: document, bytes: AASARenderer.render(document), diagnostics: [], analysis: nil,
+                matcher: AASAMatcher(document)),
+            android: AndroidDocument(snapshot, order: snapshot.domain.appOrder), snapshot: snapshot, agreementScope: [])
     }
 
-    private init(draft: Draft, validated: ValidatedRenders.Render, android: AndroidDocument, snapshot: DomainSnapshot,
-                 agreementScope: Set<String>? = nil) {
+    private init(
+        draft: Draft, validated: ValidatedRenders.Render, android: AndroidDocument, snapshot: DomainSnapshot,
+        agreementScope: Set<String>? = nil
+    ) {
         self.android = android
         self.snapshot = snapshot
         self.agreementScope = agreementScope
@@ -97,14 +102,19 @@ struct DomainDocument: Sendable {
     /// The app and rule a document pointer is about (`/applinks/details/N/components/M/…`).
     func locate(_ pointer: JSONPointer) -> (entry: Entry, ruleIndex: Int?)? {
         let t = pointer.tokens
-        guard t.count >= 3, t[0] == "applinks", t[1] == "details", let n = Int(t[2]), entries.indices.contains(n) else { return nil }
+        guard t.count >= 3, t[0] == "applinks", t[1] == "details", let n = Int(t[2]), entries.indices.contains(n) else {
+            return nil
+        }
         let entry = entries[n]
-        guard t.count >= 5, t[3] == "components", let m = Int(t[4]), entry.ruleIDs.indices.contains(m) else { return (entry, nil) }
+        guard t.count >= 5, t[3] == "components", let m = Int(t[4]), entry.ruleIDs.indices.contains(m) else {
+            return (entry, nil)
+        }
         return (entry, m)
     }
 
     func finding(_ diagnostic: Diagnostic) -> Finding {
-        var finding = Finding(code: diagnostic.code.rawValue, path: diagnostic.path.description, message: diagnostic.message)
+        var finding = Finding(
+            code: diagnostic.code.rawValue, path: diagnostic.path.description, message: diagnostic.message)
         if let (entry, ruleIndex) = locate(diagnostic.path) {
             finding.team = entry.team
             finding.appID = entry.appID
@@ -129,9 +139,12 @@ struct DomainDocument: Sendable {
 
     /// Where a rule sits in the document, named for the API.
     func ruleRef(_ location: RuleLocation) -> (team: String?, appID: String?, ruleID: String?, path: String) {
-        guard entries.indices.contains(location.detailsIndex) else { return (nil, nil, nil, location.pointer.description) }
+        guard entries.indices.contains(location.detailsIndex) else {
+            return (nil, nil, nil, location.pointer.description)
+        }
         let entry = entries[location.detailsIndex]
-        let ruleID = entry.ruleIDs.indices.contains(location.index) ? entry.ruleIDs[location.index].uuidString.lowercased() : nil
+        let ruleID =
+            entry.ruleIDs.indices.contains(location.index) ? entry.ruleIDs[location.index].uuidString.lowercased() : nil
         return (entry.team, entry.appID, ruleID, location.pointer.description)
     }
 }
@@ -153,7 +166,8 @@ extension DomainDocument.Draft {
         for appID in order {
             guard let set = ruleSetsByApp[appID] else { continue }
             entries.append(.init(appID: appID, team: set.teamName, ruleIDs: set.rules.map(\.id)))
-            details.append(.object(["appIDs": .array([.string(appID)]), "components": .array(set.rules.map(\.component))]))
+            details.append(
+                .object(["appIDs": .array([.string(appID)]), "components": .array(set.rules.map(\.component))]))
         }
         self.entries = entries
         var applinks = JSONObject()
@@ -164,9 +178,13 @@ extension DomainDocument.Draft {
             applinks.append("defaults", .object(defaults))
         }
         if !domain.substitutionVariables.isEmpty {
-            applinks.append("substitutionVariables", .object(JSONObject(domain.substitutionVariables.map {
-                JSONMember($0.name, .array($0.values.map(JSONValue.string)))
-            })))
+            applinks.append(
+                "substitutionVariables",
+                .object(
+                    JSONObject(
+                        domain.substitutionVariables.map {
+                            JSONMember($0.name, .array($0.values.map(JSONValue.string)))
+                        })))
         }
         applinks.append("details", .array(details))
         var root: JSONObject = ["applinks": .object(applinks)]
@@ -174,12 +192,15 @@ extension DomainDocument.Draft {
         // Other services: apps that enabled them, of teams whose grant gives that service, in the
         // domain's order.
         let grantedTeams = Set(snapshot.grants.map(\.teamID))
-        let grantedServices = Dictionary(snapshot.grants.map { ($0.teamID, Set($0.services)) }, uniquingKeysWith: { $0.union($1) })
+        let grantedServices = Dictionary(
+            snapshot.grants.map { ($0.teamID, Set($0.services)) }, uniquingKeysWith: { $0.union($1) })
         let rank = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
         let serviceApps = snapshot.apps.filter { grantedTeams.contains($0.teamID) && $0.platform == .ios }
             .sorted { (rank[$0.appID] ?? Int.max, $0.appID) < (rank[$1.appID] ?? Int.max, $1.appID) }
         for service in [AppService.webcredentials, .appclips, .activitycontinuation] {
-            let ids = serviceApps.filter { $0.services.contains(service) && grantedServices[$0.teamID]?.contains(service) == true }.map(\.appID)
+            let ids = serviceApps.filter {
+                $0.services.contains(service) && grantedServices[$0.teamID]?.contains(service) == true
+            }.map(\.appID)
             if !ids.isEmpty { root.append(service.rawValue, .object(["apps": .array(ids.map(JSONValue.string))])) }
         }
         self.root = .object(root)

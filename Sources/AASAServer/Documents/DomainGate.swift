@@ -9,22 +9,27 @@ import Metrics
 enum DomainGate {
     /// - Parameter field: names the request-body field a finding is about, when it is about the
     ///   rules being written; otherwise the finding's document pointer is used.
-    static func check(_ session: DBSession, domain: DomainRecord,
-                      field: (Finding) -> String? = { _ in nil }) async throws -> DomainDocument {
+    static func check(
+        _ session: DBSession, domain: DomainRecord,
+        field: (Finding) -> String? = { _ in nil }
+    ) async throws -> DomainDocument {
         let rendered = try await DomainDocument.render(try await session.snapshot(of: domain))
         let errors = rendered.errors
         let androidErrors = rendered.android.errors
-        Counter(label: "aasad_domain_validations_total",
-                dimensions: [("outcome", errors.isEmpty && androidErrors.isEmpty ? "valid" : "invalid")]).increment()
+        Counter(
+            label: "aasad_domain_validations_total",
+            dimensions: [("outcome", errors.isEmpty && androidErrors.isEmpty ? "valid" : "invalid")]
+        ).increment()
         guard androidErrors.isEmpty || !errors.isEmpty else {
             let fieldErrors = androidErrors.map { finding -> FieldError in
                 var message = finding.message
                 if let appID = finding.appID { message += " (Android app \(appID) of team \(finding.team ?? "?"))" }
                 return FieldError(field: field(finding) ?? finding.path, rule: finding.code, message: message)
             }
-            throw APIProblem.invalid(fieldErrors, warnings: rendered.android.warnings,
-                                     detail: "the domain \(domain.host)'s assetlinks.json would be invalid: "
-                                        + fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+            throw APIProblem.invalid(
+                fieldErrors, warnings: rendered.android.warnings,
+                detail: "the domain \(domain.host)'s assetlinks.json would be invalid: "
+                    + fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
         }
         guard errors.isEmpty else {
             let fieldErrors = errors.map { diagnostic -> FieldError in
@@ -33,9 +38,10 @@ enum DomainGate {
                 if let appID = finding.appID { message += " (app \(appID) of team \(finding.team ?? "?"))" }
                 return FieldError(field: field(finding) ?? finding.path, rule: finding.code, message: message)
             }
-            throw APIProblem.invalid(fieldErrors, warnings: rendered.warnings.map(rendered.finding),
-                                     detail: "the domain \(domain.host)'s apple-app-site-association would be invalid: "
-                                        + fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+            throw APIProblem.invalid(
+                fieldErrors, warnings: rendered.warnings.map(rendered.finding),
+                detail: "the domain \(domain.host)'s apple-app-site-association would be invalid: "
+                    + fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
         }
         return rendered
     }

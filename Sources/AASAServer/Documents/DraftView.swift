@@ -12,9 +12,12 @@ enum DraftView {
         guard !principal.isAdmin else { return snapshot }
         var publishedRules: [String: [JSONValue]] = [:]
         if let published, case .object(let root)? = try? JSONParser.parse(published).value,
-           case .object(let applinks)? = root["applinks"], case .array(let details)? = applinks["details"] {
+            case .object(let applinks)? = root["applinks"], case .array(let details)? = applinks["details"]
+        {
             for case .object(let entry) in details {
-                guard case .array(let ids)? = entry["appIDs"], case .array(let components)? = entry["components"] else { continue }
+                guard case .array(let ids)? = entry["appIDs"], case .array(let components)? = entry["components"] else {
+                    continue
+                }
                 for case .string(let appID) in ids { publishedRules[appID, default: []] += components }
             }
         }

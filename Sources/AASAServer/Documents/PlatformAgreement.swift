@@ -20,7 +20,9 @@ enum PlatformAgreement {
     }
 
     /// - Parameter teams: the teams to compare; nil for every team.
-    static func findings(_ snapshot: DomainSnapshot, ios: AASAMatcher, android: AndroidMatcher, teams only: Set<String>? = nil) -> [Finding] {
+    static func findings(
+        _ snapshot: DomainSnapshot, ios: AASAMatcher, android: AndroidMatcher, teams only: Set<String>? = nil
+    ) -> [Finding] {
         let platform = Dictionary(snapshot.apps.map { ($0.appID, $0.platform) }, uniquingKeysWith: { a, _ in a })
         let withRules = snapshot.ruleSets.filter { !$0.rules.isEmpty && platform[$0.appID] != nil }
         let teams = Set(withRules.map(\.teamName)).filter { only?.contains($0) ?? true }.sorted()
@@ -30,7 +32,10 @@ enum PlatformAgreement {
             let iosApps = Set(sets.filter { platform[$0.appID] == .ios }.map(\.appID))
             // Android apps with rules of their own, or following one of the team's iOS apps.
             let androidApps = Set(sets.filter { platform[$0.appID] == .android }.map(\.appID))
-                .union(snapshot.apps.filter { app in app.platform == .android && app.rulesFrom.map(iosApps.contains) == true }.map(\.appID))
+                .union(
+                    snapshot.apps.filter { app in
+                        app.platform == .android && app.rulesFrom.map(iosApps.contains) == true
+                    }.map(\.appID))
             guard !iosApps.isEmpty, !androidApps.isEmpty else { continue }
             var found = 0
             for url in urls(of: sets, host: snapshot.domain.host) where found < perTeam {
@@ -39,10 +44,14 @@ enum PlatformAgreement {
                 let iosOpener = ios.resolve(url: url).appID
                 let onIOS = iosOpener.map(iosApps.contains) ?? false
                 guard onIOS != android.anyOpens(androidApps, url: url) else { continue }
-                let answer = Answer(ios: iosOpener, android: android.decisions(url: url).filter { $0.decision == .open }.map(\.packageName))
+                let answer = Answer(
+                    ios: iosOpener,
+                    android: android.decisions(url: url).filter { $0.decision == .open }.map(\.packageName))
                 found += 1
-                out.append(Finding(code: code, path: "", message: message(url: url, team: team, answer: answer, onIOS: onIOS),
-                                   team: team, appID: onIOS ? answer.ios : answer.android.first(where: androidApps.contains)))
+                out.append(
+                    Finding(
+                        code: code, path: "", message: message(url: url, team: team, answer: answer, onIOS: onIOS),
+                        team: team, appID: onIOS ? answer.ios : answer.android.first(where: androidApps.contains)))
             }
         }
         return out
@@ -54,7 +63,9 @@ enum PlatformAgreement {
     private static let derived = Mutex<[String: [String]]>([:])
 
     static func urls(of sets: [RuleSetRecord], host: String) -> [String] {
-        let details: [JSONValue] = sets.map { .object(["appIDs": .array([.string($0.appID)]), "components": .array($0.rules.map(\.component))]) }
+        let details: [JSONValue] = sets.map {
+            .object(["appIDs": .array([.string($0.appID)]), "components": .array($0.rules.map(\.component))])
+        }
         let root: JSONValue = .object(["applinks": .object(["details": .array(details)])])
         let key = Hex.sha256(Array((host + " " + JSONWriter(style: .compact).string(root)).utf8))
         if let hit = derived.withLock({ $0[key] }) { return hit }
@@ -69,7 +80,9 @@ enum PlatformAgreement {
 
     static func message(url: String, team: String, answer: Answer, onIOS: Bool) -> String {
         let iosSide = answer.ios.map { "iOS opens it in \($0)" } ?? "on iOS no app opens it"
-        let androidSide = answer.android.isEmpty ? "on Android no app opens it" : "Android opens it in \(answer.android.joined(separator: ", "))"
+        let androidSide =
+            answer.android.isEmpty
+            ? "on Android no app opens it" : "Android opens it in \(answer.android.joined(separator: ", "))"
         let which = onIOS ? "on iOS but not on Android" : "on Android but not on iOS"
         return "team \(team)'s apps open \(url) \(which): \(iosSide), \(androidSide)"
     }

@@ -31,25 +31,40 @@ enum RollbackBounds {
                     continue
                 }
                 guard let prefixes = today.grantPrefixes else {
-                    out.append(FieldError(field: at, rule: "grant", message: "team \(today.app.teamName) (app \(appID)) holds no grant on this domain today"))
+                    out.append(
+                        FieldError(
+                            field: at, rule: "grant",
+                            message: "team \(today.app.teamName) (app \(appID)) holds no grant on this domain today"))
                     continue
                 }
                 guard today.app.services.contains(.applinks) else {
-                    out.append(FieldError(field: at, rule: "applinks-disabled", message: "\(appID) no longer has the applinks service enabled"))
+                    out.append(
+                        FieldError(
+                            field: at, rule: "applinks-disabled",
+                            message: "\(appID) no longer has the applinks service enabled"))
                     continue
                 }
                 for (m, rule) in (entry.components ?? []).enumerated() where rule.malformed == nil {
-                    let caseSensitive = rule.caseSensitive ?? entry.defaults?.caseSensitive ?? applinks?.defaults?.caseSensitive ?? true
+                    let caseSensitive =
+                        rule.caseSensitive ?? entry.defaults?.caseSensitive ?? applinks?.defaults?.caseSensitive ?? true
                     if !PathGrant.covers(prefixes, pathPattern: rule.path, caseSensitive: caseSensitive) {
-                        out.append(FieldError(field: "\(at)/components/\(m)", rule: "grant",
-                            message: "\(rule.path.map { "`\($0)`" } ?? "a rule without `/` (every path)") of \(appID) is outside team \(today.app.teamName)'s grant today (\(prefixes.joined(separator: ", ")))"))
+                        out.append(
+                            FieldError(
+                                field: "\(at)/components/\(m)", rule: "grant",
+                                message:
+                                    "\(rule.path.map { "`\($0)`" } ?? "a rule without `/` (every path)") of \(appID) is outside team \(today.app.teamName)'s grant today (\(prefixes.joined(separator: ", ")))"
+                            ))
                     }
                 }
                 for (m, path) in (entry.paths ?? []).enumerated() {
                     let pattern = path.hasPrefix("NOT ") ? String(path.dropFirst(4)) : path
                     if !PathGrant.covers(prefixes, pathPattern: pattern) {
-                        out.append(FieldError(field: "\(at)/paths/\(m)", rule: "grant",
-                            message: "`\(path)` of \(appID) is outside team \(today.app.teamName)'s grant today (\(prefixes.joined(separator: ", ")))"))
+                        out.append(
+                            FieldError(
+                                field: "\(at)/paths/\(m)", rule: "grant",
+                                message:
+                                    "`\(path)` of \(appID) is outside team \(today.app.teamName)'s grant today (\(prefixes.joined(separator: ", ")))"
+                            ))
                     }
                 }
             }
@@ -62,9 +77,15 @@ enum RollbackBounds {
                     continue
                 }
                 if today.grantPrefixes == nil {
-                    out.append(FieldError(field: at, rule: "grant", message: "team \(today.app.teamName) (app \(appID)) holds no grant on this domain today"))
+                    out.append(
+                        FieldError(
+                            field: at, rule: "grant",
+                            message: "team \(today.app.teamName) (app \(appID)) holds no grant on this domain today"))
                 } else if !today.app.services.contains(service) {
-                    out.append(FieldError(field: at, rule: "service-disabled", message: "\(appID) no longer has \(service.rawValue) enabled"))
+                    out.append(
+                        FieldError(
+                            field: at, rule: "service-disabled",
+                            message: "\(appID) no longer has \(service.rawValue) enabled"))
                 }
             }
         }
@@ -72,7 +93,9 @@ enum RollbackBounds {
     }
 
     /// The teams, other than `team`, whose part differs between the old document and the current one.
-    static func otherTeamsChanged(old: AASADocument, current: AASADocument?, team: String, teamOf: [String: String]) -> [String] {
+    static func otherTeamsChanged(old: AASADocument, current: AASADocument?, team: String, teamOf: [String: String])
+        -> [String]
+    {
         struct Part: Equatable {
             var entries: [DetailsEntry] = []
             var services: [String] = []
@@ -80,7 +103,9 @@ enum RollbackBounds {
         func part(_ document: AASADocument?, of owner: String) -> Part {
             var out = Part()
             guard let document else { return out }
-            out.entries = (document.applinks?.details ?? []).filter { $0.effectiveAppIDs.contains { teamOf[$0] == owner } }
+            out.entries = (document.applinks?.details ?? []).filter {
+                $0.effectiveAppIDs.contains { teamOf[$0] == owner }
+            }
             for (service, list) in serviceLists(document) {
                 out.services += list.filter { teamOf[$0] == owner }.map { "\(service.rawValue):\($0)" }
             }
@@ -97,7 +122,9 @@ enum RollbackBounds {
     }
 
     private static func serviceLists(_ document: AASADocument) -> [(AppService, [String])] {
-        [(.webcredentials, document.webcredentials?.apps), (.appclips, document.appclips?.apps),
-         (.activitycontinuation, document.activitycontinuation?.apps)].compactMap { service, apps in apps.map { (service, $0) } }
+        [
+            (.webcredentials, document.webcredentials?.apps), (.appclips, document.appclips?.apps),
+            (.activitycontinuation, document.activitycontinuation?.apps),
+        ].compactMap { service, apps in apps.map { (service, $0) } }
     }
 }

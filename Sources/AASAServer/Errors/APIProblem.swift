@@ -37,8 +37,9 @@ struct APIProblem: Error, Sendable {
     var overridable = false
 
     static func badRequest(_ detail: String, field: String? = nil, rule: String = "syntax") -> APIProblem {
-        APIProblem(status: .badRequest, slug: "bad-request", title: "The request cannot be read", detail: detail,
-                   errors: field.map { [FieldError(field: $0, rule: rule, message: detail)] } ?? [])
+        APIProblem(
+            status: .badRequest, slug: "bad-request", title: "The request cannot be read", detail: detail,
+            errors: field.map { [FieldError(field: $0, rule: rule, message: detail)] } ?? [])
     }
 
     static func unauthorized(_ detail: String) -> APIProblem {
@@ -54,20 +55,24 @@ struct APIProblem: Error, Sendable {
     }
 
     static func conflict(_ detail: String, field: String? = nil, rule: String = "conflict") -> APIProblem {
-        APIProblem(status: .conflict, slug: "conflict", title: "Conflict", detail: detail,
-                   errors: field.map { [FieldError(field: $0, rule: rule, message: detail)] } ?? [])
+        APIProblem(
+            status: .conflict, slug: "conflict", title: "Conflict", detail: detail,
+            errors: field.map { [FieldError(field: $0, rule: rule, message: detail)] } ?? [])
     }
 
     static func preconditionFailed(current: String) -> APIProblem {
-        APIProblem(status: .preconditionFailed, slug: "precondition-failed", title: "The resource has changed",
-                   detail: "If-Match does not match the current version \(current); read it again and retry. Nothing was changed.",
-                   errors: [FieldError(field: "If-Match", rule: "version", message: "the current ETag is \(current)")])
+        APIProblem(
+            status: .preconditionFailed, slug: "precondition-failed", title: "The resource has changed",
+            detail:
+                "If-Match does not match the current version \(current); read it again and retry. Nothing was changed.",
+            errors: [FieldError(field: "If-Match", rule: "version", message: "the current ETag is \(current)")])
     }
 
     static func invalid(_ errors: [FieldError], warnings: [Finding] = [], detail: String? = nil) -> APIProblem {
-        APIProblem(status: .unprocessableContent, slug: "invalid", title: "The change breaks a rule",
-                   detail: detail ?? errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "),
-                   errors: errors, warnings: warnings)
+        APIProblem(
+            status: .unprocessableContent, slug: "invalid", title: "The change breaks a rule",
+            detail: detail ?? errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "),
+            errors: errors, warnings: warnings)
     }
 
     static func invalid(field: String, rule: String, _ message: String) -> APIProblem {
@@ -81,8 +86,12 @@ struct APIProblem: Error, Sendable {
 
 extension APIProblem {
     /// A domain policy's refusal: 409 (or 422 for a budget), overridable by an admin with a reason.
-    static func policy(_ status: HTTPResponse.Status, slug: String, title: String, detail: String, violations: [JSONValue]) -> APIProblem {
-        var problem = APIProblem(status: status, slug: slug, title: title, detail: detail + "; an admin may override with force=true and a reason")
+    static func policy(
+        _ status: HTTPResponse.Status, slug: String, title: String, detail: String, violations: [JSONValue]
+    ) -> APIProblem {
+        var problem = APIProblem(
+            status: status, slug: slug, title: title,
+            detail: detail + "; an admin may override with force=true and a reason")
         problem.violations = violations
         problem.overridable = true
         return problem

@@ -31,7 +31,9 @@ final class ExpectationCache: Sendable {
         if let entry = entries.withLock({ $0[domainID] }), entry.version == version { return entry.items }
         let records = try await session.listExpectations(domainID: domainID)
         let android = try await session.androidAppIDs(among: Array(Set(records.compactMap(\.appID))))
-        let items = records.map { Prepared(record: $0, url: SplitURL($0.url), isAndroid: $0.appID.map(android.contains) ?? false) }
+        let items = records.map {
+            Prepared(record: $0, url: SplitURL($0.url), isAndroid: $0.appID.map(android.contains) ?? false)
+        }
         entries.withLock { $0[domainID] = Entry(version: version, items: items) }
         return items
     }

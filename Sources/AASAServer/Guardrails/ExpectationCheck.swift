@@ -27,7 +27,8 @@ struct ExpectationCheck: Sendable {
         try await work.read { session in
             let domain = try await Lookup.domain(host, session: session)
             let expectations = try await session.listExpectations(domainID: domain.id)
-            let draft = try await DomainDocument.render(try await RegistryReads.draftSnapshot(domain, for: principal, session: session))
+            let draft = try await DomainDocument.render(
+                try await RegistryReads.draftSnapshot(domain, for: principal, session: session))
             let current = try await session.currentRevision(of: domain)
             let evaluation = try await ExpectationService.Evaluation(draft, domain: domain, session: session)
             let android = try await session.androidAppIDs(among: Array(Set(expectations.compactMap(\.appID))))
@@ -36,11 +37,13 @@ struct ExpectationCheck: Sendable {
                 let isAndroid = e.appID.map(android.contains) ?? false
                 func outcome(_ answer: LinkAnswer, document: DomainDocument?) -> Outcome {
                     let opener = answer.opener(url: e.url, appID: e.appID, isAndroid: isAndroid)
-                    return Outcome(holds: kind.holds(opener: opener?.appID, appID: e.appID), opener: opener?.appID,
-                                   rule: opener?.iosRule.map { DomainDocument.ruleReference($0, in: document) })
+                    return Outcome(
+                        holds: kind.holds(opener: opener?.appID, appID: e.appID), opener: opener?.appID,
+                        rule: opener?.iosRule.map { DomainDocument.ruleReference($0, in: document) })
                 }
-                return Result(expectation: e, draft: outcome(evaluation.draft, document: draft),
-                              published: evaluation.published.map { outcome($0, document: nil) })
+                return Result(
+                    expectation: e, draft: outcome(evaluation.draft, document: draft),
+                    published: evaluation.published.map { outcome($0, document: nil) })
             }
             return ExpectationCheck(host: domain.host, revision: current?.number, results: results)
         }

@@ -1,7 +1,7 @@
 import AASAModel
+import AASAStore
 import Foundation
 import HTTPTypes
-import AASAStore
 
 /// What a golden URL demands of the app that opens it.
 enum ExpectationKind: String, Sendable, CaseIterable {
@@ -43,33 +43,45 @@ struct ExpectationPolicy: DomainPolicy {
         var broken: [JSONValue] = []
         for prepared in expectations {
             let expectation = prepared.record
-            guard let opener = answer.opener(prepared.url, url: expectation.url, appID: expectation.appID,
-                                             isAndroid: prepared.isAndroid) else { continue }
-            let holds = ExpectationKind(rawValue: expectation.kind)?.holds(opener: opener.appID, appID: expectation.appID) ?? true
-            let (held, openerBefore) = published ? (expectation.holdsWhenPublished, expectation.publishedApp)
-                                                 : (expectation.holdsInDraft, expectation.draftApp)
+            guard
+                let opener = answer.opener(
+                    prepared.url, url: expectation.url, appID: expectation.appID,
+                    isAndroid: prepared.isAndroid)
+            else { continue }
+            let holds =
+                ExpectationKind(rawValue: expectation.kind)?.holds(opener: opener.appID, appID: expectation.appID)
+                ?? true
+            let (held, openerBefore) =
+                published
+                ? (expectation.holdsWhenPublished, expectation.publishedApp)
+                : (expectation.holdsInDraft, expectation.draftApp)
             if holds != held || opener.appID != openerBefore {
                 outcomes.append(ExpectationOutcome(id: expectation.id, holds: holds, app: opener.appID))
             }
             if held && !holds {
-                broken.append(Self.report(expectation, before: openerBefore, after: opener, android: prepared.isAndroid,
-                                          candidate: candidate, matcher: matcher))
+                broken.append(
+                    Self.report(
+                        expectation, before: openerBefore, after: opener, android: prepared.isAndroid,
+                        candidate: candidate, matcher: matcher))
             }
         }
         try await session.updateOutcomes(outcomes, published: published)
         guard broken.isEmpty else {
             let stage = published ? "publishing this file" : "this change"
-            throw APIProblem.policy(.conflict, slug: "expectation-broken", title: "The change breaks another team's links",
-                                    detail: "\(stage) would break \(broken.count) golden URL(s) on \(candidate.domain.host): "
-                                        + broken.compactMap { $0.objectValue?["message"]?.stringValue }.joined(separator: "; "),
-                                    violations: broken)
+            throw APIProblem.policy(
+                .conflict, slug: "expectation-broken", title: "The change breaks another team's links",
+                detail: "\(stage) would break \(broken.count) golden URL(s) on \(candidate.domain.host): "
+                    + broken.compactMap { $0.objectValue?["message"]?.stringValue }.joined(separator: "; "),
+                violations: broken)
         }
     }
 
     /// One broken expectation: the URL and its owner, what opens it now and after, and the rule
     /// or order change responsible.
-    static func report(_ e: ExpectationRecord, before: String?, after: LinkAnswer.Opener, android: Bool, candidate: PolicyCandidate,
-                       matcher: AASAMatcher) -> JSONValue {
+    static func report(
+        _ e: ExpectationRecord, before: String?, after: LinkAnswer.Opener, android: Bool, candidate: PolicyCandidate,
+        matcher: AASAMatcher
+    ) -> JSONValue {
         var cause = JSONObject()
         var because: String
         if android || (after.appID != nil && after.iosRule == nil) {
@@ -77,16 +89,19 @@ struct ExpectationPolicy: DomainPolicy {
             cause.append("kind", .string("android"))
             because = after.appID.map { "on Android \($0) opens it" } ?? "on Android no app's rules open it any more"
         } else if let opener = after.appID, let rule = after.iosRule {
-            let expectedStillMatches = e.kind == ExpectationKind.opens.rawValue && e.appID.map {
-                matcher.decide(appID: $0, url: e.url).decision == .match
-            } == true
+            let expectedStillMatches =
+                e.kind == ExpectationKind.opens.rawValue
+                && e.appID.map {
+                    matcher.decide(appID: $0, url: e.url).decision == .match
+                } == true
             let reference = candidate.ruleReference(rule)
             if expectedStillMatches && candidate.action.hasPrefix("order.") {
                 cause.append("kind", .string("order"))
                 because = "the new app order puts \(opener) before \(e.appID ?? "")"
             } else {
                 cause.append("kind", .string("rule"))
-                because = "rule \(reference.objectValue?["ruleID"]?.stringValue ?? rule.pointer.description) of \(opener)"
+                because =
+                    "rule \(reference.objectValue?["ruleID"]?.stringValue ?? rule.pointer.description) of \(opener)"
                     + (reference.objectValue?["team"]?.stringValue.map { " (team \($0))" } ?? "") + " opens it"
                     + (expectedStillMatches ? ", ahead of \(e.appID ?? "") in the app order" : "")
             }
@@ -96,7 +111,9 @@ struct ExpectationPolicy: DomainPolicy {
             if decision.decision == .exclude, let rule = decision.rule {
                 cause.append("kind", .string("exclude"))
                 because = "an exclude rule of \(expected) now covers it"
-                for member in candidate.ruleReference(rule).objectValue ?? [:] { cause.append(member.key, member.value) }
+                for member in candidate.ruleReference(rule).objectValue ?? [:] {
+                    cause.append(member.key, member.value)
+                }
             } else {
                 cause.append("kind", .string("no-rule"))
                 cause.append("appID", .string(expected))
@@ -107,19 +124,25 @@ struct ExpectationPolicy: DomainPolicy {
             because = "no app opens it"
         }
         cause.append("change", .string(candidate.action))
-        var out: JSONObject = ["expectationID": .string(e.id.uuidString.lowercased()), "url": .string(e.url),
-                               "team": .string(e.teamName), "kind": .string(e.kind), "source": .string(e.source)]
+        var out: JSONObject = [
+            "expectationID": .string(e.id.uuidString.lowercased()), "url": .string(e.url),
+            "team": .string(e.teamName), "kind": .string(e.kind), "source": .string(e.source),
+        ]
         if let appID = e.appID { out.append("appID", .string(appID)) }
         out.append("opensNow", before.map(JSONValue.string) ?? .null)
         out.append("wouldOpen", after.appID.map(JSONValue.string) ?? .null)
         out.append("cause", .object(cause))
-        let expected = switch ExpectationKind(rawValue: e.kind) {
-        case .opens?: "opens \(e.appID ?? "")"
-        case .opensNone?: "opens no app"
-        default: "never opens \(e.appID ?? "")"
-        }
-        out.append("message", .string("\(e.url) (team \(e.teamName) expects it \(expected)) would be opened by \(after.appID ?? "no app"), "
-                                      + "not \(before ?? "no app") as now: \(because)"))
+        let expected =
+            switch ExpectationKind(rawValue: e.kind) {
+            case .opens?: "opens \(e.appID ?? "")"
+            case .opensNone?: "opens no app"
+            default: "never opens \(e.appID ?? "")"
+            }
+        out.append(
+            "message",
+            .string(
+                "\(e.url) (team \(e.teamName) expects it \(expected)) would be opened by \(after.appID ?? "no app"), "
+                    + "not \(before ?? "no app") as now: \(because)"))
         return .object(out)
     }
 }

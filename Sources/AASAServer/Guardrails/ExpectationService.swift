@@ -29,18 +29,24 @@ struct ExpectationService: Sendable {
     func create(_ host: String, _ input: ExpectationInput, team teamName: String?) async throws -> ExpectationRecord {
         guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot register expectations") }
         try input.checkBounds()
-        if let teamName, teamName.utf8.count > 63 { throw APIProblem.invalid(field: "/team", rule: "maxLength", "a team name is at most 63 characters") }
+        if let teamName, teamName.utf8.count > 63 {
+            throw APIProblem.invalid(field: "/team", rule: "maxLength", "a team name is at most 63 characters")
+        }
         return try await work.transaction { session in
             let domain = try await Lookup.domain(host, session: session, forUpdate: true)
             let team = try await owner(teamName, input: input, session: session)
-            let record = try await Self.store(input, id: UUID(), previous: nil, domain: domain, team: team, pointer: "",
-                                              evaluation: try await Evaluation(domain, session: session), session: session)
-            try await session.appendAudit(Self.audit("expectation.create", domain: domain, before: nil, after: record).record(by: actor))
+            let record = try await Self.store(
+                input, id: UUID(), previous: nil, domain: domain, team: team, pointer: "",
+                evaluation: try await Evaluation(domain, session: session), session: session)
+            try await session.appendAudit(
+                Self.audit("expectation.create", domain: domain, before: nil, after: record).record(by: actor))
             return record
         }
     }
 
-    func replace(_ host: String, id: String, _ input: ExpectationInput, ifMatch: String?) async throws -> ExpectationRecord {
+    func replace(_ host: String, id: String, _ input: ExpectationInput, ifMatch: String?) async throws
+        -> ExpectationRecord
+    {
         guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot change expectations") }
         try input.checkBounds()
         return try await work.transaction { session in
@@ -48,9 +54,11 @@ struct ExpectationService: Sendable {
             let current = try await owned(id, domain: domain, session: session)
             try ETag.check(ifMatch, version: current.version)
             let team = TeamRef(id: current.teamID, name: current.teamName)
-            let record = try await Self.store(input, id: current.id, previous: current, domain: domain, team: team, pointer: "",
-                                              evaluation: try await Evaluation(domain, session: session), session: session)
-            try await session.appendAudit(Self.audit("expectation.update", domain: domain, before: current, after: record).record(by: actor))
+            let record = try await Self.store(
+                input, id: current.id, previous: current, domain: domain, team: team, pointer: "",
+                evaluation: try await Evaluation(domain, session: session), session: session)
+            try await session.appendAudit(
+                Self.audit("expectation.update", domain: domain, before: current, after: record).record(by: actor))
             return record
         }
     }
@@ -62,7 +70,8 @@ struct ExpectationService: Sendable {
             let current = try await owned(id, domain: domain, session: session)
             try ETag.check(ifMatch, version: current.version)
             try await session.deleteExpectation(id: current.id)
-            try await session.appendAudit(Self.audit("expectation.delete", domain: domain, before: current, after: nil).record(by: actor))
+            try await session.appendAudit(
+                Self.audit("expectation.delete", domain: domain, before: current, after: nil).record(by: actor))
         }
     }
 
@@ -90,8 +99,11 @@ struct ExpectationService: Sendable {
             let aasa = try await session.currentRevision(of: domain)
             let android = try await session.currentAssetLinksRevision(domainID: domain.id)
             published = aasa.map { revision in
-                LinkAnswer(ios: AASAMatcher((try? AASADocument(json: revision.bytes)) ?? AASADocument()),
-                           android: AndroidMatcher(android.flatMap { AssetLinksDocument.parse($0.bytes).document } ?? AssetLinksDocument(statements: [])))
+                LinkAnswer(
+                    ios: AASAMatcher((try? AASADocument(json: revision.bytes)) ?? AASADocument()),
+                    android: AndroidMatcher(
+                        android.flatMap { AssetLinksDocument.parse($0.bytes).document }
+                            ?? AssetLinksDocument(statements: [])))
             }
         }
     }
@@ -99,40 +111,55 @@ struct ExpectationService: Sendable {
     /// Checks `input` and stores it under `id` (replacing `previous`), refusing (422) one that
     /// does not hold in the draft: a promise must be true when it is made. What the current
     /// revision answers is recorded; a published expectation must hold from the next publish on.
-    static func store(_ input: ExpectationInput, id: UUID, previous: ExpectationRecord?, domain: DomainRecord, team: TeamRef,
-                      pointer: String, evaluation: Evaluation, session: DBSession) async throws -> ExpectationRecord {
-        var errors = try await input.problems(domain: domain, teamID: team.id, teamName: team.name, pointer: pointer, session: session)
+    static func store(
+        _ input: ExpectationInput, id: UUID, previous: ExpectationRecord?, domain: DomainRecord, team: TeamRef,
+        pointer: String, evaluation: Evaluation, session: DBSession
+    ) async throws -> ExpectationRecord {
+        var errors = try await input.problems(
+            domain: domain, teamID: team.id, teamName: team.name, pointer: pointer, session: session)
         var isAndroid = false
         if let appID = input.appID { isAndroid = try await session.app(appID: appID)?.platform == .android }
         let draftOpener = evaluation.draft.opener(url: input.url, appID: input.appID, isAndroid: isAndroid)?.appID
         if errors.isEmpty && !input.kind.holds(opener: draftOpener, appID: input.appID) {
-            errors.append(FieldError(field: pointer + "/url", rule: "already-broken",
-                                     message: "the expectation does not hold in \(domain.host)'s draft: "
-                                        + input.kind.brokenMessage(url: input.url, appID: input.appID, opener: draftOpener)))
+            errors.append(
+                FieldError(
+                    field: pointer + "/url", rule: "already-broken",
+                    message: "the expectation does not hold in \(domain.host)'s draft: "
+                        + input.kind.brokenMessage(url: input.url, appID: input.appID, opener: draftOpener)))
         }
         guard errors.isEmpty else { throw APIProblem.invalid(errors) }
         let record = ExpectationRecord(
-            id: id, domainID: domain.id, teamID: team.id, teamName: team.name, url: input.url, kind: input.kind.rawValue,
-            appID: input.appID, source: input.source, description: input.description, version: (previous?.version ?? 0) + 1,
-            draftApp: draftOpener, publishedApp: evaluation.published?.opener(url: input.url, appID: input.appID, isAndroid: isAndroid)?.appID)
-        do { try await session.saveExpectation(record) }
-        catch StoreError.duplicate {
-            throw APIProblem.conflict("team \(team.name) already expects this of \(input.url)", field: pointer + "/url", rule: "unique")
+            id: id, domainID: domain.id, teamID: team.id, teamName: team.name, url: input.url,
+            kind: input.kind.rawValue,
+            appID: input.appID, source: input.source, description: input.description,
+            version: (previous?.version ?? 0) + 1,
+            draftApp: draftOpener,
+            publishedApp: evaluation.published?.opener(url: input.url, appID: input.appID, isAndroid: isAndroid)?.appID)
+        do { try await session.saveExpectation(record) } catch StoreError.duplicate {
+            throw APIProblem.conflict(
+                "team \(team.name) already expects this of \(input.url)", field: pointer + "/url", rule: "unique")
         }
         return try await session.expectation(id: id, domainID: domain.id) ?? record
     }
 
-    static func audit(_ action: String, domain: DomainRecord, before: ExpectationRecord?, after: ExpectationRecord?) -> AuditEntry {
+    static func audit(_ action: String, domain: DomainRecord, before: ExpectationRecord?, after: ExpectationRecord?)
+        -> AuditEntry
+    {
         let any = (after ?? before)!
-        return AuditEntry(action: action, entityType: "expectation", entityID: any.id.uuidString.lowercased(), team: any.teamName,
-                          domain: domain.host, appID: any.appID, before: before.map(AuditJSON.expectation),
-                          after: after.map(AuditJSON.expectation))
+        return AuditEntry(
+            action: action, entityType: "expectation", entityID: any.id.uuidString.lowercased(), team: any.teamName,
+            domain: domain.host, appID: any.appID, before: before.map(AuditJSON.expectation),
+            after: after.map(AuditJSON.expectation))
     }
 
     // MARK: Lookups
 
-    static func find(_ id: String, domain: DomainRecord, session: DBSession, forUpdate: Bool = false) async throws -> ExpectationRecord {
-        guard let uuid = UUID(uuidString: id), let found = try await session.expectation(id: uuid, domainID: domain.id, forUpdate: forUpdate) else {
+    static func find(_ id: String, domain: DomainRecord, session: DBSession, forUpdate: Bool = false) async throws
+        -> ExpectationRecord
+    {
+        guard let uuid = UUID(uuidString: id),
+            let found = try await session.expectation(id: uuid, domainID: domain.id, forUpdate: forUpdate)
+        else {
             throw APIProblem.notFound("no expectation \(id) on \(domain.host)")
         }
         return found
@@ -151,12 +178,16 @@ struct ExpectationService: Sendable {
     /// the team of the app an `opens` names.
     private func owner(_ name: String?, input: ExpectationInput, session: DBSession) async throws -> TeamRef {
         if !principal.isAdmin {
-            guard let id = principal.teamID, let team = principal.teamName else { throw APIProblem.forbidden("this token belongs to no team") }
+            guard let id = principal.teamID, let team = principal.teamName else {
+                throw APIProblem.forbidden("this token belongs to no team")
+            }
             if let name, name != team { throw APIProblem.forbidden("a team registers expectations only for itself") }
             return TeamRef(id: id, name: team)
         }
         if let name {
-            guard let team = try await session.team(named: name) else { throw APIProblem.invalid(field: "/team", rule: "exists", "no team \(name)") }
+            guard let team = try await session.team(named: name) else {
+                throw APIProblem.invalid(field: "/team", rule: "exists", "no team \(name)")
+            }
             return TeamRef(id: team.id, name: team.name)
         }
         if input.kind == .opens, let appID = input.appID, let app = try await session.app(appID: appID) {
@@ -168,8 +199,10 @@ struct ExpectationService: Sendable {
 
 extension AuditJSON {
     static func expectation(_ e: ExpectationRecord) -> JSONValue {
-        var o: JSONObject = ["id": .string(e.id.uuidString.lowercased()), "url": .string(e.url), "kind": .string(e.kind),
-                             "source": .string(e.source), "team": .string(e.teamName), "version": .number(String(e.version))]
+        var o: JSONObject = [
+            "id": .string(e.id.uuidString.lowercased()), "url": .string(e.url), "kind": .string(e.kind),
+            "source": .string(e.source), "team": .string(e.teamName), "version": .number(String(e.version)),
+        ]
         if let appID = e.appID { o.append("appID", .string(appID)) }
         if let description = e.description { o.append("description", .string(description)) }
         return .object(o)

@@ -33,7 +33,9 @@ struct LinkAnswer: Sendable {
         return Opener(appID: resolution.appID, iosRule: resolution.rule)
     }
 
-    static func androidOpener(_ decisions: [(packageName: String, decision: AndroidMatcher.Decision, rule: Int?)], expected: String?) -> String? {
+    static func androidOpener(
+        _ decisions: [(packageName: String, decision: AndroidMatcher.Decision, rule: Int?)], expected: String?
+    ) -> String? {
         let opening = decisions.filter { $0.decision == .open }.map(\.packageName)
         if let expected, opening.contains(expected) { return expected }
         return opening.first

@@ -1,6 +1,6 @@
 import AASAModel
-import HTTPTypes
 import AASAStore
+import HTTPTypes
 
 /// The guardrails in force on one domain: the organisation's and the domain's own. Protected
 /// path patterns add up; of two budgets the smaller applies.
@@ -11,7 +11,9 @@ struct EffectiveGuardrails: Sendable {
 
     init(_ records: [GuardrailRecord]) {
         for record in records {
-            for pattern in record.protectedPaths where !protectedPaths.contains(pattern) { protectedPaths.append(pattern) }
+            for pattern in record.protectedPaths where !protectedPaths.contains(pattern) {
+                protectedPaths.append(pattern)
+            }
             maxRulesPerTeam = Self.smaller(maxRulesPerTeam, record.maxRulesPerTeam)
             maxBytesPerTeam = Self.smaller(maxBytesPerTeam, record.maxBytesPerTeam)
         }
@@ -23,7 +25,7 @@ struct EffectiveGuardrails: Sendable {
 
     private static func smaller(_ a: Int?, _ b: Int?) -> Int? {
         switch (a, b) {
-        case let (a?, b?): min(a, b)
+        case (let a?, let b?): min(a, b)
         default: a ?? b
         }
     }
@@ -46,12 +48,17 @@ struct ProtectedPathPolicy: DomainPolicy {
         }
         let matcher = candidate.matcher()
         let document = candidate.document?.document ?? ((try? AASADocument(json: candidate.bytes)) ?? AASADocument())
-        let (iosOpenings, iosComplete) = ProtectedPaths.openings(in: document, matcher: matcher, patterns: patterns, host: candidate.domain.host)
+        let (iosOpenings, iosComplete) = ProtectedPaths.openings(
+            in: document, matcher: matcher, patterns: patterns, host: candidate.domain.host)
         // assetlinks.json too, when it is at stake (an AASA rollback leaves it as it is).
-        let android = candidate.document.map { AndroidProtectedPaths.openings($0.android, patterns: patterns, host: candidate.domain.host) }
+        let android = candidate.document.map {
+            AndroidProtectedPaths.openings($0.android, patterns: patterns, host: candidate.domain.host)
+        }
         let openings = iosOpenings + (android?.openings.map(\.opening) ?? [])
         let complete = iosComplete && android?.complete != false
-        func isExempt(_ o: ProtectedPathOpening) -> Bool { exempt.contains { $0.pattern == o.pattern && $0.appID == o.appID } }
+        func isExempt(_ o: ProtectedPathOpening) -> Bool {
+            exempt.contains { $0.pattern == o.pattern && $0.appID == o.appID }
+        }
         // Exemptions whose opening is gone lapse; forced openings become exemptions.
         var keep = openings.filter(isExempt).map { (pattern: $0.pattern, appID: $0.appID) }
         let fresh = openings.filter { !isExempt($0) }
@@ -60,30 +67,44 @@ struct ProtectedPathPolicy: DomainPolicy {
             try await session.setProtectedPathExemptions(domainID: candidate.domain.id, keep)
         }
         let androidFresh = (android?.openings ?? []).filter { found in fresh.contains(found.opening) }
-        let violations = Self.describe(fresh.filter { o in !androidFresh.contains { $0.opening == o } },
-                                       complete: complete || !openings.isEmpty, candidate: candidate, matcher: matcher)
+        let violations =
+            Self.describe(
+                fresh.filter { o in !androidFresh.contains { $0.opening == o } },
+                complete: complete || !openings.isEmpty, candidate: candidate, matcher: matcher)
             + androidFresh.map(AndroidProtectedPaths.describe)
         guard violations.isEmpty else {
-            throw APIProblem.policy(.conflict, slug: "protected-path", title: "The change opens a protected path in an app",
-                                    detail: violations.compactMap { $0.objectValue?["message"]?.stringValue }.joined(separator: "; "),
-                                    violations: violations)
+            throw APIProblem.policy(
+                .conflict, slug: "protected-path", title: "The change opens a protected path in an app",
+                detail: violations.compactMap { $0.objectValue?["message"]?.stringValue }.joined(separator: "; "),
+                violations: violations)
         }
     }
 
-    static func describe(_ openings: [ProtectedPathOpening], complete: Bool, candidate: PolicyCandidate, matcher: AASAMatcher) -> [JSONValue] {
+    static func describe(
+        _ openings: [ProtectedPathOpening], complete: Bool, candidate: PolicyCandidate, matcher: AASAMatcher
+    ) -> [JSONValue] {
         var out: [JSONValue] = openings.map { opening in
-            var item: JSONObject = ["pattern": .string(opening.pattern), "url": .string(opening.url), "appID": .string(opening.appID)]
+            var item: JSONObject = [
+                "pattern": .string(opening.pattern), "url": .string(opening.url), "appID": .string(opening.appID),
+            ]
             let reference = candidate.ruleReference(opening.rule)
             item.append("rule", reference)
             let team = reference.objectValue?["team"]?.stringValue.map { " (team \($0))" } ?? ""
-            item.append("message", .string("\(opening.url) lies in the protected path \(opening.pattern), and \(opening.appID)\(team) "
-                                            + "would open it by its rule at \(opening.rule.pointer)"))
+            item.append(
+                "message",
+                .string(
+                    "\(opening.url) lies in the protected path \(opening.pattern), and \(opening.appID)\(team) "
+                        + "would open it by its rule at \(opening.rule.pointer)"))
             return .object(item)
         }
         if !complete && out.isEmpty {
             // A search cut short proves nothing either way: refuse rather than let an unchecked file through.
-            out.append(.object(["message": .string("the protected-path check ran out of its work bound on this file; "
-                                                   + "simplify the rules near the protected paths, or an admin may force it")]))
+            out.append(
+                .object([
+                    "message": .string(
+                        "the protected-path check ran out of its work bound on this file; "
+                            + "simplify the rules near the protected paths, or an admin may force it")
+                ]))
         }
         return out
     }

@@ -11,31 +11,42 @@ struct RuleBudget: Sendable {
     let maximum: Int
     init(_ maximum: Int) { self.maximum = maximum }
 
-    func check(_ session: DBSession, domain: DomainRecord, team: String, appID: String,
-               before: [StoredRule], after: [StoredRule], field: String) async throws {
+    func check(
+        _ session: DBSession, domain: DomainRecord, team: String, appID: String,
+        before: [StoredRule], after: [StoredRule], field: String
+    ) async throws {
         let grows = after.count > before.count
         let guardrails = try await EffectiveGuardrails.of(domainID: domain.id, session: session)
         // Every budget limits growth only: the team's other rule sets are read only when a limit
         // can be reached (more rules, or a byte budget and more bytes).
-        let bytes = guardrails.maxBytesPerTeam.map { _ in (before: Self.entryBytes(appID, before), after: Self.entryBytes(appID, after)) }
+        let bytes = guardrails.maxBytesPerTeam.map { _ in
+            (before: Self.entryBytes(appID, before), after: Self.entryBytes(appID, after))
+        }
         guard grows || bytes.map({ $0.after > $0.before }) == true else { return }
-        let others = try await session.listRuleSets(domainID: domain.id).filter { $0.teamName == team && $0.appID != appID }
+        let others = try await session.listRuleSets(domainID: domain.id).filter {
+            $0.teamName == team && $0.appID != appID
+        }
         let otherRules = others.reduce(0) { $0 + $1.rules.count }
         if grows && otherRules + after.count > maximum {
-            throw APIProblem.invalid(field: field, rule: "max-rules",
-                "team \(team) would have \(otherRules + after.count) rules on \(domain.host); a team may have at most \(maximum) on one domain")
+            throw APIProblem.invalid(
+                field: field, rule: "max-rules",
+                "team \(team) would have \(otherRules + after.count) rules on \(domain.host); a team may have at most \(maximum) on one domain"
+            )
         }
         if let budget = guardrails.maxRulesPerTeam, grows, otherRules + after.count > budget {
-            throw APIProblem.invalid(field: field, rule: "budget-rules",
+            throw APIProblem.invalid(
+                field: field, rule: "budget-rules",
                 "team \(team) would have \(otherRules + after.count) rules on \(domain.host) (it has \(otherRules + before.count) now); "
-                + "its budget there is \(budget)")
+                    + "its budget there is \(budget)")
         }
         if let budget = guardrails.maxBytesPerTeam, let bytes {
             let otherBytes = others.reduce(0) { $0 + Self.entryBytes($1.appID, $1.rules) }
             let (was, will) = (otherBytes + bytes.before, otherBytes + bytes.after)
             if will > was, will > budget {
-                throw APIProblem.invalid(field: field, rule: "budget-bytes",
-                    "team \(team)'s entries would take \(will) bytes of \(domain.host)'s file (they take \(was) now); its budget there is \(budget) bytes")
+                throw APIProblem.invalid(
+                    field: field, rule: "budget-bytes",
+                    "team \(team)'s entries would take \(will) bytes of \(domain.host)'s file (they take \(was) now); its budget there is \(budget) bytes"
+                )
             }
         }
     }
@@ -43,7 +54,9 @@ struct RuleBudget: Sendable {
     /// The bytes an app's `details` entry takes in the rendered file (none without rules).
     static func entryBytes(_ appID: String, _ rules: [StoredRule]) -> Int {
         guard !rules.isEmpty else { return 0 }
-        let entry: JSONValue = .object(["appIDs": .array([.string(appID)]), "components": .array(rules.map(\.component))])
+        let entry: JSONValue = .object([
+            "appIDs": .array([.string(appID)]), "components": .array(rules.map(\.component)),
+        ])
         return JSONWriter().string(entry).utf8.count + 1  // and its comma
     }
 }

@@ -41,12 +41,16 @@ struct SuspensionChange: DomainChange {
     }
 
     func authorize(_ principal: Principal) throws {
-        guard principal.isAdmin else { throw APIProblem.forbidden("suspending and resuming a team needs an admin token") }
+        guard principal.isAdmin else {
+            throw APIProblem.forbidden("suspending and resuming a team needs an admin token")
+        }
     }
 
     func lock(_ session: DBSession, principal: Principal) async throws -> Locked {
         let domain = host == "*" ? nil : try await Lookup.domain(host, session: session)
-        guard let team = try await session.team(named: team, forUpdate: true) else { throw APIProblem.notFound("no team \(team)") }
+        guard let team = try await session.team(named: team, forUpdate: true) else {
+            throw APIProblem.notFound("no team \(team)")
+        }
         let ids = try await session.domainIDsOfTeam(teamID: team.id).filter { domain == nil || $0 == domain?.id }
         var affected: [DomainRecord] = []
         for id in ids {
@@ -60,9 +64,13 @@ struct SuspensionChange: DomainChange {
         var suspension: SuspensionRecord?
         switch kind {
         case .suspend(let reason):
-            guard try await session.insertSuspension(teamID: locked.team.id, domainID: locked.domain?.id, reason: reason,
-                                                     createdBy: principal.auditName) else {
-                throw APIProblem.conflict("team \(locked.team.name) is already suspended on \(scope)", field: "team", rule: "suspended")
+            guard
+                try await session.insertSuspension(
+                    teamID: locked.team.id, domainID: locked.domain?.id, reason: reason,
+                    createdBy: principal.auditName)
+            else {
+                throw APIProblem.conflict(
+                    "team \(locked.team.name) is already suspended on \(scope)", field: "team", rule: "suspended")
             }
             suspension = try await session.suspensions(affecting: locked.domain?.id)
                 .first { $0.teamID == locked.team.id && $0.domainID == locked.domain?.id }
@@ -73,10 +81,14 @@ struct SuspensionChange: DomainChange {
         }
         var after: JSONObject = ["team": .string(locked.team.name), "host": .string(host)]
         if case .suspend(let reason) = kind { after.append("reason", .string(reason)) }
-        return Applied(output: Output(suspension: suspension, hosts: locked.affected.map(\.host)),
-                       domains: locked.affected.map(\.id),
-                       audit: [AuditEntry(action: action, entityType: "suspension", entityID: "\(host)/\(locked.team.name)",
-                                          team: locked.team.name, domain: locked.domain?.host, after: .object(after))])
+        return Applied(
+            output: Output(suspension: suspension, hosts: locked.affected.map(\.host)),
+            domains: locked.affected.map(\.id),
+            audit: [
+                AuditEntry(
+                    action: action, entityType: "suspension", entityID: "\(host)/\(locked.team.name)",
+                    team: locked.team.name, domain: locked.domain?.host, after: .object(after))
+            ])
     }
 }
 
@@ -96,19 +108,24 @@ struct SuspensionService: Sendable {
         var actor = actor
         // The kill switch is never held up by a policy; the override is recorded as such.
         if actor.override == nil { actor.override = PolicyOverride(reason: "suspension of team \(team): \(reason)") }
-        return try await run(SuspensionChange(host: host, team: team, kind: .suspend(reason: reason)), actor: actor,
-                             publishReason: "team \(team) suspended: \(reason)")
+        return try await run(
+            SuspensionChange(host: host, team: team, kind: .suspend(reason: reason)), actor: actor,
+            publishReason: "team \(team) suspended: \(reason)")
     }
 
     func resume(_ host: String, team: String) async throws -> Result {
-        try await run(SuspensionChange(host: host, team: team, kind: .resume), actor: actor, publishReason: "team \(team) resumed")
+        try await run(
+            SuspensionChange(host: host, team: team, kind: .resume), actor: actor, publishReason: "team \(team) resumed"
+        )
     }
 
     private func run(_ change: SuspensionChange, actor: Actor, publishReason: String) async throws -> Result {
         let changed = try await pipeline.run(change, principal: principal, actor: actor, logger: logger)
         var published: [Publisher.Outcome] = []
         for host in changed.output.hosts {
-            published.append(try await pipeline.publisher.publish(host: host, reason: publishReason, source: .draft, actor: actor, logger: logger))
+            published.append(
+                try await pipeline.publisher.publish(
+                    host: host, reason: publishReason, source: .draft, actor: actor, logger: logger))
         }
         return Result(suspension: changed.output.suspension, published: published)
     }

@@ -44,7 +44,9 @@ struct ManifestRequest: Sendable {
 
     init(_ body: Components.Schemas.Manifest) throws {
         var errors: [FieldError] = []
-        func fail(_ field: String, _ rule: String, _ message: String) { errors.append(FieldError(field: field, rule: rule, message: message)) }
+        func fail(_ field: String, _ rule: String, _ message: String) {
+            errors.append(FieldError(field: field, rule: rule, message: message))
+        }
 
         // openapi.yaml's maxItems (the generated decoder checks none).
         if body.apps.count > 200 { fail("/apps", "maxItems", "a manifest lists at most 200 apps") }
@@ -60,24 +62,39 @@ struct ManifestRequest: Sendable {
             let pointer = "/apps/\(i)"
             let platform = AppPlatform(rawValue: app.platform?.rawValue ?? "ios") ?? .ios
             if let problem = platform.identifierProblem(app.appID) {
-                fail("\(pointer)/appID", platform == .ios ? "app-id" : "package-name", problem); continue
+                fail("\(pointer)/appID", platform == .ios ? "app-id" : "package-name", problem)
+                continue
             }
-            guard seenApps.insert(app.appID).inserted else { fail("\(pointer)/appID", "unique", "\(app.appID) is listed twice"); continue }
+            guard seenApps.insert(app.appID).inserted else {
+                fail("\(pointer)/appID", "unique", "\(app.appID) is listed twice")
+                continue
+            }
             do {
-                let services = try APIImplementation.services(app.services, field: "\(pointer)/services", platform: platform)
+                let services = try APIImplementation.services(
+                    app.services, field: "\(pointer)/services", platform: platform)
                 var fingerprints: [String] = []
                 switch platform {
                 case .ios:
-                    if app.fingerprints != nil { fail("\(pointer)/fingerprints", "platform", "an iOS app has no signing certificate fingerprints") }
-                    if app.rulesFrom != nil { fail("\(pointer)/rulesFrom", "platform", "only an Android app follows another app's rules") }
+                    if app.fingerprints != nil {
+                        fail(
+                            "\(pointer)/fingerprints", "platform", "an iOS app has no signing certificate fingerprints")
+                    }
+                    if app.rulesFrom != nil {
+                        fail("\(pointer)/rulesFrom", "platform", "only an Android app follows another app's rules")
+                    }
                 case .android:
-                    fingerprints = try APIImplementation.fingerprints(app.fingerprints, field: "\(pointer)/fingerprints")
+                    fingerprints = try APIImplementation.fingerprints(
+                        app.fingerprints, field: "\(pointer)/fingerprints")
                 }
-                if let source = app.rulesFrom, source.count > 255 { fail("\(pointer)/rulesFrom", "maxLength", "an app ID is at most 255 characters") }
-                apps.append(App(appID: app.appID, services: services, pointer: pointer, platform: platform, fingerprints: fingerprints,
-                                rulesFrom: app.rulesFrom))
-            }
-            catch let problem as APIProblem { errors += problem.errors }
+                if let source = app.rulesFrom, source.count > 255 {
+                    fail("\(pointer)/rulesFrom", "maxLength", "an app ID is at most 255 characters")
+                }
+                apps.append(
+                    App(
+                        appID: app.appID, services: services, pointer: pointer, platform: platform,
+                        fingerprints: fingerprints,
+                        rulesFrom: app.rulesFrom))
+            } catch let problem as APIProblem { errors += problem.errors }
         }
 
         var domains: [Domain] = []
@@ -85,18 +102,26 @@ struct ManifestRequest: Sendable {
         for (i, domain) in body.domains.enumerated() {
             let pointer = "/domains/\(i)"
             guard let host = try? HostName.normalized(domain.host) else {
-                fail("\(pointer)/host", "host", "\(domain.host) is not a host name"); continue
+                fail("\(pointer)/host", "host", "\(domain.host) is not a host name")
+                continue
             }
-            guard seenHosts.insert(host).inserted else { fail("\(pointer)/host", "unique", "\(host) is listed twice"); continue }
+            guard seenHosts.insert(host).inserted else {
+                fail("\(pointer)/host", "unique", "\(host) is listed twice")
+                continue
+            }
             var entries: [Rules] = []
             var seenAppsHere = Set<String>()
             for (j, entry) in domain.apps.enumerated() {
                 let entryPointer = "\(pointer)/apps/\(j)"
                 guard seenApps.contains(entry.appID) else {
-                    fail("\(entryPointer)/appID", "declared-app", "\(entry.appID) is not among the manifest's apps; list it under apps"); continue
+                    fail(
+                        "\(entryPointer)/appID", "declared-app",
+                        "\(entry.appID) is not among the manifest's apps; list it under apps")
+                    continue
                 }
                 guard seenAppsHere.insert(entry.appID).inserted else {
-                    fail("\(entryPointer)/appID", "unique", "\(entry.appID) is listed twice for \(host)"); continue
+                    fail("\(entryPointer)/appID", "unique", "\(entry.appID) is listed twice for \(host)")
+                    continue
                 }
                 var rules: [ManifestRule] = []
                 var seenIDs = Set<UUID>()
@@ -104,12 +129,19 @@ struct ManifestRequest: Sendable {
                     let rulePointer = "\(entryPointer)/rules/\(k)"
                     var id: UUID?
                     if let given = rule.id {
-                        guard let parsed = UUID(uuidString: given) else { fail("\(rulePointer)/id", "uuid", "a rule ID is a UUID"); continue }
-                        guard seenIDs.insert(parsed).inserted else { fail("\(rulePointer)/id", "unique", "two rules have the ID \(given)"); continue }
+                        guard let parsed = UUID(uuidString: given) else {
+                            fail("\(rulePointer)/id", "uuid", "a rule ID is a UUID")
+                            continue
+                        }
+                        guard seenIDs.insert(parsed).inserted else {
+                            fail("\(rulePointer)/id", "unique", "two rules have the ID \(given)")
+                            continue
+                        }
                         id = parsed
                     }
-                    do { rules.append(ManifestRule(id: id, component: try rule.component(field: rulePointer))) }
-                    catch let problem as APIProblem { errors += problem.errors }
+                    do {
+                        rules.append(ManifestRule(id: id, component: try rule.component(field: rulePointer)))
+                    } catch let problem as APIProblem { errors += problem.errors }
                 }
                 entries.append(Rules(appID: entry.appID, rules: rules, pointer: entryPointer))
             }
@@ -119,9 +151,14 @@ struct ManifestRequest: Sendable {
                 for (k, item) in listed.enumerated() {
                     let input = APIImplementation.expectationInput(item)
                     let bounds = input.boundsProblems(pointer: "\(pointer)/expect/\(k)")
-                    guard bounds.isEmpty else { errors += bounds; continue }
-                    if seen.contains(where: { $0.url == input.url && $0.kind == input.kind && $0.appID == input.appID }) {
-                        fail("\(pointer)/expect/\(k)", "unique", "\(input.url) is expected twice the same way"); continue
+                    guard bounds.isEmpty else {
+                        errors += bounds
+                        continue
+                    }
+                    if seen.contains(where: { $0.url == input.url && $0.kind == input.kind && $0.appID == input.appID })
+                    {
+                        fail("\(pointer)/expect/\(k)", "unique", "\(input.url) is expected twice the same way")
+                        continue
                     }
                     seen.append(input)
                 }
@@ -135,7 +172,9 @@ struct ManifestRequest: Sendable {
             if reason.isEmpty { fail("/reason", "non-empty", "say why you publish") }
             publishReason = reason
         }
-        if let reason = body.reason, reason.count > 1000 { fail("/reason", "maxLength", "a reason is at most 1000 characters") }
+        if let reason = body.reason, reason.count > 1000 {
+            fail("/reason", "maxLength", "a reason is at most 1000 characters")
+        }
         guard errors.isEmpty else { throw APIProblem.invalid(errors) }
         self.apps = apps
         self.domains = domains

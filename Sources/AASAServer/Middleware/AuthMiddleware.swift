@@ -12,7 +12,9 @@ struct AuthMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let authenticator: Authenticator
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard var state = RequestState.current else { return try await next(request, context) }
         guard request.uri.path.hasPrefix("/v1/") else { return try await next(request, context) }
 
@@ -34,8 +36,9 @@ struct AuthMiddleware: RouterMiddleware {
             }
             state.logger[metadataKey: "token_id"] = .string(state.principal!.tokenID.uuidString.lowercased())
             let query = request.uri.queryParameters
-            state.override = try PolicyOverride.from(force: query["force"].map(String.init), reason: query["reason"].map(String.init),
-                                                     principal: state.principal!)
+            state.override = try PolicyOverride.from(
+                force: query["force"].map(String.init), reason: query["reason"].map(String.init),
+                principal: state.principal!)
             state.session = DBSession(connection: session.connection, logger: state.logger)
             return try await RequestState.$current.withValue(state) {
                 try await next(request, context)

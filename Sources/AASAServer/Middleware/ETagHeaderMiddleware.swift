@@ -7,7 +7,9 @@ import Hummingbird
 struct ETagHeaderMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         var response = try await next(request, context)
         if let etag = response.headers[.eTag], etag.contains("%"), let decoded = etag.removingPercentEncoding {
             response.headers[.eTag] = decoded

@@ -24,14 +24,18 @@ struct IdempotencyMiddleware: RouterMiddleware {
     static let replayed = HTTPField.Name("Idempotency-Replayed")!
     let database: Database
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard request.method == .post, let key = request.headers[Self.header],
-              let state = RequestState.current, let principal = state.principal else {
+            let state = RequestState.current, let principal = state.principal
+        else {
             return try await next(request, context)
         }
         guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
-            throw APIProblem.badRequest("Idempotency-Key must be 1 to 255 printable ASCII characters",
-                                        field: "Idempotency-Key", rule: "format")
+            throw APIProblem.badRequest(
+                "Idempotency-Key must be 1 to 255 printable ASCII characters",
+                field: "Idempotency-Key", rule: "format")
         }
         var request = request
         let body = try await request.collectBody(upTo: .max)
@@ -45,26 +49,32 @@ struct IdempotencyMiddleware: RouterMiddleware {
         }
         if let existing {
             guard existing.fingerprint == fingerprint else {
-                throw APIProblem.invalid(field: "Idempotency-Key", rule: "idempotency-key-reused",
-                                         "this key was used for a different request; use a new key for a new request")
+                throw APIProblem.invalid(
+                    field: "Idempotency-Key", rule: "idempotency-key-reused",
+                    "this key was used for a different request; use a new key for a new request")
             }
             guard let status = existing.status else {
-                throw APIProblem.conflict("a request with this Idempotency-Key is still running, or its answer was lost; look at the resource before retrying",
-                                          field: "Idempotency-Key", rule: "in-progress")
+                throw APIProblem.conflict(
+                    "a request with this Idempotency-Key is still running, or its answer was lost; look at the resource before retrying",
+                    field: "Idempotency-Key", rule: "in-progress")
             }
             if existing.contentType == Self.withheld {
-                let token = (try? JSONSerialization.jsonObject(with: Data(existing.body)) as? [String: Any])?["token"] as? [String: Any]
-                throw APIProblem.conflict("this key created token \(token?["id"] as? String ?? "?"); its secret was shown once and is stored nowhere, "
-                    + "so the answer cannot be replayed: revoke that token and create another if the secret was lost",
-                                          field: "Idempotency-Key", rule: "secret-not-replayed")
+                let token =
+                    (try? JSONSerialization.jsonObject(with: Data(existing.body)) as? [String: Any])?["token"]
+                    as? [String: Any]
+                throw APIProblem.conflict(
+                    "this key created token \(token?["id"] as? String ?? "?"); its secret was shown once and is stored nowhere, "
+                        + "so the answer cannot be replayed: revoke that token and create another if the secret was lost",
+                    field: "Idempotency-Key", rule: "secret-not-replayed")
             }
             var headers = HTTPFields()
             if let contentType = existing.contentType { headers[.contentType] = contentType }
             if let etag = existing.etag { headers[.eTag] = etag }
             if let location = existing.location { headers[.location] = location }
             headers[Self.replayed] = "true"
-            return Response(status: .init(code: status), headers: headers,
-                            body: .init(byteBuffer: ByteBuffer(bytes: existing.body)))
+            return Response(
+                status: .init(code: status), headers: headers,
+                body: .init(byteBuffer: ByteBuffer(bytes: existing.body)))
         }
 
         let response: Response
@@ -82,10 +92,11 @@ struct IdempotencyMiddleware: RouterMiddleware {
         try await response.body.write(collector)
         let bytes = collector.bytes
         let secretless = Self.withoutSecret(bytes)
-        let stored = IdempotentResponse(fingerprint: fingerprint, status: Int(response.status.code),
-                                        contentType: secretless == nil ? response.headers[.contentType] : Self.withheld,
-                                        etag: response.headers[.eTag], location: response.headers[.location],
-                                        body: secretless ?? bytes)
+        let stored = IdempotentResponse(
+            fingerprint: fingerprint, status: Int(response.status.code),
+            contentType: secretless == nil ? response.headers[.contentType] : Self.withheld,
+            etag: response.headers[.eTag], location: response.headers[.location],
+            body: secretless ?? bytes)
         try await RequestWork(database: database, logger: state.logger).read { session in
             try await session.completeIdempotencyKey(tokenID: principal.tokenID, key: key, response: stored)
         }
@@ -100,9 +111,10 @@ struct IdempotencyMiddleware: RouterMiddleware {
     /// The answer without its top-level `secret`, or nil when it has none.
     static func withoutSecret(_ body: [UInt8]) -> [UInt8]? {
         guard body.count < 1 << 16, let text = String(validating: body, as: UTF8.self), text.contains("\"secret\""),
-              var object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-              object.removeValue(forKey: "secret") != nil,
-              let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return nil }
+            var object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+            object.removeValue(forKey: "secret") != nil,
+            let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        else { return nil }
         return [UInt8](data)
     }
 

@@ -19,7 +19,8 @@ final class RouteTable: Sendable {
         let parts = path.split(separator: "/")
         let matching = routes.withLock { routes in
             routes.filter { route in
-                route.segments.count == parts.count && zip(route.segments, parts).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
+                route.segments.count == parts.count
+                    && zip(route.segments, parts).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
             }
         }
         func literals(_ segments: [Substring]) -> Int { segments.filter { !$0.hasPrefix("{") }.count }
@@ -33,8 +34,13 @@ struct RouteRecordingTransport<Inner: ServerTransport>: ServerTransport {
     let inner: Inner
     let table: RouteTable
 
-    func register(_ handler: @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?),
-                  method: HTTPRequest.Method, path: String) throws {
+    func register(
+        _ handler:
+            @escaping @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (
+                HTTPResponse, HTTPBody?
+            ),
+        method: HTTPRequest.Method, path: String
+    ) throws {
         table.add(method, path)
         try inner.register(handler, method: method, path: path)
     }
@@ -45,14 +51,17 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let routes: RouteTable
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound {
             let allowed = routes.methods(for: request.uri.path)
             guard !allowed.isEmpty, !allowed.contains(request.method) else { throw error }
-            var problem = APIProblem(status: .methodNotAllowed, slug: "method-not-allowed", title: "Method not allowed",
-                                     detail: "\(request.uri.path) answers \(allowed.map(\.rawValue).joined(separator: ", "))")
+            var problem = APIProblem(
+                status: .methodNotAllowed, slug: "method-not-allowed", title: "Method not allowed",
+                detail: "\(request.uri.path) answers \(allowed.map(\.rawValue).joined(separator: ", "))")
             problem.allow = allowed.map(\.rawValue)
             throw problem
         }

@@ -1,10 +1,10 @@
 import AASAModel
+import AASAStore
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 import OpenAPIRuntime
-import AASAStore
 import PostgresNIO
 
 /// Turns every error into an `application/problem+json` response: the API's own problems as they
@@ -13,7 +13,9 @@ import PostgresNIO
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch {
@@ -28,22 +30,27 @@ struct ProblemMiddleware: RouterMiddleware {
             return problem
         case let serverError as ServerError:
             if serverError.underlyingError is APIProblem || serverError.underlyingError is PSQLError
-                || serverError.underlyingError is DecodingError {
+                || serverError.underlyingError is DecodingError
+            {
                 return problem(for: serverError.underlyingError, logger: logger)
             }
             if (400..<500).contains(serverError.httpStatus.code) {
-                return APIProblem(status: serverError.httpStatus, slug: "bad-request", title: "The request cannot be read",
-                                  detail: serverError.causeDescription)
+                return APIProblem(
+                    status: serverError.httpStatus, slug: "bad-request", title: "The request cannot be read",
+                    detail: serverError.causeDescription)
             }
             return problem(for: serverError.underlyingError, logger: logger)
         case let decoding as DecodingError:
             return problem(decoding)
         case let httpError as HTTPError:
             let status = httpError.status
-            let detail = status == .contentTooLarge ? "the request body is larger than the server accepts"
+            let detail =
+                status == .contentTooLarge
+                ? "the request body is larger than the server accepts"
                 : status == .notFound ? "no such endpoint" : httpError.body ?? status.reasonPhrase
-            return APIProblem(status: status, slug: status == .notFound ? "not-found" : "http-\(status.code)",
-                              title: status.reasonPhrase, detail: detail)
+            return APIProblem(
+                status: status, slug: status == .notFound ? "not-found" : "http-\(status.code)",
+                title: status.reasonPhrase, detail: detail)
         case let psql as PSQLError where psql.sqlState == "40P01" || psql.sqlState == "40001":
             // Two transactions crossed (deadlock or serialization failure); PostgreSQL undid one.
             return .conflict("a concurrent change touched the same data; nothing was changed, retry the request")
@@ -60,8 +67,9 @@ struct ProblemMiddleware: RouterMiddleware {
             return .unavailable("the database is unavailable; retry later")
         default:
             logger.error("unexpected error", metadata: ["error": .string(String(reflecting: error))])
-            return APIProblem(status: .internalServerError, slug: "internal", title: "Internal server error",
-                              detail: "an unexpected error occurred; the request ID identifies it in the server's log")
+            return APIProblem(
+                status: .internalServerError, slug: "internal", title: "Internal server error",
+                detail: "an unexpected error occurred; the request ID identifies it in the server's log")
         }
     }
 
@@ -77,9 +85,12 @@ struct ProblemMiddleware: RouterMiddleware {
         }
         switch error {
         case .typeMismatch(let type, let context):
-            return .badRequest("expected \(type) at \(pointer(context.codingPath))", field: pointer(context.codingPath), rule: "type")
+            return .badRequest(
+                "expected \(type) at \(pointer(context.codingPath))", field: pointer(context.codingPath), rule: "type")
         case .valueNotFound(let type, let context):
-            return .badRequest("expected \(type) at \(pointer(context.codingPath)), found null", field: pointer(context.codingPath), rule: "type")
+            return .badRequest(
+                "expected \(type) at \(pointer(context.codingPath)), found null", field: pointer(context.codingPath),
+                rule: "type")
         case .keyNotFound(let key, let context):
             let field = pointer(context.codingPath + [key])
             return .badRequest("\(field) is required", field: field, rule: "required")
@@ -93,11 +104,12 @@ struct ProblemMiddleware: RouterMiddleware {
     }
 
     static func response(_ problem: APIProblem, instance: String) -> Response {
-        let body = ProblemBody(type: "urn:aasad:problem:\(problem.slug)", title: problem.title, status: Int(problem.status.code),
-                               detail: problem.detail, instance: instance, requestId: RequestState.current?.requestID,
-                               errors: problem.errors.isEmpty ? nil : problem.errors,
-                               warnings: problem.warnings.isEmpty ? nil : problem.warnings,
-                               violations: problem.violations.isEmpty ? nil : problem.violations)
+        let body = ProblemBody(
+            type: "urn:aasad:problem:\(problem.slug)", title: problem.title, status: Int(problem.status.code),
+            detail: problem.detail, instance: instance, requestId: RequestState.current?.requestID,
+            errors: problem.errors.isEmpty ? nil : problem.errors,
+            warnings: problem.warnings.isEmpty ? nil : problem.warnings,
+            violations: problem.violations.isEmpty ? nil : problem.violations)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(body)) ?? Data("{\"title\":\"Internal server error\",\"status\":500}".utf8)
@@ -105,7 +117,8 @@ struct ProblemMiddleware: RouterMiddleware {
         headers[.contentType] = "application/problem+json"
         if problem.status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         if !problem.allow.isEmpty { headers[.allow] = problem.allow.joined(separator: ", ") }
-        return Response(status: problem.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
+        return Response(
+            status: problem.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
     }
 }
 

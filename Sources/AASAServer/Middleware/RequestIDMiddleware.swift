@@ -10,31 +10,41 @@ struct RequestIDMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     static let header = HTTPField.Name("X-Request-ID")!
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let requestID = request.headers[Self.header].flatMap(Self.sanitized) ?? UUID().uuidString.lowercased()
         var logger = context.logger
         logger[metadataKey: "request_id"] = .string(requestID)
         let start = ContinuousClock.now
-        logger.debug("request started", metadata: ["method": .string(request.method.rawValue), "path": .string(request.uri.path)])
+        logger.debug(
+            "request started",
+            metadata: ["method": .string(request.method.rawValue), "path": .string(request.uri.path)])
         let state = RequestState(requestID: requestID, logger: logger, principal: nil)
         var response = try await RequestState.$current.withValue(state) {
             try await next(request, context)
         }
         response.headers[Self.header] = requestID
         let elapsed = ContinuousClock.now - start
-        logger.info("request", metadata: [
-            "method": .string(request.method.rawValue),
-            "path": .string(request.uri.path),
-            "status": .stringConvertible(response.status.code),
-            "ms": .string(String(format: "%.2f", Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)),
-        ])
+        logger.info(
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue),
+                "path": .string(request.uri.path),
+                "status": .stringConvertible(response.status.code),
+                "ms": .string(
+                    String(
+                        format: "%.2f",
+                        Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)),
+            ])
         return response
     }
 
     /// Up to 128 visible ASCII characters; anything else is replaced, never echoed into logs.
     static func sanitized(_ value: String) -> String? {
         guard !value.isEmpty, value.utf8.count <= 128,
-              value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+            value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        else { return nil }
         return value
     }
 }

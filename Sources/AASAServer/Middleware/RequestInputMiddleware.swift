@@ -18,7 +18,9 @@ struct RequestInputMiddleware: RouterMiddleware {
     let maxBodyBytes: Int
     static let maxStringBytes = 4096
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         var request = request
         if let length = request.headers[.contentLength].flatMap(Int.init), length > maxBodyBytes {
             throw HTTPError(.contentTooLarge)
@@ -28,17 +30,23 @@ struct RequestInputMiddleware: RouterMiddleware {
             throw APIProblem.badRequest("If-Match is at most 100 characters", field: "If-Match", rule: "maxLength")
         }
         if Self.hasEncodedNUL(request.uri.path) {
-            throw APIProblem.badRequest("the path contains U+0000 (%00), which no name holds", field: "path", rule: "no-nul")
+            throw APIProblem.badRequest(
+                "the path contains U+0000 (%00), which no name holds", field: "path", rule: "no-nul")
         }
         if let query = request.uri.query, Self.hasEncodedNUL(query) {
-            let name = query.split(separator: "&").first { Self.hasEncodedNUL(String($0)) }?.split(separator: "=").first.map(String.init) ?? "query"
+            let name =
+                query.split(separator: "&").first { Self.hasEncodedNUL(String($0)) }?.split(separator: "=").first.map(
+                    String.init) ?? "query"
             throw APIProblem.badRequest("the query parameter contains U+0000 (%00)", field: name, rule: "no-nul")
         }
         if request.method != .get && request.method != .head {
             let body: ByteBuffer
-            do { body = try await request.collectBody(upTo: maxBodyBytes) } catch is NIOTooManyBytesError { throw HTTPError(.contentTooLarge) }
+            do { body = try await request.collectBody(upTo: maxBodyBytes) } catch is NIOTooManyBytesError {
+                throw HTTPError(.contentTooLarge)
+            }
             if request.headers[.contentType]?.hasPrefix("application/json") == true,
-               let parsed = try? JSONParser.parse(Array(body.readableBytesView)) {
+                let parsed = try? JSONParser.parse(Array(body.readableBytesView))
+            {
                 try Self.check(parsed.value, at: [])
             }
         }
@@ -50,7 +58,8 @@ struct RequestInputMiddleware: RouterMiddleware {
         func pointer(_ extra: [String] = []) -> String { JSONPointer(tokens: path + extra).description }
         switch value {
         case .null:
-            throw APIProblem.badRequest("null is not a value here; leave the field out instead", field: pointer(), rule: "type")
+            throw APIProblem.badRequest(
+                "null is not a value here; leave the field out instead", field: pointer(), rule: "type")
         case .string(let text):
             try checkText(text, field: pointer())
         case .array(let items):
@@ -77,7 +86,8 @@ struct RequestInputMiddleware: RouterMiddleware {
     static func hasEncodedNUL(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count >= 3 else { return bytes.contains(0) }
-        for i in 0..<(bytes.count - 2) where bytes[i] == UInt8(ascii: "%") && bytes[i + 1] == UInt8(ascii: "0") && bytes[i + 2] == UInt8(ascii: "0") {
+        for i in 0..<(bytes.count - 2)
+        where bytes[i] == UInt8(ascii: "%") && bytes[i + 1] == UInt8(ascii: "0") && bytes[i + 2] == UInt8(ascii: "0") {
             return true
         }
         return bytes.contains(0)

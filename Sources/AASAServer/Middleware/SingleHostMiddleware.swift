@@ -9,11 +9,14 @@ struct SingleHostMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     private static let host = HTTPField.Name("Host")!
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard request.headers[Self.host] == nil else {
             var headers = HTTPFields()
             headers[.contentType] = "application/problem+json"
-            let body = #"{"status":400,"title":"The request cannot be read","type":"urn:aasad:problem:bad-request","detail":"more than one Host header"}"#
+            let body =
+                #"{"status":400,"title":"The request cannot be read","type":"urn:aasad:problem:bad-request","detail":"more than one Host header"}"#
             return Response(status: .badRequest, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
         }
         return try await next(request, context)

@@ -66,13 +66,15 @@ struct AppleFetcher: Sendable {
     private static let clients = Mutex<[String: HTTPClient]>([:])
 
     private static func client(for config: FetchConfig) -> HTTPClient {
-        let key = [config.caFile ?? "", "\(config.resolve.sorted { $0.key < $1.key })", "\(config.timeout)"].joined(separator: "|")
+        let key = [config.caFile ?? "", "\(config.resolve.sorted { $0.key < $1.key })", "\(config.timeout)"].joined(
+            separator: "|")
         return clients.withLock { clients in
             if let existing = clients[key] { return existing }
             var tls = TLSConfiguration.makeClientConfiguration()
             if let caFile = config.caFile { tls.additionalTrustRoots = [.file(caFile)] }
-            var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow,
-                                                         timeout: .init(connect: .seconds(Int64(config.timeout.components.seconds))))
+            var configuration = HTTPClient.Configuration(
+                tlsConfiguration: tls, redirectConfiguration: .disallow,
+                timeout: .init(connect: .seconds(Int64(config.timeout.components.seconds))))
             configuration.dnsOverride = config.resolve
             configuration.decompression = .disabled
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -81,8 +83,10 @@ struct AppleFetcher: Sendable {
         }
     }
 
-    static let reportedHeaders = ["content-type", "content-length", "cache-control", "age", "etag", "last-modified", "expires",
-                                  "server", "location", "via", "x-cache", "cf-cache-status", "x-served-by", "cf-ray", "x-amz-cf-id"]
+    static let reportedHeaders = [
+        "content-type", "content-length", "cache-control", "age", "etag", "last-modified", "expires",
+        "server", "location", "via", "x-cache", "cf-cache-status", "x-served-by", "cf-ray", "x-amz-cf-id",
+    ]
 
     /// The origin's URL for `host` on the configured port.
     func originURL(host: String, path: String) -> String {
@@ -103,7 +107,9 @@ struct AppleFetcher: Sendable {
             let seconds = Int64(config.timeout.components.seconds)
             let response = try await client.execute(request, deadline: .now() + .seconds(seconds))
             result.status = Int(response.status.code)
-            result.headers = response.headers.filter { Self.reportedHeaders.contains($0.name.lowercased()) }.map { ($0.name, $0.value) }
+            result.headers = response.headers.filter { Self.reportedHeaders.contains($0.name.lowercased()) }.map {
+                ($0.name, $0.value)
+            }
             if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > config.maxBytes {
                 result.failure = .tooLarge(length)
             } else {
@@ -121,9 +127,15 @@ struct AppleFetcher: Sendable {
     }
 
     static func classify(_ error: any Error) -> Fetched.Failure {
-        if let e = error as? HTTPClientError, [.deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout].contains(e) { return .timeout }
+        if let e = error as? HTTPClientError,
+            [.deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout].contains(e)
+        {
+            return .timeout
+        }
         let text = String(describing: error)
-        if error is NIOSSLError || text.contains("SSL") || text.lowercased().contains("certificate") || text.contains("handshake") {
+        if error is NIOSSLError || text.contains("SSL") || text.lowercased().contains("certificate")
+            || text.contains("handshake")
+        {
             return .tls(text)
         }
         return .unreachable(text)

@@ -26,7 +26,9 @@ struct CDNMonitor: Service {
                 do { try await Task.sleep(for: interval) } catch { return }
                 do {
                     let checked = try await runPass()
-                    logger.debug("CDN monitor pass", metadata: ["domains": .string(checked.map(String.init) ?? "another replica runs it")])
+                    logger.debug(
+                        "CDN monitor pass",
+                        metadata: ["domains": .string(checked.map(String.init) ?? "another replica runs it")])
                 } catch {
                     logger.warning("CDN monitor pass failed", metadata: ["error": .string(String(describing: error))])
                 }
@@ -55,7 +57,8 @@ struct CDNMonitor: Service {
 
 /// One check of one domain against Apple's CDN, recorded; also `POST /v1/domains/{host}/cdn/check`.
 enum CDNCheck {
-    static func check(_ domain: DomainRecord, fetcher: AppleFetcher, session: DBSession) async throws -> CDNStatusRecord {
+    static func check(_ domain: DomainRecord, fetcher: AppleFetcher, session: DBSession) async throws -> CDNStatusRecord
+    {
         let url = fetcher.config.cdnBaseURL + domain.host
         let fetched = await fetcher.fetch(url)
         let current = try await session.currentRevision(of: domain)
@@ -65,25 +68,30 @@ enum CDNCheck {
         var detail: String?
         if fetched.status == 404 {
             state = "absent"
-            detail = "the CDN has no file for \(domain.host) (404): it has not fetched one, or its last fetch of the origin failed"
+            detail =
+                "the CDN has no file for \(domain.host) (404): it has not fetched one, or its last fetch of the origin failed"
         } else {
             let verdict = try await FetchedFile.verdict(fetched, domain: domain, current: current, session: session)
             revision = verdict.revision
             sha = verdict.sha256
             let blocking = verdict.findings.filter { !$0.code.isWarning }
-            if fetched.status == 200, sha != nil, blocking.allSatisfy({ [.staleRevision, .unknownBytes, .lintErrors, .notPublished].contains($0.code) }) {
+            if fetched.status == 200, sha != nil,
+                blocking.allSatisfy({ [.staleRevision, .unknownBytes, .lintErrors, .notPublished].contains($0.code) })
+            {
                 state = revision != nil && revision == current?.number ? "converged" : "stale"
                 detail = blocking.first?.message
             } else {
                 state = "error"
                 detail = blocking.first?.message ?? "HTTP \(fetched.status.map(String.init) ?? "no answer")"
                 for finding in blocking {
-                    Counter(label: "aasad_probe_failures_total", dimensions: [("code", finding.code.rawValue)]).increment()
+                    Counter(label: "aasad_probe_failures_total", dimensions: [("code", finding.code.rawValue)])
+                        .increment()
                 }
             }
         }
-        let status = try await session.recordCDNCheck(domainID: domain.id, state: state, revision: revision, sha256: sha,
-                                                      httpStatus: fetched.status, detail: detail)
+        let status = try await session.recordCDNCheck(
+            domainID: domain.id, state: state, revision: revision, sha256: sha,
+            httpStatus: fetched.status, detail: detail)
         // Gauges on the replica that checked; Prometheus keeps the newest sample per series.
         let behind = state == "converged" ? 0 : (current?.number ?? 0) - (revision ?? 0)
         Gauge(label: "aasad_cdn_revisions_behind", dimensions: [("host", domain.host)]).record(Double(max(behind, 0)))

@@ -16,32 +16,42 @@ struct CDNReport: Sendable {
     var lagSeconds: Int?
     var history: [CDNEventRecord]
 
-    static func read(_ host: String, fetcher: AppleFetcher, work: RequestWork, checkNow: Bool) async throws -> CDNReport {
+    static func read(_ host: String, fetcher: AppleFetcher, work: RequestWork, checkNow: Bool) async throws -> CDNReport
+    {
         try await work.read { session in
             let domain = try await Lookup.domain(host, session: session)
-            let status = checkNow ? try await CDNCheck.check(domain, fetcher: fetcher, session: session)
-                                  : try await session.cdnStatus(domainID: domain.id)
+            let status =
+                checkNow
+                ? try await CDNCheck.check(domain, fetcher: fetcher, session: session)
+                : try await session.cdnStatus(domainID: domain.id)
             let current = try await session.currentRevision(of: domain)
             let history = try await session.cdnEvents(domainID: domain.id, limit: 20)
-            var report = CDNReport(host: domain.host, cdnURL: fetcher.config.cdnBaseURL + domain.host, state: status?.state ?? "unknown",
-                                   message: "", status: status, currentRevision: current?.number, publishedAt: current?.createdAt,
-                                   lagSeconds: nil, history: history)
+            var report = CDNReport(
+                host: domain.host, cdnURL: fetcher.config.cdnBaseURL + domain.host, state: status?.state ?? "unknown",
+                message: "", status: status, currentRevision: current?.number, publishedAt: current?.createdAt,
+                lagSeconds: nil, history: history)
             let ago = current.map { Self.duration(Date().timeIntervalSince($0.createdAt)) } ?? ""
             switch status?.state {
             case "converged"?:
-                report.message = "converged on revision \(status?.revision ?? 0) since \(ISO8601DateFormatter().string(from: status!.since))"
+                report.message =
+                    "converged on revision \(status?.revision ?? 0) since \(ISO8601DateFormatter().string(from: status!.since))"
             case "stale"?:
                 report.lagSeconds = current.map { Int(Date().timeIntervalSince($0.createdAt)) }
-                let serving = status?.revision.map { "serving revision \($0)" } ?? "serving a file that is no revision published here"
-                report.message = "\(serving); revision \(current?.number ?? 0) was published \(ago) ago. The CDN refreshes on its own schedule "
+                let serving =
+                    status?.revision.map { "serving revision \($0)" }
+                    ?? "serving a file that is no revision published here"
+                report.message =
+                    "\(serving); revision \(current?.number ?? 0) was published \(ago) ago. The CDN refreshes on its own schedule "
                     + "(up to 48 h); test now with applinks:\(domain.host)?mode=developer on a development device"
             case "absent"?:
-                report.message = "the CDN has no file for \(domain.host) (404): it has not fetched one yet, or its last fetch of the origin failed; "
+                report.message =
+                    "the CDN has no file for \(domain.host) (404): it has not fetched one yet, or its last fetch of the origin failed; "
                     + "run the origin probe (POST /v1/domains/\(domain.host)/probe)"
             case "error"?:
                 report.message = "the CDN's last answer was an error: \(status?.detail ?? "unknown")"
             default:
-                report.message = "not checked yet: POST /v1/domains/\(domain.host)/cdn/check, or run aasad with --cdn-interval"
+                report.message =
+                    "not checked yet: POST /v1/domains/\(domain.host)/cdn/check, or run aasad with --cdn-interval"
             }
             return report
         }

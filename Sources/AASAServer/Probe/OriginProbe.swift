@@ -28,12 +28,18 @@ struct OriginProbe: Sendable {
     func probe(_ host: String) async throws -> Report {
         let (domain, current, android) = try await work.read { session in
             let domain = try await Lookup.domain(host, session: session)
-            return (domain, try await session.currentRevision(of: domain), try await session.currentAssetLinksRevision(domainID: domain.id))
+            return (
+                domain, try await session.currentRevision(of: domain),
+                try await session.currentAssetLinksRevision(domainID: domain.id)
+            )
         }
         var targets: [(host: String, url: String, android: Bool)] = []
         for name in [domain.host] + domain.aliases {
-            targets.append((name, fetcher.originURL(host: name, path: "/.well-known/apple-app-site-association"), false))
-            if domain.legacyRootPath { targets.append((name, fetcher.originURL(host: name, path: "/apple-app-site-association"), false)) }
+            targets.append(
+                (name, fetcher.originURL(host: name, path: "/.well-known/apple-app-site-association"), false))
+            if domain.legacyRootPath {
+                targets.append((name, fetcher.originURL(host: name, path: "/apple-app-site-association"), false))
+            }
             targets.append((name, fetcher.originURL(host: name, path: "/.well-known/assetlinks.json"), true))
         }
         // Every URL at once: the probe takes as long as the slowest host, not their sum.
@@ -46,14 +52,17 @@ struct OriginProbe: Sendable {
         var results: [Result] = []
         for (target, f) in zip(targets, fetched) {
             let verdict = try await work.read { session in
-                target.android ? try await FetchedFile.assetLinksVerdict(f, domain: domain, current: android, session: session)
+                target.android
+                    ? try await FetchedFile.assetLinksVerdict(f, domain: domain, current: android, session: session)
                     : try await FetchedFile.verdict(f, domain: domain, current: current, session: session)
             }
             for finding in verdict.findings {
                 Counter(label: "aasad_probe_failures_total", dimensions: [("code", finding.code.rawValue)]).increment()
             }
-            results.append(Result(file: target.android ? "assetlinks.json" : "apple-app-site-association", host: target.host,
-                                  fetched: f, verdict: verdict))
+            results.append(
+                Result(
+                    file: target.android ? "assetlinks.json" : "apple-app-site-association", host: target.host,
+                    fetched: f, verdict: verdict))
         }
         return Report(host: domain.host, currentRevision: current?.number, results: results)
     }

@@ -53,7 +53,9 @@ struct ProbeFinding: Sendable, Equatable {
     var message: String
 
     var jsonValue: JSONValue {
-        .object(["code": .string(code.rawValue), "name": .string(code.name),
-                 "severity": .string(code.isWarning ? "warning" : "error"), "message": .string(message)])
+        .object([
+            "code": .string(code.rawValue), "name": .string(code.name),
+            "severity": .string(code.isWarning ? "warning" : "error"), "message": .string(message),
+        ])
     }
 }

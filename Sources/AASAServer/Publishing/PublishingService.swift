@@ -10,10 +10,15 @@ public enum PublishingService {
         public var failedTargets: Int
     }
 
-    public static func publishDraft(database: Database, host: String, reason: String, logger: Logger) async throws -> Result {
+    public static func publishDraft(database: Database, host: String, reason: String, logger: Logger) async throws
+        -> Result
+    {
         let outcome = try await Publisher(database: database, served: nil, policies: .standard())
-            .publish(host: host, reason: reason, source: .draft, actor: .system,
-                     logger: logger)
-        return Result(created: outcome.created, revision: outcome.revision.number, failedTargets: outcome.targets.filter { !$0.ok }.count)
+            .publish(
+                host: host, reason: reason, source: .draft, actor: .system,
+                logger: logger)
+        return Result(
+            created: outcome.created, revision: outcome.revision.number,
+            failedTargets: outcome.targets.filter { !$0.ok }.count)
     }
 }

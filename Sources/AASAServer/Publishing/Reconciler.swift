@@ -40,29 +40,50 @@ struct Reconciler: Service {
                 var report = report
                 // Read again under the lock: a publish may have finished meanwhile.
                 guard let current = try await session.domain(id: domain.id), let number = current.currentRevision,
-                      let revision = try await session.revision(domainID: domain.id, number: number) else { return report }
+                    let revision = try await session.revision(domainID: domain.id, number: number)
+                else { return report }
                 let android = try await session.currentAssetLinksRevision(domainID: domain.id)
                 for root in current.webRoots {
-                    if let android { report = try await reconcileAssetLinks(session, domain: current, root: root, revision: android, report: report) }
+                    if let android {
+                        report = try await reconcileAssetLinks(
+                            session, domain: current, root: root, revision: android, report: report)
+                    }
                     report.checked += 1
-                    let legacy = current.legacyRootPath, bases = publisher.webRootBases
+                    let legacy = current.legacyRootPath
+                    let bases = publisher.webRootBases
                     let onDisk = try await NIOThreadPool.singleton.runIfActive {
                         WebRootWriter.removeTemporaries(root: root, legacy: legacy, bases: bases)
-                        return (WebRootWriter.read(root: root), legacy ? FileManager.default.contents(atPath: root + "/" + WebRootWriter.fileName).map { [UInt8]($0) } : revision.bytes)
+                        return (
+                            WebRootWriter.read(root: root),
+                            legacy
+                                ? FileManager.default.contents(atPath: root + "/" + WebRootWriter.fileName).map {
+                                    [UInt8]($0)
+                                } : revision.bytes
+                        )
                     }
                     guard onDisk.0 != revision.bytes || onDisk.1 != revision.bytes else { continue }
                     let state = onDisk.0 == nil ? "missing" : "different"
-                    logger.warning("web root does not match the current revision; rewriting", metadata: [
-                        "host": .string(current.host), "web_root": .string(root), "state": .string(state), "revision": .stringConvertible(number)])
+                    logger.warning(
+                        "web root does not match the current revision; rewriting",
+                        metadata: [
+                            "host": .string(current.host), "web_root": .string(root), "state": .string(state),
+                            "revision": .stringConvertible(number),
+                        ])
                     Counter(label: "aasad_reconcile_rewrites_total", dimensions: [("state", state)]).increment()
                     var single = current
                     single.webRoots = [root]
                     let outcome = await publisher.writeTargets(session, domain: single, revision: revision)
-                    if outcome.allSatisfy(\.ok) { report.rewritten.append("\(current.host) \(root)") } else { report.failed.append("\(current.host) \(root)") }
-                    try await session.appendAudit(AuditEntry(
-                        action: "publish.reconcile", entityType: "web-root", entityID: root, domain: current.host,
-                        before: .string(state), after: .object(["revision": .number(String(number)), "ok": .bool(outcome.allSatisfy(\.ok))])
-                    ).record(by: Actor(tokenID: nil, name: "aasad reconcile", team: nil, requestID: nil)))
+                    if outcome.allSatisfy(\.ok) {
+                        report.rewritten.append("\(current.host) \(root)")
+                    } else {
+                        report.failed.append("\(current.host) \(root)")
+                    }
+                    try await session.appendAudit(
+                        AuditEntry(
+                            action: "publish.reconcile", entityType: "web-root", entityID: root, domain: current.host,
+                            before: .string(state),
+                            after: .object(["revision": .number(String(number)), "ok": .bool(outcome.allSatisfy(\.ok))])
+                        ).record(by: Actor(tokenID: nil, name: "aasad reconcile", team: nil, requestID: nil)))
                 }
                 return report
             }
@@ -71,24 +92,39 @@ struct Reconciler: Service {
     }
 
     /// One web root's assetlinks.json against the domain's current Android revision.
-    private func reconcileAssetLinks(_ session: DBSession, domain: DomainRecord, root: String, revision: RevisionRecord,
-                                     report: Report) async throws -> Report {
+    private func reconcileAssetLinks(
+        _ session: DBSession, domain: DomainRecord, root: String, revision: RevisionRecord,
+        report: Report
+    ) async throws -> Report {
         var report = report
         report.checked += 1
-        let onDisk = try await NIOThreadPool.singleton.runIfActive { WebRootWriter.read(root: root, name: WebRootWriter.assetLinksName) }
+        let onDisk = try await NIOThreadPool.singleton.runIfActive {
+            WebRootWriter.read(root: root, name: WebRootWriter.assetLinksName)
+        }
         guard onDisk != revision.bytes else { return report }
         let state = onDisk == nil ? "missing" : "different"
-        logger.warning("web root's assetlinks.json does not match the current revision; rewriting", metadata: [
-            "host": .string(domain.host), "web_root": .string(root), "state": .string(state), "revision": .stringConvertible(revision.number)])
+        logger.warning(
+            "web root's assetlinks.json does not match the current revision; rewriting",
+            metadata: [
+                "host": .string(domain.host), "web_root": .string(root), "state": .string(state),
+                "revision": .stringConvertible(revision.number),
+            ])
         Counter(label: "aasad_reconcile_rewrites_total", dimensions: [("state", state)]).increment()
         var single = domain
         single.webRoots = [root]
         let ok = await publisher.writeAssetLinksTargets(session, domain: single, revision: revision).allSatisfy(\.ok)
-        if ok { report.rewritten.append("\(domain.host) \(root) assetlinks.json") } else { report.failed.append("\(domain.host) \(root) assetlinks.json") }
-        try await session.appendAudit(AuditEntry(
-            action: "publish.reconcile", entityType: "web-root", entityID: root + "/.well-known/assetlinks.json", domain: domain.host,
-            before: .string(state), after: .object(["assetLinksRevision": .number(String(revision.number)), "ok": .bool(ok)])
-        ).record(by: Actor(tokenID: nil, name: "aasad reconcile", team: nil, requestID: nil)))
+        if ok {
+            report.rewritten.append("\(domain.host) \(root) assetlinks.json")
+        } else {
+            report.failed.append("\(domain.host) \(root) assetlinks.json")
+        }
+        try await session.appendAudit(
+            AuditEntry(
+                action: "publish.reconcile", entityType: "web-root", entityID: root + "/.well-known/assetlinks.json",
+                domain: domain.host,
+                before: .string(state),
+                after: .object(["assetLinksRevision": .number(String(revision.number)), "ok": .bool(ok)])
+            ).record(by: Actor(tokenID: nil, name: "aasad reconcile", team: nil, requestID: nil)))
         return report
     }
 }
@@ -102,7 +138,8 @@ public enum Reconciliation {
     }
 
     public static func runOnce(database: Database, logger: Logger) async throws -> Summary {
-        let reconciler = Reconciler(database: database, publisher: Publisher(database: database, served: nil), logger: logger)
+        let reconciler = Reconciler(
+            database: database, publisher: Publisher(database: database, served: nil), logger: logger)
         let report = try await reconciler.reconcileAll()
         return Summary(checked: report.checked, rewritten: report.rewritten, failed: report.failed)
     }

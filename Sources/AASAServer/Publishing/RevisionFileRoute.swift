@@ -14,14 +14,18 @@ struct RevisionFileRoute: Sendable {
     static let assetLinksPath = "/v1/domains/{host}/assetlinks/revisions/{number}/file"
 
     func register(on router: Router<AppRequestContext>) {
-        route(on: router, Self.path, what: "revision") { session, domain, number in try await session.revision(domainID: domain.id, number: number) }
+        route(on: router, Self.path, what: "revision") { session, domain, number in
+            try await session.revision(domainID: domain.id, number: number)
+        }
         route(on: router, Self.assetLinksPath, what: "assetlinks.json revision") { session, domain, number in
             try await session.assetLinksRevision(domainID: domain.id, number: number)
         }
     }
 
-    private func route(on router: Router<AppRequestContext>, _ path: String, what: String,
-                       _ read: @escaping @Sendable (DBSession, DomainRecord, Int) async throws -> RevisionRecord?) {
+    private func route(
+        on router: Router<AppRequestContext>, _ path: String, what: String,
+        _ read: @escaping @Sendable (DBSession, DomainRecord, Int) async throws -> RevisionRecord?
+    ) {
         router.get(RouterPath(path)) { request, context in
             guard let state = RequestState.current, state.principal != nil else {
                 throw APIProblem.unauthorized("send `Authorization: Bearer <token>`")
@@ -30,7 +34,8 @@ struct RevisionFileRoute: Sendable {
             guard let number = context.parameters.get("number", as: Int.self), number > 0 else {
                 throw APIProblem.notFound("no such revision")
             }
-            let revision = try await RequestWork(database: database, logger: state.logger).read { session -> RevisionRecord? in
+            let revision = try await RequestWork(database: database, logger: state.logger).read {
+                session -> RevisionRecord? in
                 guard let domain = try await session.domain(host: host) else { return nil }
                 return try await read(session, domain, number)
             }

@@ -29,7 +29,8 @@ struct RevisionFollower: Service {
     private func reloadForever() async {
         while !Task.isCancelled {
             do { try await reloadAll() } catch {
-                logger.warning("could not load the current revisions", metadata: ["error": .string(String(describing: error))])
+                logger.warning(
+                    "could not load the current revisions", metadata: ["error": .string(String(describing: error))])
             }
             do { try await Task.sleep(for: interval) } catch { return }
         }
@@ -44,13 +45,17 @@ struct RevisionFollower: Service {
                         try await reloadAll()
                         for try await notification in notifications {
                             let host = notification.payload
-                            try await database.read(logger: logger) { try await served.refresh(host: host, session: $0) }
+                            try await database.read(logger: logger) {
+                                try await served.refresh(host: host, session: $0)
+                            }
                         }
                     }
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("revision notifications interrupted; listening again", metadata: ["error": .string(String(describing: error))])
+                logger.warning(
+                    "revision notifications interrupted; listening again",
+                    metadata: ["error": .string(String(describing: error))])
             }
             do { try await Task.sleep(for: .seconds(1)) } catch { return }
         }

@@ -1,18 +1,19 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CoreFoundation
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 // The C library's names, spelled once per platform (`write` and `stat` are also names of ours).
 #if canImport(Glibc)
-private let systemWrite = Glibc.write
-private typealias FileStatus = Glibc.stat
+    private let systemWrite = Glibc.write
+    private typealias FileStatus = Glibc.stat
 #elseif canImport(Darwin)
-private let systemWrite = Darwin.write
-private typealias FileStatus = Darwin.stat
+    private let systemWrite = Darwin.write
+    private typealias FileStatus = Darwin.stat
 #endif
 
 /// Writes a domain's file into a web root so that a reader sees the old file or the new one, never
@@ -42,7 +43,8 @@ enum WebRootWriter {
     /// Writes `bytes` to `<root>/.well-known/assetlinks.json`, the same way. Returns the path written.
     static func writeAssetLinks(_ bytes: [UInt8], root: String, bases: [String] = []) throws -> String {
         let realRoot = try resolvedRoot(root, bases: bases)
-        return try replace(directory: try wellKnownDirectory(realRoot, create: true), name: assetLinksName, bytes: bytes)
+        return try replace(
+            directory: try wellKnownDirectory(realRoot, create: true), name: assetLinksName, bytes: bytes)
     }
 
     /// The root's real directory, refused when it lies outside every base (when there are bases).
@@ -50,8 +52,11 @@ enum WebRootWriter {
         let realRoot = try resolvedDirectory(root, what: "web root")
         guard !bases.isEmpty else { return realRoot }
         let realBases = bases.map { base in (try? resolvedDirectory(base, what: "base")) ?? base }
-        guard realBases.contains(where: { realRoot == $0 || realRoot.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) else {
-            throw Failure(description: "web root \(root) resolves to \(realRoot), outside \(bases.joined(separator: " and ")): refused")
+        guard realBases.contains(where: { realRoot == $0 || realRoot.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") })
+        else {
+            throw Failure(
+                description:
+                    "web root \(root) resolves to \(realRoot), outside \(bases.joined(separator: " and ")): refused")
         }
         return realRoot
     }
@@ -93,7 +98,8 @@ enum WebRootWriter {
         let wellKnown = try? wellKnownDirectory(realRoot, create: false)
         for directory in (wellKnown.map { [$0] } ?? []) + (legacy ? [realRoot] : []) {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            for name in names where (name.hasPrefix(".\(fileName).") || name.hasPrefix(".\(assetLinksName).")) && name.hasSuffix(".tmp") {
+            for name in names
+            where (name.hasPrefix(".\(fileName).") || name.hasPrefix(".\(assetLinksName).")) && name.hasSuffix(".tmp") {
                 if unlink(directory + "/" + name) == 0 { removed += 1 }
             }
         }

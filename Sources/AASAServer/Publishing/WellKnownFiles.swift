@@ -9,7 +9,8 @@ final class WellKnownFiles: Sendable {
 
     /// Both files of every domain, read afresh (start-up, and the follower's safety net).
     func reloadAll(_ database: Database, logger: Logger) async throws {
-        let aasaStart = aasa.beginReload(), assetLinksStart = assetLinks.beginReload()
+        let aasaStart = aasa.beginReload()
+        let assetLinksStart = assetLinks.beginReload()
         let (revisions, android) = try await database.read(logger: logger) { session in
             (try await session.servedRevisions(), try await session.servedAssetLinks())
         }

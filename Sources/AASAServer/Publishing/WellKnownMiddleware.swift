@@ -20,7 +20,9 @@ struct WellKnownMiddleware: RouterMiddleware {
     private static let served304 = Counter(label: "aasad_wellknown_responses_total", dimensions: [("status", "304")])
     private static let served404 = Counter(label: "aasad_wellknown_responses_total", dimensions: [("status", "404")])
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         guard request.uri.path == path, request.method == .get || request.method == .head else {
             return try await next(request, context)
         }
@@ -29,16 +31,19 @@ struct WellKnownMiddleware: RouterMiddleware {
             Self.served404.increment()
             var headers = HTTPFields()
             headers[.contentType] = "application/problem+json"
-            let body = #"{"status":404,"title":"Not found","type":"urn:aasad:problem:not-found","detail":"no published file for this host"}"#
+            let body =
+                #"{"status":404,"title":"Not found","type":"urn:aasad:problem:not-found","detail":"no published file for this host"}"#
             return Response(status: .notFound, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
         }
         var headers = HTTPFields()
         headers[.eTag] = file.etag
         headers[.cacheControl] = "max-age=300"
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {
-            let tag = $0.trimmingCharacters(in: .whitespaces)
-            return tag == file.etag || tag == "W/" + file.etag || tag == "*"
-        }) {
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: {
+                let tag = $0.trimmingCharacters(in: .whitespaces)
+                return tag == file.etag || tag == "W/" + file.etag || tag == "*"
+            })
+        {
             Self.served304.increment()
             return Response(status: .notModified, headers: headers)
         }

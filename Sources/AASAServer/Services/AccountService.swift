@@ -14,30 +14,41 @@ struct AccountService: Sendable {
         guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
         return try await work.transaction { session in
             let team: TeamRecord
-            do { team = try await session.insertTeam(name: name, displayName: displayName) }
-            catch StoreError.duplicate { throw APIProblem.conflict("a team named \(name) exists", field: "/name", rule: "unique") }
-            try await session.appendAudit(AuditEntry(action: "team.create", entityType: "team", entityID: team.name,
-                                                     team: team.name, after: AuditJSON.team(team)).record(by: actor))
+            do { team = try await session.insertTeam(name: name, displayName: displayName) } catch StoreError.duplicate
+            { throw APIProblem.conflict("a team named \(name) exists", field: "/name", rule: "unique") }
+            try await session.appendAudit(
+                AuditEntry(
+                    action: "team.create", entityType: "team", entityID: team.name,
+                    team: team.name, after: AuditJSON.team(team)
+                ).record(by: actor))
             return team
         }
     }
 
     /// - Parameter appleTeamIDs: already normalized (`AppleTeamIDs.normalized`); nil leaves them.
-    func updateTeam(_ name: String, displayName: String?, appleTeamIDs: [String]?, ifMatch: String?) async throws -> TeamRecord {
+    func updateTeam(_ name: String, displayName: String?, appleTeamIDs: [String]?, ifMatch: String?) async throws
+        -> TeamRecord
+    {
         try await work.transaction { session in
             let before = try await Lookup.visibleTeam(name, principal, session: session, forUpdate: true)
             guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
             try ETag.check(ifMatch, version: before.version)
             if let appleTeamIDs { try await AppleTeamIDs.checkClaim(appleTeamIDs, by: before, session: session) }
-            let after = try await session.updateTeam(id: before.id, displayName: displayName ?? before.displayName,
-                                                     appleTeamIDs: appleTeamIDs ?? before.appleTeamIDs)
-            try await session.appendAudit(AuditEntry(action: "team.update", entityType: "team", entityID: after.name, team: after.name,
-                                                     before: AuditJSON.team(before), after: AuditJSON.team(after)).record(by: actor))
+            let after = try await session.updateTeam(
+                id: before.id, displayName: displayName ?? before.displayName,
+                appleTeamIDs: appleTeamIDs ?? before.appleTeamIDs)
+            try await session.appendAudit(
+                AuditEntry(
+                    action: "team.update", entityType: "team", entityID: after.name, team: after.name,
+                    before: AuditJSON.team(before), after: AuditJSON.team(after)
+                ).record(by: actor))
             return after
         }
     }
 
-    func createToken(team name: String, tokenName: String, scopes: Set<TokenScope>, expiresAt: Date?) async throws -> (token: TokenRecord, secret: String) {
+    func createToken(team name: String, tokenName: String, scopes: Set<TokenScope>, expiresAt: Date?) async throws -> (
+        token: TokenRecord, secret: String
+    ) {
         try await work.transaction { session in
             let team = try await Lookup.visibleTeam(name, principal, session: session)
             guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot create tokens") }
@@ -45,8 +56,9 @@ struct AccountService: Sendable {
                 throw APIProblem.forbidden("only an admin can give the admin scope")
             }
             // Tokens a team token makes descend from it; an admin token's answer to the organisation.
-            return try await TokenIssuer.issue(session, team: team, name: tokenName, scopes: scopes.sorted(), expiresAt: expiresAt,
-                                               parent: principal.isAdmin ? nil : principal, by: actor)
+            return try await TokenIssuer.issue(
+                session, team: team, name: tokenName, scopes: scopes.sorted(), expiresAt: expiresAt,
+                parent: principal.isAdmin ? nil : principal, by: actor)
         }
     }
 
@@ -61,9 +73,12 @@ struct AccountService: Sendable {
                 throw APIProblem.forbidden("only an admin can revoke an admin token")
             }
             let descendants = try await session.revokeToken(id: id)
-            try await session.appendAudit(AuditEntry(action: "token.revoke", entityType: "token", entityID: id.uuidString.lowercased(),
-                                                     team: team.name, before: AuditJSON.token(token),
-                                                     after: .object(["revokedDescendants": .number(String(descendants))])).record(by: actor))
+            try await session.appendAudit(
+                AuditEntry(
+                    action: "token.revoke", entityType: "token", entityID: id.uuidString.lowercased(),
+                    team: team.name, before: AuditJSON.token(token),
+                    after: .object(["revokedDescendants": .number(String(descendants))])
+                ).record(by: actor))
         }
     }
 }

@@ -8,7 +8,8 @@ struct AppChange: DomainChange {
     enum Kind: Sendable {
         case create(team: String, appID: String, services: [AppService], android: [String]?, rulesFrom: String? = nil)
         /// `rulesFrom`: nil leaves it, "" makes the app keep its own rules again.
-        case update(appID: String, team: String?, services: [AppService]?, fingerprints: [String]?, rulesFrom: String? = nil)
+        case update(
+            appID: String, team: String?, services: [AppService]?, fingerprints: [String]?, rulesFrom: String? = nil)
         case delete(appID: String)
     }
 
@@ -56,10 +57,10 @@ struct AppChange: DomainChange {
             if fingerprints == nil { try await AppleTeamIDs.checkApp(appID, team: team, session: session) }
             var app: AppRecord
             do {
-                app = try await session.insertApp(appID: appID, teamID: team.id, services: services,
-                                                  platform: fingerprints == nil ? .ios : .android, fingerprints: fingerprints ?? [])
-            }
-            catch StoreError.duplicate {
+                app = try await session.insertApp(
+                    appID: appID, teamID: team.id, services: services,
+                    platform: fingerprints == nil ? .ios : .android, fingerprints: fingerprints ?? [])
+            } catch StoreError.duplicate {
                 throw APIProblem.conflict("the app ID \(appID) is already registered", field: "/appID", rule: "unique")
             }
             var domains: [Int64] = []
@@ -72,8 +73,13 @@ struct AppChange: DomainChange {
             // A new app joins a domain's document only through a domain-wide service or the rules
             // it follows: only then are those domains validated again (and locked).
             if Self.listsOnDomains(services) { domains += try await session.domainIDsGranted(teamID: team.id) }
-            return Applied(output: app, domains: domains, audit: [AuditEntry(
-                action: action, entityType: "app", entityID: app.appID, team: team.name, appID: app.appID, after: AuditJSON.app(app))])
+            return Applied(
+                output: app, domains: domains,
+                audit: [
+                    AuditEntry(
+                        action: action, entityType: "app", entityID: app.appID, team: team.name, appID: app.appID,
+                        after: AuditJSON.app(app))
+                ])
 
         case (.update(_, let newTeam, let newServices, let newFingerprints, let newRulesFrom), .app(let before)):
             var teamID = before.teamID
@@ -81,35 +87,46 @@ struct AppChange: DomainChange {
                 guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
                 let followers = try await session.followers(appPK: before.id)
                 if !followers.isEmpty || before.rulesFrom != nil {
-                    throw APIProblem.conflict("\(before.appID) shares its rules with \((followers + [before.rulesFrom].compactMap { $0 }).joined(separator: ", ")); "
-                                              + "an app moves to another team only alone: stop the sharing first", field: "/team", rule: "rules-from")
+                    throw APIProblem.conflict(
+                        "\(before.appID) shares its rules with \((followers + [before.rulesFrom].compactMap { $0 }).joined(separator: ", ")); "
+                            + "an app moves to another team only alone: stop the sharing first", field: "/team",
+                        rule: "rules-from")
                 }
                 guard let team = try await session.team(named: newTeam) else {
                     throw APIProblem.invalid(field: "/team", rule: "exists", "there is no team \(newTeam)")
                 }
-                if before.platform == .ios { try await AppleTeamIDs.checkApp(before.appID, team: team, session: session) }
+                if before.platform == .ios {
+                    try await AppleTeamIDs.checkApp(before.appID, team: team, session: session)
+                }
                 teamID = team.id
             }
             let services = newServices ?? before.services
             if let bad = services.first(where: { !before.platform.services.contains($0) }) {
-                throw APIProblem.invalid(field: "/services", rule: "platform", "an \(before.platform.rawValue) app has no \(bad.rawValue) service")
+                throw APIProblem.invalid(
+                    field: "/services", rule: "platform",
+                    "an \(before.platform.rawValue) app has no \(bad.rawValue) service")
             }
             if newFingerprints != nil && before.platform != .android {
-                throw APIProblem.invalid(field: "/fingerprints", rule: "platform", "only an Android app has signing certificate fingerprints")
+                throw APIProblem.invalid(
+                    field: "/fingerprints", rule: "platform", "only an Android app has signing certificate fingerprints"
+                )
             }
             let ruleDomains = try await session.domainIDsWithRules(appPK: before.id)
             if !services.contains(.applinks) {
                 for id in ruleDomains where !(try await session.ruleSet(domainID: id, app: before).rules.isEmpty) {
                     let host = try await session.domain(id: id)?.host ?? "a domain"
-                    throw APIProblem.invalid(field: "/services", rule: "applinks-in-use",
+                    throw APIProblem.invalid(
+                        field: "/services", rule: "applinks-in-use",
                         "the app has rules on \(host); remove them before turning applinks off")
                 }
             }
-            try await session.updateApp(id: before.id, teamID: teamID, services: services, fingerprints: newFingerprints ?? before.fingerprints)
+            try await session.updateApp(
+                id: before.id, teamID: teamID, services: services, fingerprints: newFingerprints ?? before.fingerprints)
             var followed: [Int64] = []
             if let newRulesFrom {
                 guard before.platform == .android else {
-                    throw APIProblem.invalid(field: "/rulesFrom", rule: "platform", "only an Android app follows another app's rules")
+                    throw APIProblem.invalid(
+                        field: "/rulesFrom", rule: "platform", "only an Android app follows another app's rules")
                 }
                 if let old = before.rulesFrom, let oldSource = try await session.app(appID: old) {
                     followed += try await session.domainIDsWithRules(appPK: oldSource.id)
@@ -120,33 +137,51 @@ struct AppChange: DomainChange {
                     for id in try await session.domainIDsWithRules(appPK: before.id)
                     where !(try await session.ruleSet(domainID: id, app: before).rules.isEmpty) {
                         let host = try await session.domain(id: id)?.host ?? "a domain"
-                        throw APIProblem.invalid(field: "/rulesFrom", rule: "own-rules",
-                                                 "\(before.appID) has rules of its own on \(host); remove them before it follows \(newRulesFrom)'s")
+                        throw APIProblem.invalid(
+                            field: "/rulesFrom", rule: "own-rules",
+                            "\(before.appID) has rules of its own on \(host); remove them before it follows \(newRulesFrom)'s"
+                        )
                     }
                     let source = try await Self.ruleSource(newRulesFrom, for: before, session: session)
                     try await session.setRulesFrom(id: before.id, source: source.id)
                     followed += try await session.domainIDsWithRules(appPK: source.id)
                 }
             }
-            guard let after = try await session.app(appID: before.appID) else { throw APIProblem.notFound("no app \(before.appID)") }
+            guard let after = try await session.app(appID: before.appID) else {
+                throw APIProblem.notFound("no app \(before.appID)")
+            }
             let listed = Self.listsOnDomains(before.services) || Self.listsOnDomains(services)
-            let granted = listed ? try await session.domainIDsGranted(teamID: teamID) + session.domainIDsGranted(teamID: before.teamID) : []
-            return Applied(output: after, domains: ruleDomains + granted + followed, audit: [AuditEntry(
-                action: action, entityType: "app", entityID: after.appID, team: after.teamName, appID: after.appID,
-                before: AuditJSON.app(before), after: AuditJSON.app(after))])
+            let granted =
+                listed
+                ? try await session.domainIDsGranted(teamID: teamID) + session.domainIDsGranted(teamID: before.teamID)
+                : []
+            return Applied(
+                output: after, domains: ruleDomains + granted + followed,
+                audit: [
+                    AuditEntry(
+                        action: action, entityType: "app", entityID: after.appID, team: after.teamName,
+                        appID: after.appID,
+                        before: AuditJSON.app(before), after: AuditJSON.app(after))
+                ])
 
         case (.delete, .app(let app)):
             let followers = try await session.followers(appPK: app.id)
             guard followers.isEmpty else {
-                throw APIProblem.conflict("\(followers.joined(separator: ", ")) follow \(app.appID)'s rules; make them keep their own first",
-                                          field: "appID", rule: "rules-from")
+                throw APIProblem.conflict(
+                    "\(followers.joined(separator: ", ")) follow \(app.appID)'s rules; make them keep their own first",
+                    field: "appID", rule: "rules-from")
             }
-            let granted = Self.listsOnDomains(app.services) ? try await session.domainIDsGranted(teamID: app.teamID) : []
+            let granted =
+                Self.listsOnDomains(app.services) ? try await session.domainIDsGranted(teamID: app.teamID) : []
             let domains = try await session.domainIDsWithRules(appPK: app.id) + granted
             try await session.deleteApp(id: app.id)
-            return Applied(output: app, domains: domains, audit: [AuditEntry(
-                action: action, entityType: "app", entityID: app.appID, team: app.teamName, appID: app.appID,
-                before: AuditJSON.app(app))])
+            return Applied(
+                output: app, domains: domains,
+                audit: [
+                    AuditEntry(
+                        action: action, entityType: "app", entityID: app.appID, team: app.teamName, appID: app.appID,
+                        before: AuditJSON.app(app))
+                ])
 
         default:
             preconditionFailure("lock(_:principal:) locks what its kind names")
@@ -159,7 +194,8 @@ struct AppChange: DomainChange {
             throw APIProblem.invalid(field: "/rulesFrom", rule: "exists", "team \(app.teamName) has no app \(appID)")
         }
         guard source.platform == .ios else {
-            throw APIProblem.invalid(field: "/rulesFrom", rule: "platform", "an Android app follows an iOS app's rules; \(appID) is not one")
+            throw APIProblem.invalid(
+                field: "/rulesFrom", rule: "platform", "an Android app follows an iOS app's rules; \(appID) is not one")
         }
         return source
     }

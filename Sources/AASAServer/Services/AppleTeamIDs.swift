@@ -8,11 +8,16 @@ import AASAStore
 enum AppleTeamIDs {
     /// The prefixes of a request, each checked, without repeats.
     static func normalized(_ prefixes: [String]) throws -> [String] {
-        guard prefixes.count <= 50 else { throw APIProblem.invalid(field: "/appleTeamIDs", rule: "maxItems", "at most 50 prefixes") }
+        guard prefixes.count <= 50 else {
+            throw APIProblem.invalid(field: "/appleTeamIDs", rule: "maxItems", "at most 50 prefixes")
+        }
         for (i, prefix) in prefixes.enumerated() {
-            guard prefix.utf8.count == 10, prefix.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) }) else {
-                throw APIProblem.invalid(field: "/appleTeamIDs/\(i)", rule: "apple-team-id",
-                                         "\(prefix): an Apple Team ID is 10 upper-case letters and digits")
+            guard prefix.utf8.count == 10,
+                prefix.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) })
+            else {
+                throw APIProblem.invalid(
+                    field: "/appleTeamIDs/\(i)", rule: "apple-team-id",
+                    "\(prefix): an Apple Team ID is 10 upper-case letters and digits")
             }
         }
         guard Set(prefixes).count == prefixes.count else {
@@ -26,12 +31,14 @@ enum AppleTeamIDs {
         try await session.lockUntilCommit(.appleTeamIDClaims)
         for (i, prefix) in prefixes.enumerated() {
             if let owner = try await session.teamClaiming(appleTeamID: prefix, exceptTeamID: team.id) {
-                throw APIProblem.conflict("\(prefix) belongs to team \(owner)", field: "/appleTeamIDs/\(i)", rule: "claimed")
+                throw APIProblem.conflict(
+                    "\(prefix) belongs to team \(owner)", field: "/appleTeamIDs/\(i)", rule: "claimed")
             }
             let others = try await session.appIDs(withPrefix: prefix, notOfTeam: team.id)
             if !others.isEmpty {
-                throw APIProblem.conflict("other teams have apps under \(prefix) (\(others.joined(separator: ", "))); move them first",
-                                          field: "/appleTeamIDs/\(i)", rule: "in-use")
+                throw APIProblem.conflict(
+                    "other teams have apps under \(prefix) (\(others.joined(separator: ", "))); move them first",
+                    field: "/appleTeamIDs/\(i)", rule: "in-use")
             }
         }
     }
@@ -41,7 +48,8 @@ enum AppleTeamIDs {
         let prefix = String(appID.prefix { $0 != "." })
         try await session.lockUntilCommit(.appleTeamIDClaims)
         if !team.appleTeamIDs.isEmpty, !team.appleTeamIDs.contains(prefix) {
-            throw APIProblem.forbidden("team \(team.name) registers apps under \(team.appleTeamIDs.joined(separator: ", ")), not \(prefix)")
+            throw APIProblem.forbidden(
+                "team \(team.name) registers apps under \(team.appleTeamIDs.joined(separator: ", ")), not \(prefix)")
         }
         if let owner = try await session.teamClaiming(appleTeamID: prefix, exceptTeamID: team.id) {
             throw APIProblem.forbidden("the Apple Team ID \(prefix) belongs to team \(owner)")

@@ -74,9 +74,10 @@ struct AuditEntry: Sendable {
     var after: JSONValue?
 
     func record(by actor: Actor) -> AuditEventRecord {
-        AuditEventRecord(actorToken: actor.tokenID, actorName: actor.name, actorTeam: actor.team, team: team, domain: domain,
-                         appID: appID, action: action, entityType: entityType, entityID: entityID,
-                         before: before, after: after, requestID: actor.requestID)
+        AuditEventRecord(
+            actorToken: actor.tokenID, actorName: actor.name, actorTeam: actor.team, team: team, domain: domain,
+            appID: appID, action: action, entityType: entityType, entityID: entityID,
+            before: before, after: after, requestID: actor.requestID)
     }
 }
 

@@ -23,10 +23,13 @@ struct DomainChangePipeline: Sendable {
     /// Benchmarks only: see `AppConfig.skipValidationForBenchmark`.
     var skipValidation = false
 
-    func run<Change: DomainChange>(_ change: Change, principal: Principal, actor: Actor,
-                                   logger: Logger) async throws -> Changed<Change.Output> {
+    func run<Change: DomainChange>(
+        _ change: Change, principal: Principal, actor: Actor,
+        logger: Logger
+    ) async throws -> Changed<Change.Output> {
         try change.authorize(principal)
-        let (applied, documents, autoPublish) = try await RequestWork(database: database, logger: logger).transaction { session in
+        let (applied, documents, autoPublish) = try await RequestWork(database: database, logger: logger).transaction {
+            session in
             let locked = try await change.lock(session, principal: principal)
             try change.checkIfMatch(locked)
             let applied = try await change.apply(locked, principal: principal, session: session)
@@ -34,11 +37,15 @@ struct DomainChangePipeline: Sendable {
             var autoPublish: [String] = []
             for id in Set(applied.domains).sorted() {
                 guard let domain = try await session.domain(id: id, forUpdate: true) else { continue }
-                var document = try await validate(session, domain: domain) { change.field(for: $0, output: applied.output) }
+                var document = try await validate(session, domain: domain) {
+                    change.field(for: $0, output: applied.output)
+                }
                 document.agreementScope = applied.agreementTeams
-                try await checkPolicies(PolicyCandidate(stage: .draft, action: change.action, domain: domain,
-                                                        document: document, bytes: document.bytes, actor: actor),
-                                        session: session)
+                try await checkPolicies(
+                    PolicyCandidate(
+                        stage: .draft, action: change.action, domain: domain,
+                        document: document, bytes: document.bytes, actor: actor),
+                    session: session)
                 documents.append(document)
                 if domain.autoPublish { autoPublish.append(domain.host) }
             }
@@ -51,10 +58,13 @@ struct DomainChangePipeline: Sendable {
         // This replica at once (the others on the notification): an alias moves with its answer.
         for host in applied.refreshedHosts {
             do {
-                try await RequestWork(database: database, logger: logger).read { try await served.refresh(host: host, session: $0) }
+                try await RequestWork(database: database, logger: logger).read {
+                    try await served.refresh(host: host, session: $0)
+                }
             } catch {
-                logger.warning("could not refresh the served copy; the notification or the next reload will",
-                               metadata: ["host": .string(host), "error": .string(String(describing: error))])
+                logger.warning(
+                    "could not refresh the served copy; the notification or the next reload will",
+                    metadata: ["host": .string(host), "error": .string(String(describing: error))])
             }
         }
         for host in autoPublish { await self.autoPublish(host, after: change.action, actor: actor, logger: logger) }
@@ -63,8 +73,10 @@ struct DomainChangePipeline: Sendable {
 
     /// Step 5: the domain's document as the transaction now sees it, refused (422) if AASAModel
     /// finds an error. `field` names the request-body field a finding came from, if any.
-    func validate(_ session: DBSession, domain: DomainRecord,
-                  field: (Finding) -> String? = { _ in nil }) async throws -> DomainDocument {
+    func validate(
+        _ session: DBSession, domain: DomainRecord,
+        field: (Finding) -> String? = { _ in nil }
+    ) async throws -> DomainDocument {
         if skipValidation { return DomainDocument.unvalidated(try await session.snapshot(of: domain)) }
         return try await DomainGate.check(session, domain: domain, field: field)
     }
@@ -78,10 +90,12 @@ struct DomainChangePipeline: Sendable {
     /// to reconciliation; the change itself stands.
     func autoPublish(_ host: String, after action: String, actor: Actor, logger: Logger) async {
         do {
-            _ = try await publisher.publish(host: host, reason: "auto-publish after \(action)", source: .draft,
-                                            actor: actor, logger: logger)
+            _ = try await publisher.publish(
+                host: host, reason: "auto-publish after \(action)", source: .draft,
+                actor: actor, logger: logger)
         } catch {
-            logger.error("auto-publish failed", metadata: ["host": .string(host), "error": .string(String(describing: error))])
+            logger.error(
+                "auto-publish failed", metadata: ["host": .string(host), "error": .string(String(describing: error))])
         }
     }
 }

@@ -35,41 +35,62 @@ struct DomainSettingsChange: DomainChange {
         if let before { try ETag.check(ifMatch, version: before.version) }
     }
 
-    func apply(_ before: DomainRecord?, principal: Principal, session: DBSession) async throws -> Applied<DomainRecord> {
+    func apply(_ before: DomainRecord?, principal: Principal, session: DBSession) async throws -> Applied<DomainRecord>
+    {
         switch kind {
         case .create(let host, let settings):
             try await Self.checkWebRoots(settings.webRoots, of: nil, session: session)
             let domain: DomainRecord
             do {
-                domain = try await session.insertDomain(host: host, aliases: settings.aliases, variables: settings.variables,
-                                                        defaults: settings.defaults, webRoots: settings.webRoots,
-                                                        autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
+                domain = try await session.insertDomain(
+                    host: host, aliases: settings.aliases, variables: settings.variables,
+                    defaults: settings.defaults, webRoots: settings.webRoots,
+                    autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
             } catch StoreError.duplicate {
-                throw APIProblem.conflict("\(host) or one of its aliases already belongs to a domain", field: "/host", rule: "unique")
+                throw APIProblem.conflict(
+                    "\(host) or one of its aliases already belongs to a domain", field: "/host", rule: "unique")
             }
-            return Applied(output: domain, domains: [domain.id], audit: [AuditEntry(
-                action: action, entityType: "domain", entityID: host, domain: host, after: AuditJSON.domain(domain))])
+            return Applied(
+                output: domain, domains: [domain.id],
+                audit: [
+                    AuditEntry(
+                        action: action, entityType: "domain", entityID: host, domain: host,
+                        after: AuditJSON.domain(domain))
+                ])
         case .update(_, let makeSettings):
             guard let before else { throw APIProblem.notFound("no domain") }
             let settings = try makeSettings(before)
-            if settings.webRoots != before.webRoots { try await Self.checkWebRoots(settings.webRoots, of: before.id, session: session) }
+            if settings.webRoots != before.webRoots {
+                try await Self.checkWebRoots(settings.webRoots, of: before.id, session: session)
+            }
             let after: DomainRecord
             do {
-                after = try await session.updateDomain(id: before.id, aliases: settings.aliases, variables: settings.variables,
-                                                       defaults: settings.defaults, webRoots: settings.webRoots,
-                                                       autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
+                after = try await session.updateDomain(
+                    id: before.id, aliases: settings.aliases, variables: settings.variables,
+                    defaults: settings.defaults, webRoots: settings.webRoots,
+                    autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
             } catch StoreError.duplicate {
-                throw APIProblem.conflict("an alias already belongs to another domain", field: "/aliases", rule: "unique")
+                throw APIProblem.conflict(
+                    "an alias already belongs to another domain", field: "/aliases", rule: "unique")
             }
-            return Applied(output: after, domains: [after.id], audit: [AuditEntry(
-                action: action, entityType: "domain", entityID: after.host, domain: after.host,
-                before: AuditJSON.domain(before), after: AuditJSON.domain(after))],
+            return Applied(
+                output: after, domains: [after.id],
+                audit: [
+                    AuditEntry(
+                        action: action, entityType: "domain", entityID: after.host, domain: after.host,
+                        before: AuditJSON.domain(before), after: AuditJSON.domain(after))
+                ],
                 refreshedHosts: before.aliases == after.aliases ? [] : [after.host])
         case .delete:
             guard let domain = before else { throw APIProblem.notFound("no domain") }
             try await session.deleteDomain(id: domain.id)
-            return Applied(output: domain, domains: [], audit: [AuditEntry(
-                action: action, entityType: "domain", entityID: domain.host, domain: domain.host, before: AuditJSON.domain(domain))],
+            return Applied(
+                output: domain, domains: [],
+                audit: [
+                    AuditEntry(
+                        action: action, entityType: "domain", entityID: domain.host, domain: domain.host,
+                        before: AuditJSON.domain(domain))
+                ],
                 removedHosts: [domain.host])
         }
     }
@@ -80,8 +101,9 @@ struct DomainSettingsChange: DomainChange {
         try await session.lockUntilCommit(.webRoots)
         let others = try await session.domainsSharing(webRoots: roots, exceptID: domainID)
         guard others.isEmpty else {
-            throw APIProblem.conflict("a web root is already \(others.joined(separator: ", "))'s: two domains would overwrite each other's file",
-                                      field: "/webRoots", rule: "shared-web-root")
+            throw APIProblem.conflict(
+                "a web root is already \(others.joined(separator: ", "))'s: two domains would overwrite each other's file",
+                field: "/webRoots", rule: "shared-web-root")
         }
     }
 

@@ -66,11 +66,16 @@ struct DomainPolicies: Sendable {
                 try await policy.check(candidate, session: session)
             } catch let problem as APIProblem where problem.overridable {
                 guard let override = candidate.actor.override else { throw problem }
-                try await session.appendAudit(AuditEntry(
-                    action: "policy.override", entityType: "domain", entityID: candidate.domain.host, domain: candidate.domain.host,
-                    before: nil, after: .object(["reason": .string(override.reason), "change": .string(candidate.action),
-                                                 "refusal": .string(problem.slug), "violations": .array(problem.violations)])
-                ).record(by: candidate.actor))
+                try await session.appendAudit(
+                    AuditEntry(
+                        action: "policy.override", entityType: "domain", entityID: candidate.domain.host,
+                        domain: candidate.domain.host,
+                        before: nil,
+                        after: .object([
+                            "reason": .string(override.reason), "change": .string(candidate.action),
+                            "refusal": .string(problem.slug), "violations": .array(problem.violations),
+                        ])
+                    ).record(by: candidate.actor))
             }
         }
     }

@@ -39,7 +39,9 @@ struct GrantChange: DomainChange {
             throw APIProblem.notFound("no team \(self.team)")
         }
         let grant = try await session.grant(domainID: domain.id, teamID: team.id)
-        if case .delete = kind, grant == nil { throw APIProblem.notFound("team \(team.name) has no grant on \(domain.host)") }
+        if case .delete = kind, grant == nil {
+            throw APIProblem.notFound("team \(team.name) has no grant on \(domain.host)")
+        }
         return Locked(domain: domain, team: team, grant: grant)
     }
 
@@ -49,28 +51,45 @@ struct GrantChange: DomainChange {
 
     func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<GrantRecord?> {
         let (domain, team, before) = (locked.domain, locked.team, locked.grant)
-        let sets = try await session.listRuleSets(domainID: domain.id).filter { $0.teamName == team.name && !$0.rules.isEmpty }
+        let sets = try await session.listRuleSets(domainID: domain.id).filter {
+            $0.teamName == team.name && !$0.rules.isEmpty
+        }
         switch kind {
         case .put(let prefixes, let services):
             for set in sets {
-                if let index = GrantCoverage.firstRuleOutside(set.rules, prefixes: prefixes, defaults: domain.defaults) {
-                    throw APIProblem.invalid(field: "/pathPrefixes", rule: "grant-in-use",
-                        "rule \(set.rules[index].id.uuidString.lowercased()) of \(set.appID) lies outside these prefixes; change the rule first")
+                if let index = GrantCoverage.firstRuleOutside(set.rules, prefixes: prefixes, defaults: domain.defaults)
+                {
+                    throw APIProblem.invalid(
+                        field: "/pathPrefixes", rule: "grant-in-use",
+                        "rule \(set.rules[index].id.uuidString.lowercased()) of \(set.appID) lies outside these prefixes; change the rule first"
+                    )
                 }
             }
-            let grant = try await session.upsertGrant(domainID: domain.id, teamID: team.id, pathPrefixes: prefixes, services: services)
-            return Applied(output: grant, domains: [domain.id], audit: [AuditEntry(
-                action: before == nil ? "grant.create" : "grant.update", entityType: "grant", entityID: "\(domain.host)/\(team.name)",
-                team: team.name, domain: domain.host, before: before.map(AuditJSON.grant), after: AuditJSON.grant(grant))])
+            let grant = try await session.upsertGrant(
+                domainID: domain.id, teamID: team.id, pathPrefixes: prefixes, services: services)
+            return Applied(
+                output: grant, domains: [domain.id],
+                audit: [
+                    AuditEntry(
+                        action: before == nil ? "grant.create" : "grant.update", entityType: "grant",
+                        entityID: "\(domain.host)/\(team.name)",
+                        team: team.name, domain: domain.host, before: before.map(AuditJSON.grant),
+                        after: AuditJSON.grant(grant))
+                ])
         case .delete:
             guard sets.isEmpty else {
-                throw APIProblem.conflict("team \(team.name) still has rules on \(domain.host) (\(sets.map(\.appID).joined(separator: ", "))); remove them first",
-                                          field: "team", rule: "in-use")
+                throw APIProblem.conflict(
+                    "team \(team.name) still has rules on \(domain.host) (\(sets.map(\.appID).joined(separator: ", "))); remove them first",
+                    field: "team", rule: "in-use")
             }
             try await session.deleteGrant(domainID: domain.id, teamID: team.id)
-            return Applied(output: nil, domains: [domain.id], audit: [AuditEntry(
-                action: "grant.delete", entityType: "grant", entityID: "\(domain.host)/\(team.name)",
-                team: team.name, domain: domain.host, before: before.map(AuditJSON.grant))])
+            return Applied(
+                output: nil, domains: [domain.id],
+                audit: [
+                    AuditEntry(
+                        action: "grant.delete", entityType: "grant", entityID: "\(domain.host)/\(team.name)",
+                        team: team.name, domain: domain.host, before: before.map(AuditJSON.grant))
+                ])
         }
     }
 }

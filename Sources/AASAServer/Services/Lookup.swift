@@ -14,16 +14,22 @@ enum Lookup {
     }
 
     /// The app, if the principal may see it: admins, and tokens of the team that owns it.
-    static func visibleApp(_ appID: String, _ principal: Principal, session: DBSession, forUpdate: Bool = false) async throws -> AppRecord {
-        guard let app = try await session.app(appID: appID, forUpdate: forUpdate), principal.canRead(team: app.teamID) else {
+    static func visibleApp(_ appID: String, _ principal: Principal, session: DBSession, forUpdate: Bool = false)
+        async throws -> AppRecord
+    {
+        guard let app = try await session.app(appID: appID, forUpdate: forUpdate), principal.canRead(team: app.teamID)
+        else {
             throw APIProblem.notFound("no app \(appID)")
         }
         return app
     }
 
     /// The team, if the principal may see it: admins, and the team's own tokens.
-    static func visibleTeam(_ name: String, _ principal: Principal, session: DBSession, forUpdate: Bool = false) async throws -> TeamRecord {
-        guard let team = try await session.team(named: name, forUpdate: forUpdate), principal.canRead(team: team.id) else {
+    static func visibleTeam(_ name: String, _ principal: Principal, session: DBSession, forUpdate: Bool = false)
+        async throws -> TeamRecord
+    {
+        guard let team = try await session.team(named: name, forUpdate: forUpdate), principal.canRead(team: team.id)
+        else {
             throw APIProblem.notFound("no team \(name)")
         }
         return team
@@ -47,7 +53,10 @@ enum GrantCoverage {
         let c = rule.component.objectValue ?? [:]
         let caseSensitive = c["caseSensitive"]?.boolValue ?? domain.defaults.caseSensitive ?? true
         let path = c["/"]?.stringValue
-        guard CatchAllRule.isCatchAll(pathPattern: path, caseSensitive: caseSensitive, substitutionVariables: domain.substitutionVariables) else { return nil }
+        guard
+            CatchAllRule.isCatchAll(
+                pathPattern: path, caseSensitive: caseSensitive, substitutionVariables: domain.substitutionVariables)
+        else { return nil }
         return path.map { "the rule `\($0)` matches every path" } ?? "a rule without `/` matches every path"
     }
 }

@@ -20,7 +20,8 @@ struct ManifestApply: Sendable {
     func run(_ manifest: ManifestRequest, team: String, ifMatch: String?, dryRun: Bool) async throws -> Outcome {
         do {
             return try await work.transaction { session in
-                let outcome = try await applyLocked(manifest, team: team, ifMatch: ifMatch, dryRun: dryRun, session: session)
+                let outcome = try await applyLocked(
+                    manifest, team: team, ifMatch: ifMatch, dryRun: dryRun, session: session)
                 if dryRun { throw DryRunRollback(outcome: outcome) }
                 return outcome
             }
@@ -44,8 +45,10 @@ struct ManifestApply: Sendable {
         var outcome: Outcome
     }
 
-    private func applyLocked(_ manifest: ManifestRequest, team teamName: String, ifMatch: String?, dryRun: Bool,
-                             session: DBSession) async throws -> Outcome {
+    private func applyLocked(
+        _ manifest: ManifestRequest, team teamName: String, ifMatch: String?, dryRun: Bool,
+        session: DBSession
+    ) async throws -> Outcome {
         let team = try await Lookup.visibleTeam(teamName, principal, session: session)
         guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot apply a manifest") }
         var errors: [FieldError] = []
@@ -55,8 +58,10 @@ struct ManifestApply: Sendable {
         for app in manifest.apps {
             guard let record = try await session.app(appID: app.appID, forUpdate: true) else { continue }
             if record.teamID != team.id {
-                errors.append(FieldError(field: "\(app.pointer)/appID", rule: "owned-by-another-team",
-                                         message: "\(app.appID) is registered to another team"))
+                errors.append(
+                    FieldError(
+                        field: "\(app.pointer)/appID", rule: "owned-by-another-team",
+                        message: "\(app.appID) is registered to another team"))
             } else {
                 existing[app.appID] = record
             }
@@ -71,7 +76,9 @@ struct ManifestApply: Sendable {
                 listed[domain.host] = record
                 ids.insert(record.id)
             } else {
-                errors.append(FieldError(field: "\(domain.pointer)/host", rule: "exists", message: "there is no domain \(domain.host)"))
+                errors.append(
+                    FieldError(
+                        field: "\(domain.pointer)/host", rule: "exists", message: "there is no domain \(domain.host)"))
             }
         }
         for app in existing.values { ids.formUnion(try await session.domainIDsWithRules(appPK: app.id)) }
@@ -82,10 +89,13 @@ struct ManifestApply: Sendable {
             if let domain = try await session.domain(id: id, forUpdate: true) { locked.append(domain) }
         }
 
-        let before = try await stateTag(session, manifest: manifest, teamID: team.id, existing: existing, domains: locked)
+        let before = try await stateTag(
+            session, manifest: manifest, teamID: team.id, existing: existing, domains: locked)
         try ETag.check(ifMatch, current: before)
         var documentsBefore: [Int64: DomainDocument] = [:]
-        for domain in locked { documentsBefore[domain.id] = try await DomainDocument.render(try await session.snapshot(of: domain)) }
+        for domain in locked {
+            documentsBefore[domain.id] = try await DomainDocument.render(try await session.snapshot(of: domain))
+        }
 
         // Apps.
         var appChanges: [Components.Schemas.ManifestAppChange] = []
@@ -95,36 +105,60 @@ struct ManifestApply: Sendable {
             if let current = existing[app.appID] {
                 apps[app.appID] = current
                 if current.platform != app.platform {
-                    errors.append(FieldError(field: "\(app.pointer)/platform", rule: "platform",
-                                             message: "\(app.appID) is registered as an \(current.platform.rawValue) app; an app's platform does not change"))
+                    errors.append(
+                        FieldError(
+                            field: "\(app.pointer)/platform", rule: "platform",
+                            message:
+                                "\(app.appID) is registered as an \(current.platform.rawValue) app; an app's platform does not change"
+                        ))
                     continue
                 }
                 let fingerprints = app.platform == .android ? app.fingerprints : current.fingerprints
                 guard current.services != app.services || current.fingerprints != fingerprints else {
-                    appChanges.append(.init(appID: app.appID, action: .unchanged, services: services)); continue
+                    appChanges.append(.init(appID: app.appID, action: .unchanged, services: services))
+                    continue
                 }
-                try await session.updateApp(id: current.id, teamID: team.id, services: app.services, fingerprints: fingerprints)
+                try await session.updateApp(
+                    id: current.id, teamID: team.id, services: app.services, fingerprints: fingerprints)
                 let after = try await session.app(appID: app.appID)!
                 apps[app.appID] = after
-                try await session.appendAudit(AuditEntry(action: "app.update", entityType: "app", entityID: app.appID,
-                                team: team.name, appID: app.appID, before: AuditJSON.app(current), after: AuditJSON.app(after)).record(by: actor))
-                appChanges.append(.init(appID: app.appID, action: .update, services: services,
-                                        previousServices: current.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) }))
+                try await session.appendAudit(
+                    AuditEntry(
+                        action: "app.update", entityType: "app", entityID: app.appID,
+                        team: team.name, appID: app.appID, before: AuditJSON.app(current), after: AuditJSON.app(after)
+                    ).record(by: actor))
+                appChanges.append(
+                    .init(
+                        appID: app.appID, action: .update, services: services,
+                        previousServices: current.services.compactMap {
+                            Components.Schemas.Service(rawValue: $0.rawValue)
+                        }))
             } else {
                 let created: AppRecord
-                do { if app.platform == .ios { try await AppleTeamIDs.checkApp(app.appID, team: team, session: session) } }
-                catch let problem as APIProblem {
-                    errors.append(FieldError(field: "\(app.pointer)/appID", rule: "apple-team-id", message: problem.detail ?? problem.title))
+                do {
+                    if app.platform == .ios { try await AppleTeamIDs.checkApp(app.appID, team: team, session: session) }
+                } catch let problem as APIProblem {
+                    errors.append(
+                        FieldError(
+                            field: "\(app.pointer)/appID", rule: "apple-team-id",
+                            message: problem.detail ?? problem.title))
                     continue
                 }
                 do {
-                    created = try await session.insertApp(appID: app.appID, teamID: team.id, services: app.services,
-                                                          platform: app.platform, fingerprints: app.fingerprints)
+                    created = try await session.insertApp(
+                        appID: app.appID, teamID: team.id, services: app.services,
+                        platform: app.platform, fingerprints: app.fingerprints)
+                } catch StoreError.duplicate {
+                    throw APIProblem.conflict(
+                        "the app ID \(app.appID) was registered meanwhile; plan again", field: "\(app.pointer)/appID",
+                        rule: "unique")
                 }
-                catch StoreError.duplicate { throw APIProblem.conflict("the app ID \(app.appID) was registered meanwhile; plan again", field: "\(app.pointer)/appID", rule: "unique") }
                 apps[app.appID] = created
-                try await session.appendAudit(AuditEntry(action: "app.create", entityType: "app", entityID: app.appID,
-                                team: team.name, appID: app.appID, after: AuditJSON.app(created)).record(by: actor))
+                try await session.appendAudit(
+                    AuditEntry(
+                        action: "app.create", entityType: "app", entityID: app.appID,
+                        team: team.name, appID: app.appID, after: AuditJSON.app(created)
+                    ).record(by: actor))
                 appChanges.append(.init(appID: app.appID, action: .create, services: services))
             }
         }
@@ -134,10 +168,13 @@ struct ManifestApply: Sendable {
             guard let record = apps[app.appID], record.rulesFrom != app.rulesFrom else { continue }
             var sourcePK: Int64?
             if let wanted = app.rulesFrom {
-                let found: AppRecord? = if let listed = apps[wanted] { listed } else { try await session.app(appID: wanted) }
+                let found: AppRecord? =
+                    if let listed = apps[wanted] { listed } else { try await session.app(appID: wanted) }
                 guard let source = found, source.teamID == team.id, source.platform == .ios else {
-                    errors.append(FieldError(field: "\(app.pointer)/rulesFrom", rule: "exists",
-                                             message: "\(wanted) is not an iOS app of team \(team.name)"))
+                    errors.append(
+                        FieldError(
+                            field: "\(app.pointer)/rulesFrom", rule: "exists",
+                            message: "\(wanted) is not an iOS app of team \(team.name)"))
                     continue
                 }
                 sourcePK = source.id
@@ -145,8 +182,11 @@ struct ManifestApply: Sendable {
             try await session.setRulesFrom(id: record.id, source: sourcePK)
             guard let after = try await session.app(appID: app.appID) else { continue }
             apps[app.appID] = after
-            try await session.appendAudit(AuditEntry(action: "app.update", entityType: "app", entityID: app.appID,
-                            team: team.name, appID: app.appID, before: AuditJSON.app(record), after: AuditJSON.app(after)).record(by: actor))
+            try await session.appendAudit(
+                AuditEntry(
+                    action: "app.update", entityType: "app", entityID: app.appID,
+                    team: team.name, appID: app.appID, before: AuditJSON.app(record), after: AuditJSON.app(after)
+                ).record(by: actor))
         }
 
         // Rules: each named app's rules on each locked domain become what the manifest lists (none
@@ -157,8 +197,10 @@ struct ManifestApply: Sendable {
             let entry = manifest.domains.first { $0.host == domain.host }
             let grant = try await session.grant(domainID: domain.id, teamID: team.id)
             if let entry, grant == nil, entry.apps.contains(where: { !$0.rules.isEmpty }) {
-                errors.append(FieldError(field: "\(entry.pointer)/host", rule: "no-grant",
-                                         message: "team \(team.name) holds no grant on \(domain.host); ask an admin for one"))
+                errors.append(
+                    FieldError(
+                        field: "\(entry.pointer)/host", rule: "no-grant",
+                        message: "team \(team.name) holds no grant on \(domain.host); ask an admin for one"))
                 continue
             }
             for app in manifest.apps {
@@ -167,49 +209,74 @@ struct ManifestApply: Sendable {
                 let current = try await session.ruleSet(domainID: domain.id, app: record)
                 let rules = ManifestRequest.resolve(wanted?.rules ?? [], current: current.rules)
                 for (k, rule) in rules.enumerated() {
-                    if let wanted { pointers["\(domain.host) \(app.appID) \(rule.id.uuidString.lowercased())"] = "\(wanted.pointer)/rules/\(k)" }
+                    if let wanted {
+                        pointers["\(domain.host) \(app.appID) \(rule.id.uuidString.lowercased())"] =
+                            "\(wanted.pointer)/rules/\(k)"
+                    }
                 }
                 guard rules != current.rules else {
                     if current.version > 0 || wanted != nil {
-                        ruleChanges[domain.id, default: []].append(.init(appID: app.appID, action: .unchanged, rulesBefore: current.rules.count,
-                                                                          rulesAfter: rules.count, version: current.version))
+                        ruleChanges[domain.id, default: []].append(
+                            .init(
+                                appID: app.appID, action: .unchanged, rulesBefore: current.rules.count,
+                                rulesAfter: rules.count, version: current.version))
                     }
                     continue
                 }
                 if !rules.isEmpty, let source = record.rulesFrom, let wanted {
-                    errors.append(FieldError(field: "\(wanted.pointer)/appID", rule: "rules-from",
-                                             message: "\(app.appID) follows \(source)'s rules: list them there"))
+                    errors.append(
+                        FieldError(
+                            field: "\(wanted.pointer)/appID", rule: "rules-from",
+                            message: "\(app.appID) follows \(source)'s rules: list them there"))
                     continue
                 }
                 if !rules.isEmpty, !record.services.contains(.applinks), let wanted {
-                    errors.append(FieldError(field: "\(wanted.pointer)/appID", rule: "applinks-disabled",
-                                             message: "\(app.appID) does not have the applinks service; add it under apps"))
+                    errors.append(
+                        FieldError(
+                            field: "\(wanted.pointer)/appID", rule: "applinks-disabled",
+                            message: "\(app.appID) does not have the applinks service; add it under apps"))
                     continue
                 }
-                if let grant, let k = GrantCoverage.firstRuleOutside(rules, prefixes: grant.pathPrefixes, defaults: domain.defaults), let wanted {
+                if let grant,
+                    let k = GrantCoverage.firstRuleOutside(
+                        rules, prefixes: grant.pathPrefixes, defaults: domain.defaults), let wanted
+                {
                     if let reason = GrantCoverage.catchAll(rules[k], domain: domain) {
-                        errors.append(FieldError(field: "\(wanted.pointer)/rules/\(k)/~1", rule: "catch-all",
-                                                 message: "\(reason); only a grant of / may hold a catch-all rule"))
+                        errors.append(
+                            FieldError(
+                                field: "\(wanted.pointer)/rules/\(k)/~1", rule: "catch-all",
+                                message: "\(reason); only a grant of / may hold a catch-all rule"))
                         continue
                     }
-                    errors.append(FieldError(field: "\(wanted.pointer)/rules/\(k)/~1", rule: "outside-grant",
-                                             message: "the rule is outside team \(team.name)'s grant on \(domain.host) (\(grant.pathPrefixes.joined(separator: ", ")))"))
+                    errors.append(
+                        FieldError(
+                            field: "\(wanted.pointer)/rules/\(k)/~1", rule: "outside-grant",
+                            message:
+                                "the rule is outside team \(team.name)'s grant on \(domain.host) (\(grant.pathPrefixes.joined(separator: ", ")))"
+                        ))
                     continue
                 }
                 do {
-                    try await RuleBudget(maxRulesPerTeam).check(session, domain: domain, team: team.name, appID: app.appID,
-                                           before: current.rules, after: rules, field: "\(wanted?.pointer ?? app.pointer)/rules")
+                    try await RuleBudget(maxRulesPerTeam).check(
+                        session, domain: domain, team: team.name, appID: app.appID,
+                        before: current.rules, after: rules, field: "\(wanted?.pointer ?? app.pointer)/rules")
                 } catch let problem as APIProblem {
                     errors += problem.errors
                     continue
                 }
-                let version = try await session.saveRuleSet(domainID: domain.id, appPK: record.id, rules: rules, previousVersion: current.version)
-                try await session.appendAudit(AuditEntry(action: "rules.replace", entityType: "rules", entityID: "\(domain.host)/\(app.appID)",
-                                team: team.name, domain: domain.host, appID: app.appID,
-                                before: AuditJSON.rules(current.rules, version: current.version),
-                                after: AuditJSON.rules(rules, version: version)).record(by: actor))
-                ruleChanges[domain.id, default: []].append(.init(appID: app.appID, action: rules.isEmpty ? .clear : .replace,
-                                                                  rulesBefore: current.rules.count, rulesAfter: rules.count, version: version))
+                let version = try await session.saveRuleSet(
+                    domainID: domain.id, appPK: record.id, rules: rules, previousVersion: current.version)
+                try await session.appendAudit(
+                    AuditEntry(
+                        action: "rules.replace", entityType: "rules", entityID: "\(domain.host)/\(app.appID)",
+                        team: team.name, domain: domain.host, appID: app.appID,
+                        before: AuditJSON.rules(current.rules, version: current.version),
+                        after: AuditJSON.rules(rules, version: version)
+                    ).record(by: actor))
+                ruleChanges[domain.id, default: []].append(
+                    .init(
+                        appID: app.appID, action: rules.isEmpty ? .clear : .replace,
+                        rulesBefore: current.rules.count, rulesAfter: rules.count, version: version))
             }
         }
         guard errors.isEmpty else { throw APIProblem.invalid(errors) }
@@ -224,8 +291,10 @@ struct ManifestApply: Sendable {
             do {
                 rendered = try await pipeline.validate(session, domain: domain) { finding in
                     guard let appID = finding.appID, let ruleID = finding.ruleID,
-                          let base = pointers["\(domain.host) \(appID) \(ruleID)"] else { return nil }
-                    return base + JSONPointer(tokens: Array(JSONPointer.tokens(of: finding.path).dropFirst(5))).description
+                        let base = pointers["\(domain.host) \(appID) \(ruleID)"]
+                    else { return nil }
+                    return base
+                        + JSONPointer(tokens: Array(JSONPointer.tokens(of: finding.path).dropFirst(5))).description
                 }
             } catch let problem as APIProblem where problem.status == .unprocessableContent {
                 errors += problem.errors
@@ -234,36 +303,46 @@ struct ManifestApply: Sendable {
             }
             var expectationChanges: [Components.Schemas.ManifestExpectationChange] = []
             if let entry = manifest.domains.first(where: { $0.host == domain.host }), let wanted = entry.expect {
-                let synced = try await Self.syncExpectations(wanted, pointer: entry.pointer, team: team, domain: domain,
-                                                             rendered: rendered, actor: actor, session: session)
+                let synced = try await Self.syncExpectations(
+                    wanted, pointer: entry.pointer, team: team, domain: domain,
+                    rendered: rendered, actor: actor, session: session)
                 expectationChanges = synced.changes
                 errors += synced.errors
                 guard synced.errors.isEmpty else { continue }
             }
-            try await pipeline.checkPolicies(PolicyCandidate(stage: .draft, action: "manifest.apply", domain: domain, document: rendered,
-                                                             bytes: rendered.bytes, actor: actor),
-                                             session: session)
+            try await pipeline.checkPolicies(
+                PolicyCandidate(
+                    stage: .draft, action: "manifest.apply", domain: domain, document: rendered,
+                    bytes: rendered.bytes, actor: actor),
+                session: session)
             let changes = ruleChanges[domain.id] ?? []
             let old = documentsBefore[domain.id]
-            let changed = changes.contains { $0.action != .unchanged } || old?.bytes != rendered.bytes
+            let changed =
+                changes.contains { $0.action != .unchanged } || old?.bytes != rendered.bytes
                 || expectationChanges.contains { $0.action != .unchanged }
             anyChange = anyChange || changed
             if changed && domain.autoPublish { autoPublish.insert(domain.host) }
             guard changed || manifest.domains.contains(where: { $0.host == domain.host }) else { continue }
             let diff = DocumentDiff(from: old?.document ?? AASADocument(), to: rendered.document, host: domain.host)
-            results.append(.init(host: domain.host, changed: changed, rules: changes,
-                                 expectations: expectationChanges.isEmpty ? nil : expectationChanges,
-                                 diff: try OpenAPIValueContainer(json: diff.jsonValue),
-                                 warnings: Self.scoped(rendered, to: team.name).warningFindings.map(Components.Schemas.Finding.init)))
+            results.append(
+                .init(
+                    host: domain.host, changed: changed, rules: changes,
+                    expectations: expectationChanges.isEmpty ? nil : expectationChanges,
+                    diff: try OpenAPIValueContainer(json: diff.jsonValue),
+                    warnings: Self.scoped(rendered, to: team.name).warningFindings.map(Components.Schemas.Finding.init))
+            )
         }
         guard errors.isEmpty else {
-            throw APIProblem.invalid(errors, warnings: warnings, detail: "the manifest would leave a domain invalid: "
-                                        + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+            throw APIProblem.invalid(
+                errors, warnings: warnings,
+                detail: "the manifest would leave a domain invalid: "
+                    + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
         }
         let after = try await stateTag(session, manifest: manifest, teamID: team.id, existing: apps, domains: locked)
         // A plan names the state it was made from (the apply's If-Match); an apply the state it left.
-        return Outcome(team: team.name, changed: anyChange, stateTag: dryRun ? before : after,
-                               apps: appChanges, domains: results, autoPublish: autoPublish)
+        return Outcome(
+            team: team.name, changed: anyChange, stateTag: dryRun ? before : after,
+            apps: appChanges, domains: results, autoPublish: autoPublish)
     }
 
     /// A digest of everything the manifest owns: its apps' versions and their rule sets' versions
@@ -275,8 +354,10 @@ struct ManifestApply: Sendable {
         return scoped
     }
 
-    private func stateTag(_ session: DBSession, manifest: ManifestRequest, teamID: Int64, existing: [String: AppRecord],
-                          domains: [DomainRecord]) async throws -> String {
+    private func stateTag(
+        _ session: DBSession, manifest: ManifestRequest, teamID: Int64, existing: [String: AppRecord],
+        domains: [DomainRecord]
+    ) async throws -> String {
         var lines: [String] = []
         for domain in domains where manifest.domains.contains(where: { $0.host == domain.host && $0.expect != nil }) {
             for e in try await session.listExpectations(domainID: domain.id) where e.teamID == teamID {
@@ -284,7 +365,10 @@ struct ManifestApply: Sendable {
             }
         }
         for app in manifest.apps {
-            guard let record = existing[app.appID] else { lines.append("app \(app.appID) absent"); continue }
+            guard let record = existing[app.appID] else {
+                lines.append("app \(app.appID) absent")
+                continue
+            }
             lines.append("app \(app.appID) \(record.version)")
             for domain in domains {
                 let set = try await session.ruleSet(domainID: domain.id, app: record)

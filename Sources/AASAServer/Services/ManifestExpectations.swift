@@ -11,20 +11,27 @@ extension ManifestApply {
     /// URL, kind and app) keeps its ID and history; new ones must hold in that draft (422 with the
     /// manifest's pointer otherwise). Runs before the policies, so an expectation the manifest
     /// drops no longer guards the change that drops it.
-    static func syncExpectations(_ wanted: [ExpectationInput], pointer: String, team: TeamRecord, domain: DomainRecord,
-                                 rendered: DomainDocument, actor: Actor,
-                                 session: DBSession) async throws -> (changes: [Components.Schemas.ManifestExpectationChange], errors: [FieldError]) {
+    static func syncExpectations(
+        _ wanted: [ExpectationInput], pointer: String, team: TeamRecord, domain: DomainRecord,
+        rendered: DomainDocument, actor: Actor,
+        session: DBSession
+    ) async throws -> (changes: [Components.Schemas.ManifestExpectationChange], errors: [FieldError]) {
         let current = try await session.listExpectations(domainID: domain.id).filter { $0.teamID == team.id }
         let evaluation = try await ExpectationService.Evaluation(rendered, domain: domain, session: session)
         let owner = ExpectationService.TeamRef(id: team.id, name: team.name)
         var changes: [Components.Schemas.ManifestExpectationChange] = []
         var errors: [FieldError] = []
-        func change(_ url: String, _ kind: String, _ appID: String?, _ action: Components.Schemas.ManifestExpectationChange.ActionPayload) {
+        func change(
+            _ url: String, _ kind: String, _ appID: String?,
+            _ action: Components.Schemas.ManifestExpectationChange.ActionPayload
+        ) {
             changes.append(.init(url: url, kind: .init(rawValue: kind) ?? .opens, appID: appID, action: action))
         }
         for old in current where !wanted.contains(where: { $0.sameTarget(old) }) {
             try await session.deleteExpectation(id: old.id)
-            try await session.appendAudit(ExpectationService.audit("expectation.delete", domain: domain, before: old, after: nil).record(by: actor))
+            try await session.appendAudit(
+                ExpectationService.audit("expectation.delete", domain: domain, before: old, after: nil).record(
+                    by: actor))
             change(old.url, old.kind, old.appID, .delete)
         }
         for (k, input) in wanted.enumerated() {
@@ -34,12 +41,18 @@ extension ManifestApply {
                 continue
             }
             do {
-                let stored = try await ExpectationService.store(input, id: previous?.id ?? UUID(), previous: previous, domain: domain, team: owner,
-                                                                pointer: "\(pointer)/expect/\(k)", evaluation: evaluation, session: session)
-                try await session.appendAudit(ExpectationService.audit(previous == nil ? "expectation.create" : "expectation.update",
-                                                                       domain: domain, before: previous, after: stored).record(by: actor))
+                let stored = try await ExpectationService.store(
+                    input, id: previous?.id ?? UUID(), previous: previous, domain: domain, team: owner,
+                    pointer: "\(pointer)/expect/\(k)", evaluation: evaluation, session: session)
+                try await session.appendAudit(
+                    ExpectationService.audit(
+                        previous == nil ? "expectation.create" : "expectation.update",
+                        domain: domain, before: previous, after: stored
+                    ).record(by: actor))
                 change(input.url, input.kind.rawValue, input.appID, previous == nil ? .create : .update)
-            } catch let problem as APIProblem where problem.status == .unprocessableContent || problem.status == .conflict {
+            } catch let problem as APIProblem
+                where problem.status == .unprocessableContent || problem.status == .conflict
+            {
                 errors += problem.errors
             }
         }

@@ -9,7 +9,9 @@ struct OrderChange: DomainChange {
 
     func authorize(_ principal: Principal) throws {
         guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
-        guard Set(apps).count == apps.count else { throw APIProblem.invalid(field: "/apps", rule: "unique", "an app is listed twice") }
+        guard Set(apps).count == apps.count else {
+            throw APIProblem.invalid(field: "/apps", rule: "unique", "an app is listed twice")
+        }
     }
 
     func lock(_ session: DBSession, principal: Principal) async throws -> DomainRecord {
@@ -25,10 +27,16 @@ struct OrderChange: DomainChange {
             throw APIProblem.invalid(field: "/apps/\(i)", rule: "exists", "there is no app \(appID)")
         }
         try await session.updateOrder(domainID: before.id, apps: apps)
-        guard let after = try await session.domain(id: before.id) else { throw APIProblem.notFound("the domain was deleted") }
-        return Applied(output: after, domains: [after.id], audit: [AuditEntry(
-            action: action, entityType: "order", entityID: after.host, domain: after.host,
-            before: AuditJSON.order(before.appOrder, version: before.orderVersion),
-            after: AuditJSON.order(after.appOrder, version: after.orderVersion))])
+        guard let after = try await session.domain(id: before.id) else {
+            throw APIProblem.notFound("the domain was deleted")
+        }
+        return Applied(
+            output: after, domains: [after.id],
+            audit: [
+                AuditEntry(
+                    action: action, entityType: "order", entityID: after.host, domain: after.host,
+                    before: AuditJSON.order(before.appOrder, version: before.orderVersion),
+                    after: AuditJSON.order(after.appOrder, version: after.orderVersion))
+            ])
     }
 }

@@ -24,7 +24,9 @@ struct PolicyOverride: Sendable {
             throw APIProblem.forbidden("only an admin may force a change past the domain policies")
         }
         let reason = (reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !reason.isEmpty else { throw APIProblem.badRequest("force needs a reason: say why", field: "reason", rule: "required") }
+        guard !reason.isEmpty else {
+            throw APIProblem.badRequest("force needs a reason: say why", field: "reason", rule: "required")
+        }
         return PolicyOverride(reason: reason)
     }
 }

@@ -47,13 +47,17 @@ struct RegistryReads: Sendable {
     }
 
     func grants(_ host: String) async throws -> [GrantRecord] {
-        try await work.read { session in try await session.listGrants(domainID: try await Lookup.domain(host, session: session).id) }
+        try await work.read { session in
+            try await session.listGrants(domainID: try await Lookup.domain(host, session: session).id)
+        }
     }
 
     func grant(_ host: String, team: String) async throws -> GrantRecord {
         try await work.read { session in
             let domain = try await Lookup.domain(host, session: session)
-            guard let team = try await session.team(named: team), let grant = try await session.grant(domainID: domain.id, teamID: team.id) else {
+            guard let team = try await session.team(named: team),
+                let grant = try await session.grant(domainID: domain.id, teamID: team.id)
+            else {
                 throw APIProblem.notFound("team \(team) has no grant on \(domain.host)")
             }
             return grant
@@ -79,7 +83,9 @@ struct RegistryReads: Sendable {
 
     /// The draft as the caller may see it, rendered and validated after the connection's reads.
     func draft(_ host: String) async throws -> DomainDocument {
-        let snapshot = try await work.read { session in try await draftSnapshot(try await Lookup.domain(host, session: session), session: session) }
+        let snapshot = try await work.read { session in
+            try await draftSnapshot(try await Lookup.domain(host, session: session), session: session)
+        }
         return try await DomainDocument.render(snapshot)
     }
 
@@ -88,7 +94,9 @@ struct RegistryReads: Sendable {
     }
 
     /// The domain's draft as this principal may see it (`DraftView`).
-    static func draftSnapshot(_ domain: DomainRecord, for principal: Principal, session: DBSession) async throws -> DomainSnapshot {
+    static func draftSnapshot(_ domain: DomainRecord, for principal: Principal, session: DBSession) async throws
+        -> DomainSnapshot
+    {
         let snapshot = try await session.snapshot(of: domain)
         guard !principal.isAdmin else { return snapshot }
         let published = try await session.currentRevision(of: domain)
@@ -102,10 +110,15 @@ struct RegistryReads: Sendable {
         }
     }
 
-    func assetLinksRevisions(_ host: String, before: Int?, limit: Int) async throws -> (host: String, items: [RevisionRecord]) {
+    func assetLinksRevisions(_ host: String, before: Int?, limit: Int) async throws -> (
+        host: String, items: [RevisionRecord]
+    ) {
         try await work.read { session in
             let domain = try await Lookup.domain(host, session: session)
-            return (domain.host, try await session.listAssetLinksRevisions(domainID: domain.id, before: before, limit: limit))
+            return (
+                domain.host,
+                try await session.listAssetLinksRevisions(domainID: domain.id, before: before, limit: limit)
+            )
         }
     }
 
@@ -124,24 +137,38 @@ struct RegistryReads: Sendable {
     }
 
     /// Two assetlinks.json files to compare: revision `from`, and revision `to` or the draft.
-    func assetLinksDiffInputs(_ host: String, from: Int, to: String) async throws -> (host: String, old: [UInt8], new: [UInt8]) {
-        try await diffInputs(host, from: from, to: to, what: "assetlinks.json revision", draft: \.android.bytes) { session, domain, number in
+    func assetLinksDiffInputs(_ host: String, from: Int, to: String) async throws -> (
+        host: String, old: [UInt8], new: [UInt8]
+    ) {
+        try await diffInputs(host, from: from, to: to, what: "assetlinks.json revision", draft: \.android.bytes) {
+            session, domain, number in
             try await session.assetLinksRevision(domainID: domain.id, number: number)
         }
     }
 
     /// Revision `from` of one file's stream, and revision `to` of it or the draft's file.
-    private func diffInputs(_ host: String, from: Int, to: String, what: String, draft file: @escaping @Sendable (DomainDocument) -> [UInt8],
-                            revision read: @escaping @Sendable (DBSession, DomainRecord, Int) async throws -> RevisionRecord?)
-        async throws -> (host: String, old: [UInt8], new: [UInt8]) {
-        enum New: Sendable { case bytes([UInt8]), draft(DomainSnapshot) }
+    private func diffInputs(
+        _ host: String, from: Int, to: String, what: String,
+        draft file: @escaping @Sendable (DomainDocument) -> [UInt8],
+        revision read: @escaping @Sendable (DBSession, DomainRecord, Int) async throws -> RevisionRecord?
+    )
+        async throws -> (host: String, old: [UInt8], new: [UInt8])
+    {
+        enum New: Sendable {
+            case bytes([UInt8])
+            case draft(DomainSnapshot)
+        }
         func revision(_ number: Int, _ domain: DomainRecord, _ session: DBSession) async throws -> [UInt8] {
-            guard let found = try await read(session, domain, number) else { throw APIProblem.notFound("\(domain.host) has no \(what) \(number)") }
+            guard let found = try await read(session, domain, number) else {
+                throw APIProblem.notFound("\(domain.host) has no \(what) \(number)")
+            }
             return found.bytes
         }
         let (domainHost, old, new) = try await work.read { session -> (String, [UInt8], New) in
             let domain = try await Lookup.domain(host, session: session)
-            guard from >= 1 else { throw APIProblem.badRequest("from is a revision number, 1 or more", field: "from", rule: "minimum") }
+            guard from >= 1 else {
+                throw APIProblem.badRequest("from is a revision number, 1 or more", field: "from", rule: "minimum")
+            }
             let old = try await revision(from, domain, session)
             if to == "draft" { return (domain.host, old, .draft(try await draftSnapshot(domain, session: session))) }
             guard let number = Int(to), number > 0 else {
@@ -155,7 +182,9 @@ struct RegistryReads: Sendable {
         }
     }
 
-    private static func revision(_ number: Int, of domain: DomainRecord, session: DBSession) async throws -> RevisionRecord {
+    private static func revision(_ number: Int, of domain: DomainRecord, session: DBSession) async throws
+        -> RevisionRecord
+    {
         guard let revision = try await session.revision(domainID: domain.id, number: number) else {
             throw APIProblem.notFound("\(domain.host) has no revision \(number)")
         }
@@ -178,12 +207,18 @@ struct RegistryReads: Sendable {
     }
 
     func matchSource(urlHost: String, draft: Bool) async throws -> MatchSource {
-        enum Found: Sendable { case published(String, RevisionRecord?, RevisionRecord?), draft(String, DomainSnapshot), parent(String) }
+        enum Found: Sendable {
+            case published(String, RevisionRecord?, RevisionRecord?)
+            case draft(String, DomainSnapshot)
+            case parent(String)
+        }
         let found = try await work.read { session -> Found in
-            if let id = try await session.domainID(answeringTo: urlHost), let domain = try await session.domain(id: id) {
+            if let id = try await session.domainID(answeringTo: urlHost), let domain = try await session.domain(id: id)
+            {
                 if draft { return .draft(domain.host, try await draftSnapshot(domain, session: session)) }
                 let revision = try await session.currentRevision(of: domain)
-                return .published(domain.host, revision, try await session.currentAssetLinksRevision(domainID: domain.id))
+                return .published(
+                    domain.host, revision, try await session.currentAssetLinksRevision(domainID: domain.id))
             }
             var labels = urlHost.split(separator: ".").dropFirst()
             while labels.count >= 2 {
@@ -198,11 +233,13 @@ struct RegistryReads: Sendable {
             return MatchSource(host: urlHost, wildcardParent: parent)
         case .draft(let host, let snapshot):
             let rendered = try await DomainDocument.render(snapshot)
-            return MatchSource(host: host, bytes: rendered.bytes, document: rendered,
-                               assetLinksBytes: rendered.android.isEmpty ? nil : rendered.android.bytes)
+            return MatchSource(
+                host: host, bytes: rendered.bytes, document: rendered,
+                assetLinksBytes: rendered.android.isEmpty ? nil : rendered.android.bytes)
         case .published(let host, let revision, let android):
-            return MatchSource(host: host, revision: revision?.number, bytes: revision?.bytes,
-                               assetLinksRevision: android?.number, assetLinksBytes: android?.bytes)
+            return MatchSource(
+                host: host, revision: revision?.number, bytes: revision?.bytes,
+                assetLinksRevision: android?.number, assetLinksBytes: android?.bytes)
         }
     }
 
@@ -236,11 +273,14 @@ struct RegistryReads: Sendable {
             var hosts: [AppService: [String]] = [:]
             for id in try await session.domainIDsWithRules(appPK: app.id) {
                 guard let domain = try await session.domain(id: id), app.services.contains(.applinks),
-                      !(try await session.ruleSet(domainID: id, app: app)).rules.isEmpty else { continue }
+                    !(try await session.ruleSet(domainID: id, app: app)).rules.isEmpty
+                else { continue }
                 hosts[.applinks, default: []] += [domain.host] + domain.aliases
             }
             for id in try await session.domainIDsGranted(teamID: app.teamID) {
-                guard let domain = try await session.domain(id: id), let grant = try await session.grant(domainID: id, teamID: app.teamID) else { continue }
+                guard let domain = try await session.domain(id: id),
+                    let grant = try await session.grant(domainID: id, teamID: app.teamID)
+                else { continue }
                 for service in grant.services where app.services.contains(service) {
                     hosts[service, default: []] += [domain.host] + domain.aliases
                 }

@@ -8,7 +8,9 @@ struct RequestWork: Sendable {
     let logger: Logger
 
     func transaction<Result: Sendable>(_ body: (DBSession) async throws -> Result) async throws -> Result {
-        if let session = RequestState.current?.session { return try await session.inTransaction { try await body(session) } }
+        if let session = RequestState.current?.session {
+            return try await session.inTransaction { try await body(session) }
+        }
         return try await database.transaction(logger: logger, body)
     }
 

@@ -43,11 +43,13 @@ struct RuleSetChange: DomainChange {
     func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<Output> {
         let (domain, app, current) = (locked.domain, locked.app, locked.current)
         guard app.services.contains(.applinks) else {
-            throw APIProblem.invalid(field: "appID", rule: "applinks-disabled", "\(app.appID) does not have the applinks service enabled")
+            throw APIProblem.invalid(
+                field: "appID", rule: "applinks-disabled", "\(app.appID) does not have the applinks service enabled")
         }
         if let source = app.rulesFrom {
-            throw APIProblem.invalid(field: "appID", rule: "rules-from",
-                                     "\(app.appID) follows \(source)'s rules: change those, or make it keep its own (PATCH rulesFrom: \"\")")
+            throw APIProblem.invalid(
+                field: "appID", rule: "rules-from",
+                "\(app.appID) follows \(source)'s rules: change those, or make it keep its own (PATCH rulesFrom: \"\")")
         }
         let rules = try edit(current.rules)
         guard let grant = try await session.grant(domainID: domain.id, teamID: app.teamID) else {
@@ -55,23 +57,37 @@ struct RuleSetChange: DomainChange {
         }
         if let index = GrantCoverage.firstRuleOutside(rules, prefixes: grant.pathPrefixes, defaults: domain.defaults) {
             if let reason = GrantCoverage.catchAll(rules[index], domain: domain) {
-                throw APIProblem.invalid(field: bodyField(rules[index].id, index).map { $0 + "/~1" } ?? "/rules/\(index)/~1",
-                                         rule: "catch-all", "\(reason); team \(app.teamName)'s grant on \(domain.host) is "
-                                            + "\(grant.pathPrefixes.joined(separator: ", ")), and only a grant of / may hold a catch-all rule")
+                throw APIProblem.invalid(
+                    field: bodyField(rules[index].id, index).map { $0 + "/~1" } ?? "/rules/\(index)/~1",
+                    rule: "catch-all",
+                    "\(reason); team \(app.teamName)'s grant on \(domain.host) is "
+                        + "\(grant.pathPrefixes.joined(separator: ", ")), and only a grant of / may hold a catch-all rule"
+                )
             }
-            let path = rules[index].component.objectValue?["/"]?.stringValue.map { "`\($0)`" } ?? "a rule without `/` (every path)"
-            throw APIProblem.forbidden("\(path) is outside team \(app.teamName)'s grant on \(domain.host) (\(grant.pathPrefixes.joined(separator: ", ")))")
+            let path =
+                rules[index].component.objectValue?["/"]?.stringValue.map { "`\($0)`" }
+                ?? "a rule without `/` (every path)"
+            throw APIProblem.forbidden(
+                "\(path) is outside team \(app.teamName)'s grant on \(domain.host) (\(grant.pathPrefixes.joined(separator: ", ")))"
+            )
         }
-        try await RuleBudget(maxRulesPerTeam).check(session, domain: domain, team: app.teamName, appID: app.appID,
-                                                    before: current.rules, after: rules, field: "/rules")
-        let version = try await session.saveRuleSet(domainID: domain.id, appPK: app.id, rules: rules, previousVersion: current.version)
+        try await RuleBudget(maxRulesPerTeam).check(
+            session, domain: domain, team: app.teamName, appID: app.appID,
+            before: current.rules, after: rules, field: "/rules")
+        let version = try await session.saveRuleSet(
+            domainID: domain.id, appPK: app.id, rules: rules, previousVersion: current.version)
         var saved = current
         saved.rules = rules
         saved.version = version
-        var applied = Applied(output: Output(host: domain.host, set: saved), domains: [domain.id], audit: [AuditEntry(
-            action: action, entityType: "rules", entityID: "\(domain.host)/\(app.appID)", team: app.teamName,
-            domain: domain.host, appID: app.appID,
-            before: AuditJSON.rules(current.rules, version: current.version), after: AuditJSON.rules(rules, version: version))])
+        var applied = Applied(
+            output: Output(host: domain.host, set: saved), domains: [domain.id],
+            audit: [
+                AuditEntry(
+                    action: action, entityType: "rules", entityID: "\(domain.host)/\(app.appID)", team: app.teamName,
+                    domain: domain.host, appID: app.appID,
+                    before: AuditJSON.rules(current.rules, version: current.version),
+                    after: AuditJSON.rules(rules, version: version))
+            ])
         applied.agreementTeams = [app.teamName]
         return applied
     }
@@ -80,8 +96,9 @@ struct RuleSetChange: DomainChange {
     func field(for finding: Finding, output: Output) -> String? {
         let rules = output.set.rules
         guard finding.appID == appID, let ruleID = finding.ruleID,
-              let index = rules.firstIndex(where: { $0.id.uuidString.lowercased() == ruleID }),
-              let base = bodyField(rules[index].id, index) else { return nil }
+            let index = rules.firstIndex(where: { $0.id.uuidString.lowercased() == ruleID }),
+            let base = bodyField(rules[index].id, index)
+        else { return nil }
         return base + JSONPointer(tokens: Array(JSONPointer.tokens(of: finding.path).dropFirst(5))).description
     }
 }

@@ -24,7 +24,8 @@ enum PublishRights {
         { session, domain in
             if principal.isAdmin { return }
             guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot publish") }
-            guard let teamID = principal.teamID, try await session.grant(domainID: domain.id, teamID: teamID) != nil else {
+            guard let teamID = principal.teamID, try await session.grant(domainID: domain.id, teamID: teamID) != nil
+            else {
                 throw APIProblem.forbidden("only an admin or a team holding a grant on \(domain.host) may publish it")
             }
         }

@@ -20,11 +20,17 @@ struct TeamDeletion: DomainChange {
     func apply(_ team: TeamRecord, principal: Principal, session: DBSession) async throws -> Applied<Void> {
         let apps = try await session.countApps(teamID: team.id)
         guard apps == 0 else {
-            throw APIProblem.conflict("the team still owns \(apps) app(s); delete or move them first", field: "team", rule: "in-use")
+            throw APIProblem.conflict(
+                "the team still owns \(apps) app(s); delete or move them first", field: "team", rule: "in-use")
         }
         let domains = try await session.domainIDsGranted(teamID: team.id)
         try await session.deleteTeam(id: team.id)
-        return Applied(output: (), domains: domains, audit: [AuditEntry(
-            action: action, entityType: "team", entityID: team.name, team: team.name, before: AuditJSON.team(team))])
+        return Applied(
+            output: (), domains: domains,
+            audit: [
+                AuditEntry(
+                    action: action, entityType: "team", entityID: team.name, team: team.name,
+                    before: AuditJSON.team(team))
+            ])
     }
 }

@@ -39,7 +39,8 @@ public struct Database: Sendable {
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let leased = LeaseFlag()
-        let client = client, timeout = leaseTimeout
+        let client = client
+        let timeout = leaseTimeout
         return try await withoutActuallyEscaping(body) { body in
             // The group is awaited before this returns, so `body` never outlives this call.
             let work = UncheckedSendable(body)
@@ -79,7 +80,9 @@ public struct Database: Sendable {
     }
 
     /// Runs `body` on one pooled connection, outside a transaction.
-    public func read<Result: Sendable>(logger: Logger, _ body: (DBSession) async throws -> Result) async throws -> Result {
+    public func read<Result: Sendable>(logger: Logger, _ body: (DBSession) async throws -> Result) async throws
+        -> Result
+    {
         try await withConnection { connection in
             try await body(DBSession(connection: connection, logger: logger))
         }
@@ -102,14 +105,18 @@ public struct DBSession: Sendable {
     }
 
     /// Every row of `query` decoded as `T`.
-    public func all<each T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each T).Type) async throws -> [(repeat each T)] {
+    public func all<each T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each T).Type)
+        async throws -> [(repeat each T)]
+    {
         var out: [(repeat each T)] = []
         for try await row in try await run(query).decode(types) { out.append(row) }
         return out
     }
 
     /// The first row of `query` decoded as `T`, or nil.
-    public func first<each T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each T).Type) async throws -> (repeat each T)? {
+    public func first<each T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each T).Type)
+        async throws -> (repeat each T)?
+    {
         for try await row in try await run(query).decode(types) { return row }
         return nil
     }

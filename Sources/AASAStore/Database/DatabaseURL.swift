@@ -18,7 +18,8 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
 
     public init(_ string: String) throws {
         guard let url = URLComponents(string: string), let scheme = url.scheme,
-              scheme == "postgres" || scheme == "postgresql" else {
+            scheme == "postgres" || scheme == "postgresql"
+        else {
             throw Invalid(description: "DATABASE_URL must look like postgres://user[:password]@host[:port]/database")
         }
         guard let host = url.host, !host.isEmpty else { throw Invalid(description: "DATABASE_URL has no host") }
@@ -48,11 +49,12 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
     }
 
     public func clientConfiguration(maximumConnections: Int = 20) -> PostgresClient.Configuration {
-        let tls: PostgresClient.Configuration.TLS = switch sslMode {
-        case "require": .require(.makeClientConfiguration())
-        case "prefer": .prefer(.makeClientConfiguration())
-        default: .disable
-        }
+        let tls: PostgresClient.Configuration.TLS =
+            switch sslMode {
+            case "require": .require(.makeClientConfiguration())
+            case "prefer": .prefer(.makeClientConfiguration())
+            default: .disable
+            }
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: tls)
         configuration.options.maximumConnections = maximumConnections

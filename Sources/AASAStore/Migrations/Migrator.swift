@@ -26,11 +26,13 @@ public struct MigrationFile: Sendable, Equatable {
         for fileName in names {
             let stem = fileName.dropLast(4)
             guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]),
-                  stem[..<underscore].count == 4 else {
+                stem[..<underscore].count == 4
+            else {
                 throw MigrationError.badFileName(fileName)
             }
             let sql = try String(contentsOfFile: directory + "/" + fileName, encoding: .utf8)
-            files.append(MigrationFile(version: version, name: String(stem[stem.index(after: underscore)...]), sql: sql))
+            files.append(
+                MigrationFile(version: version, name: String(stem[stem.index(after: underscore)...]), sql: sql))
         }
         files.sort { $0.version < $1.version }
         for (a, b) in zip(files, files.dropFirst()) where a.version == b.version {
@@ -51,9 +53,12 @@ public enum MigrationError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .badFileName(let name): "migration file \(name) is not named NNNN_name.sql"
         case .duplicateVersion(let v): "two migration files have the number \(v)"
-        case .edited(let v, let name): "migration \(v)_\(name) was applied, and the file has been edited since: migrations are append-only; restore the file and add a new one"
-        case .unknownApplied(let v, let name): "the database has migration \(v)_\(name) applied, which this build does not know: is the server older than the database?"
-        case .pending(let versions): "the database is behind: migrations \(versions.map(String.init).joined(separator: ", ")) are not applied; run `aasad migrate`"
+        case .edited(let v, let name):
+            "migration \(v)_\(name) was applied, and the file has been edited since: migrations are append-only; restore the file and add a new one"
+        case .unknownApplied(let v, let name):
+            "the database has migration \(v)_\(name) applied, which this build does not know: is the server older than the database?"
+        case .pending(let versions):
+            "the database is behind: migrations \(versions.map(String.init).joined(separator: ", ")) are not applied; run `aasad migrate`"
         }
     }
 }
@@ -76,10 +81,12 @@ public struct Migrator: Sendable {
 
     /// Compares the files with what the database has applied, changing nothing.
     public func status(_ session: DBSession) async throws -> Status {
-        let exists = try await session.first("SELECT to_regclass('schema_migrations') IS NOT NULL", as: Bool.self) ?? false
+        let exists =
+            try await session.first("SELECT to_regclass('schema_migrations') IS NOT NULL", as: Bool.self) ?? false
         guard exists else { return Status(applied: [], pending: files.map(\.version), problems: []) }
-        let rows = try await session.all("SELECT version, name, checksum FROM schema_migrations ORDER BY version",
-                                         as: (Int, String, String).self)
+        let rows = try await session.all(
+            "SELECT version, name, checksum FROM schema_migrations ORDER BY version",
+            as: (Int, String, String).self)
         var problems: [MigrationError] = []
         let byVersion = Dictionary(uniqueKeysWithValues: files.map { ($0.version, $0) })
         for (version, name, checksum) in rows {
@@ -90,8 +97,9 @@ public struct Migrator: Sendable {
             if file.checksum != checksum { problems.append(.edited(version: version, name: name)) }
         }
         let applied = Set(rows.map(\.0))
-        return Status(applied: rows.map(\.0), pending: files.map(\.version).filter { !applied.contains($0) },
-                      problems: problems)
+        return Status(
+            applied: rows.map(\.0), pending: files.map(\.version).filter { !applied.contains($0) },
+            problems: problems)
     }
 
     /// Throws unless the database has applied exactly these files, unedited.
@@ -110,13 +118,15 @@ public struct Migrator: Sendable {
             if let problem = status.problems.first { throw problem }
             var applied: [Int] = []
             for file in files where status.pending.contains(file.version) {
-                session.logger.info("applying migration", metadata: ["version": "\(file.version)", "name": "\(file.name)"])
+                session.logger.info(
+                    "applying migration", metadata: ["version": "\(file.version)", "name": "\(file.name)"])
                 try await session.inTransaction {
                     // The file's text is ours (from the migrations directory), not a client's.
                     for statement in SQLStatements.split(file.sql) {
                         try await session.run(PostgresQuery(unsafeSQL: statement))
                     }
-                    try await session.run("""
+                    try await session.run(
+                        """
                         INSERT INTO schema_migrations (version, name, checksum) VALUES (\(file.version), \(file.name), \(file.checksum))
                         """)
                 }
@@ -127,7 +137,8 @@ public struct Migrator: Sendable {
     }
 
     private func ensureTable(_ session: DBSession) async throws {
-        try await session.run("""
+        try await session.run(
+            """
             CREATE TABLE IF NOT EXISTS schema_migrations (
                 version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
                 applied_at timestamptz NOT NULL DEFAULT now())

@@ -16,22 +16,35 @@ enum SQLStatements {
             let c = chars[i]
             let next: Unicode.Scalar? = i + 1 < chars.count ? chars[i + 1] : nil
             if c == "-" && next == "-" {
-                while i < chars.count && chars[i] != "\n" { current.append(chars[i]); i += 1 }
+                while i < chars.count && chars[i] != "\n" {
+                    current.append(chars[i])
+                    i += 1
+                }
                 continue
             }
             if c == "/" && next == "*" {
                 while i < chars.count && !(chars[i] == "*" && i + 1 < chars.count && chars[i + 1] == "/") {
-                    current.append(chars[i]); i += 1
+                    current.append(chars[i])
+                    i += 1
                 }
-                if i < chars.count { current.append(chars[i]); current.append(chars[i + 1]); i += 2 }
+                if i < chars.count {
+                    current.append(chars[i])
+                    current.append(chars[i + 1])
+                    i += 2
+                }
                 continue
             }
             if c == "'" || c == "\"" {
-                current.append(c); i += 1
+                current.append(c)
+                i += 1
                 while i < chars.count {
                     current.append(chars[i])
                     if chars[i] == c {
-                        if i + 1 < chars.count && chars[i + 1] == c { current.append(chars[i + 1]); i += 2; continue }
+                        if i + 1 < chars.count && chars[i + 1] == c {
+                            current.append(chars[i + 1])
+                            i += 2
+                            continue
+                        }
                         i += 1
                         break
                     }
@@ -49,12 +62,18 @@ enum SQLStatements {
                         i += tag.count
                         break
                     }
-                    current.append(chars[i]); i += 1
+                    current.append(chars[i])
+                    i += 1
                 }
                 continue
             }
-            if c == ";" { flush(); i += 1; continue }
-            current.append(c); i += 1
+            if c == ";" {
+                flush()
+                i += 1
+                continue
+            }
+            current.append(c)
+            i += 1
         }
         flush()
         return statements
@@ -66,14 +85,18 @@ enum SQLStatements {
         while j < chars.count {
             let c = chars[j]
             if c == "$" { return j }
-            guard c == "_" || c.properties.isAlphabetic || (j > start + 1 && ("0"..."9").contains(c)) else { return nil }
+            guard c == "_" || c.properties.isAlphabetic || (j > start + 1 && ("0"..."9").contains(c)) else {
+                return nil
+            }
             j += 1
         }
         return nil
     }
 
     private static func isOnlyComments(_ text: String) -> Bool {
-        text.split(separator: "\n").allSatisfy { $0.trimmingWhitespace().isEmpty || $0.trimmingWhitespace().hasPrefix("--") }
+        text.split(separator: "\n").allSatisfy {
+            $0.trimmingWhitespace().isEmpty || $0.trimmingWhitespace().hasPrefix("--")
+        }
     }
 }
 
@@ -81,7 +104,8 @@ extension StringProtocol {
     func trimmingWhitespace() -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
         return String(String.UnicodeScalarView(scalars[first...last]))
     }
 }

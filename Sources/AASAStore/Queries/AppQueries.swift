@@ -10,9 +10,11 @@ extension DBSession {
     typealias AppRow = (Int64, String, Int64, String, [String], Date, Date, Int64, String, [String], String?)
 
     static func app(_ row: AppRow) -> AppRecord {
-        AppRecord(id: row.0, appID: row.1, teamID: row.2, teamName: row.3, services: row.4.compactMap(AppService.init(rawValue:)),
-                  createdAt: row.5, updatedAt: row.6, version: row.7, platform: AppPlatform(rawValue: row.8) ?? .ios,
-                  fingerprints: row.9, rulesFrom: row.10)
+        AppRecord(
+            id: row.0, appID: row.1, teamID: row.2, teamName: row.3,
+            services: row.4.compactMap(AppService.init(rawValue:)),
+            createdAt: row.5, updatedAt: row.6, version: row.7, platform: AppPlatform(rawValue: row.8) ?? .ios,
+            fingerprints: row.9, rulesFrom: row.10)
     }
 
     func apps(_ query: PostgresQuery) async throws -> [AppRecord] {
@@ -24,15 +26,18 @@ extension DBSession {
     }
 
     public func app(appID: String, forUpdate: Bool = false) async throws -> AppRecord? {
-        try await apps("""
+        try await apps(
+            """
             SELECT \(unescaped: Self.appColumns) FROM apps a JOIN teams ON teams.id = a.team_id
             WHERE a.app_id = \(appID) \(unescaped: forUpdate ? "FOR UPDATE OF a" : "")
-            """).first
+            """
+        ).first
     }
 
     /// App ID → team name, for those of `appIDs` that are registered.
     public func teamNames(ofApps appIDs: [String]) async throws -> [String: String] {
-        let rows = try await all("""
+        let rows = try await all(
+            """
             SELECT a.app_id, t.name FROM apps a JOIN teams t ON t.id = a.team_id WHERE a.app_id = ANY(\(appIDs))
             """, as: (String, String).self)
         return Dictionary(rows.map { ($0.0, $0.1) }, uniquingKeysWith: { a, _ in a })
@@ -41,7 +46,9 @@ extension DBSession {
     /// Those of `appIDs` that are Android apps.
     public func androidAppIDs(among appIDs: [String]) async throws -> Set<String> {
         guard !appIDs.isEmpty else { return [] }
-        return Set(try await all("SELECT app_id FROM apps WHERE platform = 'android' AND app_id = ANY(\(appIDs))", as: String.self))
+        return Set(
+            try await all(
+                "SELECT app_id FROM apps WHERE platform = 'android' AND app_id = ANY(\(appIDs))", as: String.self))
     }
 
     public func countApps(teamID: Int64) async throws -> Int {
@@ -49,9 +56,12 @@ extension DBSession {
         return count ?? 0
     }
 
-    public func insertApp(appID: String, teamID: Int64, services: [AppService], platform: AppPlatform = .ios,
-                          fingerprints: [String] = [], rulesFrom: Int64? = nil) async throws -> AppRecord {
-        try await write("""
+    public func insertApp(
+        appID: String, teamID: Int64, services: [AppService], platform: AppPlatform = .ios,
+        fingerprints: [String] = [], rulesFrom: Int64? = nil
+    ) async throws -> AppRecord {
+        try await write(
+            """
             INSERT INTO apps (app_id, team_id, services, platform, fingerprints, rules_from)
             VALUES (\(appID), \(teamID), \(services.map(\.rawValue)), \(platform.rawValue), \(fingerprints), \(rulesFrom))
             """)
@@ -59,7 +69,8 @@ extension DBSession {
     }
 
     public func updateApp(id: Int64, teamID: Int64, services: [AppService], fingerprints: [String]) async throws {
-        try await write("""
+        try await write(
+            """
             UPDATE apps SET team_id = \(teamID), services = \(services.map(\.rawValue)), fingerprints = \(fingerprints),
             updated_at = now(), version = version + 1 WHERE id = \(id)
             """)
@@ -67,7 +78,8 @@ extension DBSession {
 
     /// Makes an Android app follow `source`'s rules (nil: its own).
     public func setRulesFrom(id: Int64, source: Int64?) async throws {
-        try await write("UPDATE apps SET rules_from = \(source), updated_at = now(), version = version + 1 WHERE id = \(id)")
+        try await write(
+            "UPDATE apps SET rules_from = \(source), updated_at = now(), version = version + 1 WHERE id = \(id)")
     }
 
     /// The Android apps that follow this app's rules.
@@ -91,7 +103,8 @@ extension DBSession {
 
     /// The domains whose file the team's apps can be in: where it holds a grant or has rules.
     public func domainIDsOfTeam(teamID: Int64) async throws -> [Int64] {
-        try await all("""
+        try await all(
+            """
             SELECT domain_id FROM grants WHERE team_id = \(teamID)
             UNION SELECT rs.domain_id FROM rule_sets rs JOIN apps a ON a.id = rs.app_id WHERE a.team_id = \(teamID)
             ORDER BY 1

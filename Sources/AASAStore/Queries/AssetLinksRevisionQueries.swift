@@ -8,8 +8,9 @@ extension DBSession {
 
     private func assetLinksRevisions(_ query: PostgresQuery) async throws -> [RevisionRecord] {
         try await all(query, as: AssetLinksRow.self).map {
-            RevisionRecord(domainID: $0.0, number: $0.1, bytes: [UInt8]($0.9), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
-                           actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: nil, rollbackOf: $0.8)
+            RevisionRecord(
+                domainID: $0.0, number: $0.1, bytes: [UInt8]($0.9), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
+                actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: nil, rollbackOf: $0.8)
         }
     }
 
@@ -20,23 +21,28 @@ extension DBSession {
     }
 
     public func assetLinksRevision(domainID: Int64, number: Int) async throws -> RevisionRecord? {
-        try await assetLinksRevisions("""
+        try await assetLinksRevisions(
+            """
             SELECT \(unescaped: Self.assetLinksColumns(withBytes: true)) FROM assetlinks_revisions
             WHERE domain_id = \(domainID) AND number = \(number)
-            """).first
+            """
+        ).first
     }
 
     /// The domain's current assetlinks.json revision, nil before its first.
     public func currentAssetLinksRevision(domainID: Int64) async throws -> RevisionRecord? {
-        try await assetLinksRevisions("""
+        try await assetLinksRevisions(
+            """
             SELECT \(unescaped: Self.assetLinksColumns(withBytes: true)) FROM assetlinks_revisions
             WHERE domain_id = \(domainID) ORDER BY number DESC LIMIT 1
-            """).first
+            """
+        ).first
     }
 
     /// Metadata only, newest first.
     public func listAssetLinksRevisions(domainID: Int64, before: Int?, limit: Int) async throws -> [RevisionRecord] {
-        try await assetLinksRevisions("""
+        try await assetLinksRevisions(
+            """
             SELECT \(unescaped: Self.assetLinksColumns(withBytes: false)) FROM assetlinks_revisions
             WHERE domain_id = \(domainID) AND (\(before)::integer IS NULL OR number < \(before))
             ORDER BY number DESC LIMIT \(limit)
@@ -45,13 +51,15 @@ extension DBSession {
 
     /// The newest assetlinks.json revision of the domain with these bytes, nil when none has them.
     public func assetLinksRevisionNumber(domainID: Int64, sha256: String) async throws -> Int? {
-        try await first("""
+        try await first(
+            """
             SELECT number FROM assetlinks_revisions WHERE domain_id = \(domainID) AND sha256 = \(sha256) ORDER BY number DESC LIMIT 1
             """, as: Int.self)
     }
 
     public func insertAssetLinksRevision(_ r: RevisionRecord) async throws {
-        try await write("""
+        try await write(
+            """
             INSERT INTO assetlinks_revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, rollback_of)
             VALUES (\(r.domainID), \(r.number), \(Data(r.bytes)), \(r.sha256), \(r.actorToken), \(r.actorName), \(r.reason), \(r.rollbackOf))
             """)
@@ -60,14 +68,16 @@ extension DBSession {
     /// The current assetlinks.json of every domain (or of one) that has one, with the names it answers to.
     public func servedAssetLinks(host: String? = nil) async throws -> [ServedRevision] {
         typealias Row = (String, [String], Int, Data, String)
-        return try await all("""
+        return try await all(
+            """
             SELECT d.host,
                    coalesce((SELECT array_agg(h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT h.is_primary), '{}'),
                    r.number, r.bytes, r.sha256
             FROM domains d JOIN LATERAL (
                 SELECT number, bytes, sha256 FROM assetlinks_revisions WHERE domain_id = d.id ORDER BY number DESC LIMIT 1) r ON true
             WHERE \(host)::text IS NULL OR d.host = \(host)
-            """, as: Row.self).map {
+            """, as: Row.self
+        ).map {
             ServedRevision(host: $0.0, aliases: $0.1, number: $0.2, bytes: [UInt8]($0.3), sha256: $0.4)
         }
     }

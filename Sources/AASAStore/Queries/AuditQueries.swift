@@ -13,8 +13,10 @@ public struct AuditFilter: Sendable {
     public var before: Int64?
     public var limit: Int
 
-    public init(team: String? = nil, domain: String? = nil, appID: String? = nil, actor: UUID? = nil,
-                since: Date? = nil, until: Date? = nil, before: Int64? = nil, limit: Int = 100) {
+    public init(
+        team: String? = nil, domain: String? = nil, appID: String? = nil, actor: UUID? = nil,
+        since: Date? = nil, until: Date? = nil, before: Int64? = nil, limit: Int = 100
+    ) {
         self.team = team
         self.domain = domain
         self.appID = appID
@@ -29,7 +31,8 @@ public struct AuditFilter: Sendable {
 extension DBSession {
     /// Appends one event; called inside the transaction of the change it records.
     public func appendAudit(_ event: AuditEventRecord) async throws {
-        try await run("""
+        try await run(
+            """
             INSERT INTO audit_events (actor_token, actor_name, actor_team, team, domain, app_id, action, entity_type,
                                       entity_id, before, after, request_id)
             VALUES (\(event.actorToken), \(event.actorName), \(event.actorTeam), \(event.team), \(event.domain),
@@ -41,8 +44,12 @@ extension DBSession {
 
     /// Newest first, `filter.limit` at most.
     public func listAudit(_ filter: AuditFilter) async throws -> [AuditEventRecord] {
-        typealias Row = (Int64, Date, UUID?, String, String?, String?, String?, String?, String, String, String, String?, String?, String?)
-        let rows = try await all("""
+        typealias Row = (
+            Int64, Date, UUID?, String, String?, String?, String?, String?, String, String, String, String?, String?,
+            String?
+        )
+        let rows = try await all(
+            """
             SELECT id, at, actor_token, actor_name, actor_team, team, domain, app_id, action, entity_type, entity_id,
                    before::text, after::text, request_id
             FROM audit_events
@@ -56,10 +63,11 @@ extension DBSession {
             ORDER BY id DESC LIMIT \(filter.limit)
             """, as: Row.self)
         return rows.map { row in
-            var event = AuditEventRecord(actorToken: row.2, actorName: row.3, actorTeam: row.4, team: row.5,
-                                         domain: row.6, appID: row.7, action: row.8, entityType: row.9,
-                                         entityID: row.10, before: JSONColumn.decode(row.11),
-                                         after: JSONColumn.decode(row.12), requestID: row.13)
+            var event = AuditEventRecord(
+                actorToken: row.2, actorName: row.3, actorTeam: row.4, team: row.5,
+                domain: row.6, appID: row.7, action: row.8, entityType: row.9,
+                entityID: row.10, before: JSONColumn.decode(row.11),
+                after: JSONColumn.decode(row.12), requestID: row.13)
             event.id = row.0
             event.at = row.1
             return event
@@ -72,13 +80,17 @@ extension DBSession {
     /// what the next revision lists as forced past the policies.
     public func overrides(domain host: String, since: Date?) async throws -> [JSONValue] {
         typealias Row = (Date, String, String?)
-        return try await all("""
+        return try await all(
+            """
             SELECT at, actor_name, after::text FROM audit_events
             WHERE domain = \(host) AND action = 'policy.override' AND (\(since)::timestamptz IS NULL OR at > \(since))
             ORDER BY id
-            """, as: Row.self).map { row in
+            """, as: Row.self
+        ).map { row in
             var item: JSONObject = ["at": .string(ISO8601DateFormatter().string(from: row.0)), "actor": .string(row.1)]
-            for member in JSONColumn.decode(row.2)?.objectValue ?? [:] where member.key != "violations" { item.append(member.key, member.value) }
+            for member in JSONColumn.decode(row.2)?.objectValue ?? [:] where member.key != "violations" {
+                item.append(member.key, member.value)
+            }
             return .object(item)
         }
     }

@@ -9,7 +9,9 @@ extension DBSession {
         d.substitution_variables::text, d.defaults::text, d.web_roots, d.created_at, d.updated_at, d.version,
         d.app_order, d.order_version, d.current_revision, d.auto_publish, d.legacy_root_path, d.expectations_version
         """
-    private typealias DomainRow = (Int64, String, [String], String, String, [String], Date, Date, Int64, [String], Int64, Int?, Bool, Bool, Int64)
+    private typealias DomainRow = (
+        Int64, String, [String], String, String, [String], Date, Date, Int64, [String], Int64, Int?, Bool, Bool, Int64
+    )
 
     private func domains(_ query: PostgresQuery) async throws -> [DomainRecord] {
         try await all(query, as: DomainRow.self).map { row in
@@ -17,10 +19,12 @@ extension DBSession {
             return DomainRecord(
                 id: row.0, host: row.1, aliases: row.2,
                 substitutionVariables: Self.variables(from: JSONColumn.decode(row.3)),
-                defaults: DomainDefaults(caseSensitive: defaults?["caseSensitive"]?.boolValue,
-                                         percentEncoded: defaults?["percentEncoded"]?.boolValue),
+                defaults: DomainDefaults(
+                    caseSensitive: defaults?["caseSensitive"]?.boolValue,
+                    percentEncoded: defaults?["percentEncoded"]?.boolValue),
                 webRoots: row.5, createdAt: row.6, updatedAt: row.7, version: row.8,
-                appOrder: row.9, orderVersion: row.10, currentRevision: row.11, autoPublish: row.12, legacyRootPath: row.13,
+                appOrder: row.9, orderVersion: row.10, currentRevision: row.11, autoPublish: row.12,
+                legacyRootPath: row.13,
                 expectationsVersion: row.14)
         }
     }
@@ -32,7 +36,8 @@ extension DBSession {
     }
 
     static func json(_ variables: [SubstitutionVariable]) -> String {
-        JSONColumn.encode(.object(JSONObject(variables.map { JSONMember($0.name, .array($0.values.map(JSONValue.string))) })))
+        JSONColumn.encode(
+            .object(JSONObject(variables.map { JSONMember($0.name, .array($0.values.map(JSONValue.string))) })))
     }
 
     static func json(_ defaults: DomainDefaults) -> String {
@@ -49,15 +54,19 @@ extension DBSession {
     /// The domain whose primary host is `host` (punycode); locked for the transaction when `forUpdate`,
     /// which is how every change that touches a domain's document is serialised.
     public func domain(host: String, forUpdate: Bool = false) async throws -> DomainRecord? {
-        try await domains("""
+        try await domains(
+            """
             SELECT \(unescaped: Self.domainColumns) FROM domains d WHERE d.host = \(host) \(unescaped: forUpdate ? "FOR UPDATE" : "")
-            """).first
+            """
+        ).first
     }
 
     public func domain(id: Int64, forUpdate: Bool = false) async throws -> DomainRecord? {
-        try await domains("""
+        try await domains(
+            """
             SELECT \(unescaped: Self.domainColumns) FROM domains d WHERE d.id = \(id) \(unescaped: forUpdate ? "FOR UPDATE" : "")
-            """).first
+            """
+        ).first
     }
 
     /// Which domain answers to `name` (its host or one of its aliases).
@@ -65,12 +74,15 @@ extension DBSession {
         try await first("SELECT domain_id FROM domain_hosts WHERE host = \(name)", as: Int64.self)
     }
 
-    public func insertDomain(host: String, aliases: [String], variables: [SubstitutionVariable],
-                             defaults: DomainDefaults, webRoots: [String], autoPublish: Bool = false,
-                             legacyRootPath: Bool = false) async throws -> DomainRecord {
+    public func insertDomain(
+        host: String, aliases: [String], variables: [SubstitutionVariable],
+        defaults: DomainDefaults, webRoots: [String], autoPublish: Bool = false,
+        legacyRootPath: Bool = false
+    ) async throws -> DomainRecord {
         let inserted: Int64?
         do {
-            inserted = try await first("""
+            inserted = try await first(
+                """
                 INSERT INTO domains (host, substitution_variables, defaults, web_roots, auto_publish, legacy_root_path)
                 VALUES (\(host), \(Self.json(variables))::text::jsonb, \(Self.json(defaults))::text::jsonb, \(webRoots),
                         \(autoPublish), \(legacyRootPath))
@@ -85,10 +97,13 @@ extension DBSession {
         return try await domain(id: id)!
     }
 
-    public func updateDomain(id: Int64, aliases: [String], variables: [SubstitutionVariable],
-                             defaults: DomainDefaults, webRoots: [String], autoPublish: Bool,
-                             legacyRootPath: Bool) async throws -> DomainRecord {
-        try await write("""
+    public func updateDomain(
+        id: Int64, aliases: [String], variables: [SubstitutionVariable],
+        defaults: DomainDefaults, webRoots: [String], autoPublish: Bool,
+        legacyRootPath: Bool
+    ) async throws -> DomainRecord {
+        try await write(
+            """
             UPDATE domains SET substitution_variables = \(Self.json(variables))::text::jsonb,
             defaults = \(Self.json(defaults))::text::jsonb, web_roots = \(webRoots), auto_publish = \(autoPublish),
             legacy_root_path = \(legacyRootPath), updated_at = now(),
@@ -101,12 +116,14 @@ extension DBSession {
     private func replaceAliases(domainID: Int64, aliases: [String]) async throws {
         try await write("DELETE FROM domain_hosts WHERE domain_id = \(domainID) AND NOT is_primary")
         for alias in aliases {
-            try await write("INSERT INTO domain_hosts (host, domain_id, is_primary) VALUES (\(alias), \(domainID), false)")
+            try await write(
+                "INSERT INTO domain_hosts (host, domain_id, is_primary) VALUES (\(alias), \(domainID), false)")
         }
     }
 
     public func updateOrder(domainID: Int64, apps: [String]) async throws {
-        try await write("""
+        try await write(
+            """
             UPDATE domains SET app_order = \(apps), order_version = order_version + 1 WHERE id = \(domainID)
             """)
     }
@@ -119,7 +136,8 @@ extension DBSession {
     public func snapshot(of domain: DomainRecord) async throws -> DomainSnapshot {
         let grants = try await listGrants(domainID: domain.id)
         let ruleSets = try await listRuleSets(domainID: domain.id)
-        let apps = try await apps("""
+        let apps = try await apps(
+            """
             SELECT \(unescaped: Self.appColumns)
             FROM apps a JOIN teams ON teams.id = a.team_id
             WHERE a.team_id IN (SELECT team_id FROM grants WHERE domain_id = \(domain.id))
@@ -128,16 +146,21 @@ extension DBSession {
             """)
         // A suspended team's apps leave the file (the kill switch); its stored rules stay.
         let suspended = try await suspensions(affecting: domain.id)
-        guard !suspended.isEmpty else { return DomainSnapshot(domain: domain, grants: grants, apps: apps, ruleSets: ruleSets) }
-        let ids = Set(suspended.map(\.teamID)), names = Set(suspended.map(\.teamName))
-        return DomainSnapshot(domain: domain, grants: grants.filter { !ids.contains($0.teamID) },
-                              apps: apps.filter { !ids.contains($0.teamID) },
-                              ruleSets: ruleSets.filter { !names.contains($0.teamName) }, suspendedTeams: names.sorted())
+        guard !suspended.isEmpty else {
+            return DomainSnapshot(domain: domain, grants: grants, apps: apps, ruleSets: ruleSets)
+        }
+        let ids = Set(suspended.map(\.teamID))
+        let names = Set(suspended.map(\.teamName))
+        return DomainSnapshot(
+            domain: domain, grants: grants.filter { !ids.contains($0.teamID) },
+            apps: apps.filter { !ids.contains($0.teamID) },
+            ruleSets: ruleSets.filter { !names.contains($0.teamName) }, suspendedTeams: names.sorted())
     }
 
     /// Domains other than `exceptID` that write into one of `webRoots`.
     public func domainsSharing(webRoots: [String], exceptID: Int64?) async throws -> [String] {
-        try await all("""
+        try await all(
+            """
             SELECT host FROM domains WHERE id IS DISTINCT FROM \(exceptID) AND web_roots && \(webRoots) ORDER BY host
             """, as: String.self)
     }

@@ -10,28 +10,35 @@ extension DBSession {
 
     private func grants(_ query: PostgresQuery) async throws -> [GrantRecord] {
         try await all(query, as: GrantRow.self).map {
-            GrantRecord(domainID: $0.0, host: $0.1, teamID: $0.2, teamName: $0.3, pathPrefixes: $0.4,
-                        services: $0.5.compactMap(AppService.init(rawValue:)), createdAt: $0.6, updatedAt: $0.7, version: $0.8)
+            GrantRecord(
+                domainID: $0.0, host: $0.1, teamID: $0.2, teamName: $0.3, pathPrefixes: $0.4,
+                services: $0.5.compactMap(AppService.init(rawValue:)), createdAt: $0.6, updatedAt: $0.7, version: $0.8)
         }
     }
 
     public func listGrants(domainID: Int64) async throws -> [GrantRecord] {
-        try await grants("""
+        try await grants(
+            """
             SELECT \(unescaped: Self.grantColumns) FROM grants g JOIN domains d ON d.id = g.domain_id
             JOIN teams t ON t.id = g.team_id WHERE g.domain_id = \(domainID) ORDER BY t.name
             """)
     }
 
     public func grant(domainID: Int64, teamID: Int64) async throws -> GrantRecord? {
-        try await grants("""
+        try await grants(
+            """
             SELECT \(unescaped: Self.grantColumns) FROM grants g JOIN domains d ON d.id = g.domain_id
             JOIN teams t ON t.id = g.team_id WHERE g.domain_id = \(domainID) AND g.team_id = \(teamID)
-            """).first
+            """
+        ).first
     }
 
     /// Creates the grant or replaces its prefixes and services (bumping its version).
-    public func upsertGrant(domainID: Int64, teamID: Int64, pathPrefixes: [String], services: [AppService]) async throws -> GrantRecord {
-        try await write("""
+    public func upsertGrant(domainID: Int64, teamID: Int64, pathPrefixes: [String], services: [AppService]) async throws
+        -> GrantRecord
+    {
+        try await write(
+            """
             INSERT INTO grants (domain_id, team_id, path_prefixes, services)
             VALUES (\(domainID), \(teamID), \(pathPrefixes), \(services.map(\.rawValue)))
             ON CONFLICT (domain_id, team_id) DO UPDATE SET path_prefixes = excluded.path_prefixes, services = excluded.services,

@@ -11,7 +11,9 @@ public struct IdempotentResponse: Sendable, Equatable {
     public var location: String?
     public var body: [UInt8]
 
-    public init(fingerprint: [UInt8], status: Int?, contentType: String?, etag: String?, location: String?, body: [UInt8]) {
+    public init(
+        fingerprint: [UInt8], status: Int?, contentType: String?, etag: String?, location: String?, body: [UInt8]
+    ) {
         self.fingerprint = fingerprint
         self.status = status
         self.contentType = contentType
@@ -23,23 +25,31 @@ public struct IdempotentResponse: Sendable, Equatable {
 
 extension DBSession {
     /// Claims `key` for a new request. Returns nil when the claim is ours, or the existing record.
-    public func claimIdempotencyKey(tokenID: UUID, key: String, fingerprint: [UInt8]) async throws -> IdempotentResponse? {
-        let inserted = try await first("""
+    public func claimIdempotencyKey(tokenID: UUID, key: String, fingerprint: [UInt8]) async throws
+        -> IdempotentResponse?
+    {
+        let inserted = try await first(
+            """
             INSERT INTO idempotency_keys (token_id, key, fingerprint) VALUES (\(tokenID), \(key), \(Data(fingerprint)))
             ON CONFLICT DO NOTHING RETURNING 1
             """, as: Int.self)
         if inserted != nil { return nil }
         typealias Row = (Data, Int?, String?, String?, String?, Data?)
-        guard let row = try await first("""
-            SELECT fingerprint, status, content_type, etag, location, body FROM idempotency_keys
-            WHERE token_id = \(tokenID) AND key = \(key)
-            """, as: Row.self) else { return nil }
-        return IdempotentResponse(fingerprint: [UInt8](row.0), status: row.1, contentType: row.2, etag: row.3,
-                                  location: row.4, body: row.5.map { [UInt8]($0) } ?? [])
+        guard
+            let row = try await first(
+                """
+                SELECT fingerprint, status, content_type, etag, location, body FROM idempotency_keys
+                WHERE token_id = \(tokenID) AND key = \(key)
+                """, as: Row.self)
+        else { return nil }
+        return IdempotentResponse(
+            fingerprint: [UInt8](row.0), status: row.1, contentType: row.2, etag: row.3,
+            location: row.4, body: row.5.map { [UInt8]($0) } ?? [])
     }
 
     public func completeIdempotencyKey(tokenID: UUID, key: String, response: IdempotentResponse) async throws {
-        try await run("""
+        try await run(
+            """
             UPDATE idempotency_keys SET status = \(response.status), content_type = \(response.contentType),
             etag = \(response.etag), location = \(response.location), body = \(Data(response.body))
             WHERE token_id = \(tokenID) AND key = \(key)
@@ -53,6 +63,7 @@ extension DBSession {
 
     /// Keys older than `age` are forgotten (called now and then by the server).
     public func expireIdempotencyKeys(olderThan seconds: Int) async throws {
-        try await run("DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(secs => \(Double(seconds)))")
+        try await run(
+            "DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(secs => \(Double(seconds)))")
     }
 }

@@ -15,7 +15,8 @@ enum Prepared {
     }
 
     struct TeamByName: SingleParameterStatement {
-        static let sql = "SELECT id, name, display_name, apple_team_ids, created_at, updated_at, version FROM teams WHERE name = $1"
+        static let sql =
+            "SELECT id, name, display_name, apple_team_ids, created_at, updated_at, version FROM teams WHERE name = $1"
         typealias Row = DBSession.TeamRow
         var parameter: String
     }
@@ -50,7 +51,8 @@ extension Prepared.TeamByName { func decodeRow(_ row: PostgresRow) throws -> Row
 extension Prepared.AppsOfTeam { func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) } }
 
 extension DBSession {
-    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
+    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row]
+    where Statement.Row: Sendable {
         var rows: [Statement.Row] = []
         for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
         return rows

@@ -10,27 +10,32 @@ extension DBSession {
 
     private func revisions(_ query: PostgresQuery) async throws -> [RevisionRecord] {
         try await all(query, as: MetadataRow.self).map {
-            RevisionRecord(domainID: $0.0, number: $0.1, bytes: [], sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
-                           actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: JSONColumn.decode($0.8), rollbackOf: $0.9,
-                           overrides: JSONColumn.decode($0.10))
+            RevisionRecord(
+                domainID: $0.0, number: $0.1, bytes: [], sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
+                actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: JSONColumn.decode($0.8), rollbackOf: $0.9,
+                overrides: JSONColumn.decode($0.10))
         }
     }
 
     /// A revision with its bytes, in one round trip.
     public func revision(domainID: Int64, number: Int) async throws -> RevisionRecord? {
         typealias Row = (Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, String, Data)
-        return try await all("""
+        return try await all(
+            """
             SELECT \(unescaped: Self.metadataColumns), bytes FROM revisions WHERE domain_id = \(domainID) AND number = \(number)
-            """, as: Row.self).first.map {
-            RevisionRecord(domainID: $0.0, number: $0.1, bytes: [UInt8]($0.11), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
-                           actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: JSONColumn.decode($0.8), rollbackOf: $0.9,
-                           overrides: JSONColumn.decode($0.10))
+            """, as: Row.self
+        ).first.map {
+            RevisionRecord(
+                domainID: $0.0, number: $0.1, bytes: [UInt8]($0.11), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
+                actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: JSONColumn.decode($0.8), rollbackOf: $0.9,
+                overrides: JSONColumn.decode($0.10))
         }
     }
 
     /// Metadata only, newest first.
     public func listRevisions(domainID: Int64, before: Int?, limit: Int) async throws -> [RevisionRecord] {
-        try await revisions("""
+        try await revisions(
+            """
             SELECT \(unescaped: Self.metadataColumns) FROM revisions
             WHERE domain_id = \(domainID) AND (\(before)::integer IS NULL OR number < \(before))
             ORDER BY number DESC LIMIT \(limit)
@@ -39,7 +44,8 @@ extension DBSession {
 
     /// Stores the revision and makes it the domain's current one, in one statement.
     public func insertRevision(_ r: RevisionRecord) async throws {
-        try await write("""
+        try await write(
+            """
             WITH inserted AS (
                 INSERT INTO revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, diff, rollback_of, overrides)
                 VALUES (\(r.domainID), \(r.number), \(Data(r.bytes)), \(r.sha256), \(r.actorToken), \(r.actorName), \(r.reason),
@@ -61,7 +67,8 @@ extension DBSession {
     }
 
     public func recordTarget(domainID: Int64, webRoot: String, revision: Int, ok: Bool, error: String?) async throws {
-        try await run("""
+        try await run(
+            """
             INSERT INTO publish_targets (domain_id, web_root, revision, ok, error) VALUES (\(domainID), \(webRoot), \(revision), \(ok), \(error))
             ON CONFLICT (domain_id, web_root) DO UPDATE SET revision = excluded.revision, ok = excluded.ok,
             error = excluded.error, attempted_at = now()
@@ -71,13 +78,15 @@ extension DBSession {
     /// The current revision of every domain (or of one), with the names it answers to.
     public func servedRevisions(host: String? = nil) async throws -> [ServedRevision] {
         typealias Row = (String, [String], Int, Data, String)
-        return try await all("""
+        return try await all(
+            """
             SELECT d.host,
                    coalesce((SELECT array_agg(h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT h.is_primary), '{}'),
                    r.number, r.bytes, r.sha256
             FROM domains d JOIN revisions r ON r.domain_id = d.id AND r.number = d.current_revision
             WHERE \(host)::text IS NULL OR d.host = \(host)
-            """, as: Row.self).map {
+            """, as: Row.self
+        ).map {
             ServedRevision(host: $0.0, aliases: $0.1, number: $0.2, bytes: [UInt8]($0.3), sha256: $0.4)
         }
     }
@@ -86,7 +95,8 @@ extension DBSession {
 extension DBSession {
     /// The newest revision of the domain with these bytes (by SHA-256), nil when none has them.
     public func revisionNumber(domainID: Int64, sha256: String) async throws -> Int? {
-        try await first("""
+        try await first(
+            """
             SELECT number FROM revisions WHERE domain_id = \(domainID) AND sha256 = \(sha256) ORDER BY number DESC LIMIT 1
             """, as: Int.self)
     }

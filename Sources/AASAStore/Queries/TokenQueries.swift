@@ -9,8 +9,10 @@ extension DBSession {
     typealias TokenRow = (UUID, Int64?, String?, String, [String], Data, Date, Date?, Date?, Date?)
 
     static func token(_ row: TokenRow) -> TokenRecord {
-        TokenRecord(id: row.0, teamID: row.1, teamName: row.2, name: row.3, scopes: row.4.compactMap(TokenScope.init(rawValue:)),
-                    secretHash: [UInt8](row.5), createdAt: row.6, expiresAt: row.7, revokedAt: row.8, lastUsedAt: row.9)
+        TokenRecord(
+            id: row.0, teamID: row.1, teamName: row.2, name: row.3,
+            scopes: row.4.compactMap(TokenScope.init(rawValue:)),
+            secretHash: [UInt8](row.5), createdAt: row.6, expiresAt: row.7, revokedAt: row.8, lastUsedAt: row.9)
     }
 
     private func tokens(_ query: PostgresQuery) async throws -> [TokenRecord] {
@@ -22,15 +24,19 @@ extension DBSession {
     }
 
     public func listTokens(teamID: Int64) async throws -> [TokenRecord] {
-        try await tokens("""
+        try await tokens(
+            """
             SELECT \(unescaped: Self.tokenColumns) FROM tokens t LEFT JOIN teams ON teams.id = t.team_id
             WHERE t.team_id = \(teamID) ORDER BY t.created_at DESC, t.id
             """)
     }
 
-    public func insertToken(id: UUID, teamID: Int64?, name: String, scopes: [TokenScope], secretHash: [UInt8],
-                            expiresAt: Date?, parentID: UUID? = nil) async throws -> TokenRecord {
-        try await write("""
+    public func insertToken(
+        id: UUID, teamID: Int64?, name: String, scopes: [TokenScope], secretHash: [UInt8],
+        expiresAt: Date?, parentID: UUID? = nil
+    ) async throws -> TokenRecord {
+        try await write(
+            """
             INSERT INTO tokens (id, team_id, name, scopes, secret_hash, expires_at, parent_id)
             VALUES (\(id), \(teamID), \(name), \(scopes.map(\.rawValue)), \(Data(secretHash)), \(expiresAt), \(parentID))
             """)
@@ -41,7 +47,8 @@ extension DBSession {
     /// revocation time is kept). Returns how many descendants this revoked.
     @discardableResult
     public func revokeToken(id: UUID) async throws -> Int {
-        try await first("""
+        try await first(
+            """
             WITH RECURSIVE lineage AS (
                 SELECT id FROM tokens WHERE id = \(id)
                 UNION SELECT t.id FROM tokens t JOIN lineage l ON t.parent_id = l.id)
@@ -53,7 +60,8 @@ extension DBSession {
 
     /// Records use at most once a minute per token, so authentication does not write on every request.
     public func touchToken(id: UUID) async throws {
-        try await run("""
+        try await run(
+            """
             UPDATE tokens SET last_used_at = now()
             WHERE id = \(id) AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')
             """)

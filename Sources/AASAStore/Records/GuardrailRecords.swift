@@ -22,10 +22,12 @@ public struct ExpectationRecord: Sendable, Equatable {
     public var createdAt: Date
     public var updatedAt: Date
 
-    public init(id: UUID, domainID: Int64, teamID: Int64, teamName: String, url: String, kind: String, appID: String?,
-                source: String, description: String?, version: Int64 = 1, holdsInDraft: Bool = true,
-                holdsWhenPublished: Bool = true, draftApp: String? = nil, publishedApp: String? = nil,
-                createdAt: Date = Date(), updatedAt: Date = Date()) {
+    public init(
+        id: UUID, domainID: Int64, teamID: Int64, teamName: String, url: String, kind: String, appID: String?,
+        source: String, description: String?, version: Int64 = 1, holdsInDraft: Bool = true,
+        holdsWhenPublished: Bool = true, draftApp: String? = nil, publishedApp: String? = nil,
+        createdAt: Date = Date(), updatedAt: Date = Date()
+    ) {
         self.id = id
         self.domainID = domainID
         self.teamID = teamID
@@ -67,8 +69,10 @@ public struct GuardrailRecord: Sendable, Equatable {
     /// 0 when none were ever set.
     public var version: Int64
 
-    public init(domainID: Int64?, protectedPaths: [String] = [], maxRulesPerTeam: Int? = nil, maxBytesPerTeam: Int? = nil,
-                version: Int64 = 0) {
+    public init(
+        domainID: Int64?, protectedPaths: [String] = [], maxRulesPerTeam: Int? = nil, maxBytesPerTeam: Int? = nil,
+        version: Int64 = 0
+    ) {
         self.domainID = domainID
         self.protectedPaths = protectedPaths
         self.maxRulesPerTeam = maxRulesPerTeam

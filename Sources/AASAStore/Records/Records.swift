@@ -83,9 +83,11 @@ public struct RevisionRecord: Sendable, Equatable {
     /// The admin overrides (`force` with a reason) made on the domain since the previous revision.
     public var overrides: JSONValue
 
-    public init(domainID: Int64, number: Int, bytes: [UInt8], sha256: String, byteCount: Int, actorToken: UUID?,
-                actorName: String, reason: String, createdAt: Date, diff: JSONValue?, rollbackOf: Int?,
-                overrides: JSONValue = .array([])) {
+    public init(
+        domainID: Int64, number: Int, bytes: [UInt8], sha256: String, byteCount: Int, actorToken: UUID?,
+        actorName: String, reason: String, createdAt: Date, diff: JSONValue?, rollbackOf: Int?,
+        overrides: JSONValue = .array([])
+    ) {
         self.overrides = overrides
         self.domainID = domainID
         self.number = number
@@ -180,9 +182,11 @@ public struct AuditEventRecord: Sendable, Equatable {
     public var after: JSONValue?
     public var requestID: String?
 
-    public init(actorToken: UUID?, actorName: String, actorTeam: String?, team: String?, domain: String?,
-                appID: String?, action: String, entityType: String, entityID: String,
-                before: JSONValue?, after: JSONValue?, requestID: String?) {
+    public init(
+        actorToken: UUID?, actorName: String, actorTeam: String?, team: String?, domain: String?,
+        appID: String?, action: String, entityType: String, entityID: String,
+        before: JSONValue?, after: JSONValue?, requestID: String?
+    ) {
         self.id = 0
         self.at = Date()
         self.actorToken = actorToken

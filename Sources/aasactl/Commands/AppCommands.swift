@@ -3,21 +3,32 @@ import ArgumentParser
 
 struct Apps: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Apps: iOS app IDs (TEAMID.bundle.id), Android package names with their signing fingerprints, and their services.",
+        abstract:
+            "Apps: iOS app IDs (TEAMID.bundle.id), Android package names with their signing fingerprints, and their services.",
         subcommands: [List.self, Show.self, Create.self, Update.self, Delete.self]
     )
 
     static func fields(_ json: JSONValue) -> [String] {
-        Table.fields(json, [("App ID", "appID"), ("Team", "team"), ("Platform", "platform"), ("Services", "services"),
-                            ("Fingerprints", "fingerprints"), ("Rules from", "rulesFrom"), ("Version", "version"), ("Updated", "updatedAt")])
+        Table.fields(
+            json,
+            [
+                ("App ID", "appID"), ("Team", "team"), ("Platform", "platform"), ("Services", "services"),
+                ("Fingerprints", "fingerprints"), ("Rules from", "rulesFrom"), ("Version", "version"),
+                ("Updated", "updatedAt"),
+            ])
     }
 
     struct List: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Option(help: "Default: the logged-in token's team.") var team: String?
         func run() async throws {
-            let response = try await remote.client.send(.GET, APIClient.path("v1", "teams", try remote.team(team), "apps"))
-            try remote.show(response) { Table.rows($0, [("APP ID", "appID"), ("PLATFORM", "platform"), ("SERVICES", "services"), ("VERSION", "version")]) }
+            let response = try await remote.client.send(
+                .GET, APIClient.path("v1", "teams", try remote.team(team), "apps"))
+            try remote.show(response) {
+                Table.rows(
+                    $0,
+                    [("APP ID", "appID"), ("PLATFORM", "platform"), ("SERVICES", "services"), ("VERSION", "version")])
+            }
         }
     }
 
@@ -33,10 +44,18 @@ struct Apps: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Option(help: "Default: the logged-in token's team.") var team: String?
         @Argument var appID: String
-        @Option(name: .customLong("service"), help: "applinks, webcredentials, appclips, activitycontinuation (Android: the first two); repeat. Default applinks.")
+        @Option(
+            name: .customLong("service"),
+            help:
+                "applinks, webcredentials, appclips, activitycontinuation (Android: the first two); repeat. Default applinks."
+        )
         var services: [String] = []
         @Option(help: "ios (default) or android: an Android app's ID is its package name.") var platform: String?
-        @Option(name: .customLong("fingerprint"), help: "An Android app's signing certificate SHA-256 (AB:CD:…); repeat for the upload, Play App Signing and debug keys.")
+        @Option(
+            name: .customLong("fingerprint"),
+            help:
+                "An Android app's signing certificate SHA-256 (AB:CD:…); repeat for the upload, Play App Signing and debug keys."
+        )
         var fingerprints: [String] = []
         @Option(help: "An Android app: follow this iOS app's rules (same team) on every domain.") var rulesFrom: String?
         func run() async throws {
@@ -45,7 +64,8 @@ struct Apps: AsyncParsableCommand {
             if !services.isEmpty { body.append("services", .array(services.map(JSONValue.string))) }
             if let platform { body.append("platform", .string(platform)) }
             if !fingerprints.isEmpty { body.append("fingerprints", .array(fingerprints.map(JSONValue.string))) }
-            let response = try await remote.client.send(.POST, APIClient.path("v1", "teams", try remote.team(team), "apps"), body: .object(body))
+            let response = try await remote.client.send(
+                .POST, APIClient.path("v1", "teams", try remote.team(team), "apps"), body: .object(body))
             try remote.show(response, Apps.fields)
         }
     }
@@ -55,7 +75,8 @@ struct Apps: AsyncParsableCommand {
         @Argument var appID: String
         @Option(name: .customLong("service"), help: "The full list of services; repeat.") var services: [String] = []
         @Option(help: "Move the app to another team (admin).") var moveToTeam: String?
-        @Option(name: .customLong("fingerprint"), help: "An Android app's full list of signing fingerprints; repeat.") var fingerprints: [String] = []
+        @Option(name: .customLong("fingerprint"), help: "An Android app's full list of signing fingerprints; repeat.")
+        var fingerprints: [String] = []
         @Option(help: "An Android app: follow this iOS app's rules; \"\" to keep its own again.") var rulesFrom: String?
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
         func run() async throws {
@@ -64,7 +85,8 @@ struct Apps: AsyncParsableCommand {
             if !fingerprints.isEmpty { body.append("fingerprints", .array(fingerprints.map(JSONValue.string))) }
             if let rulesFrom { body.append("rulesFrom", .string(rulesFrom)) }
             if let moveToTeam { body.append("team", .string(moveToTeam)) }
-            let response = try await remote.client.send(.PATCH, APIClient.path("v1", "apps", appID), body: .object(body), headers: ifMatchHeader(ifMatch))
+            let response = try await remote.client.send(
+                .PATCH, APIClient.path("v1", "apps", appID), body: .object(body), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Apps.fields)
         }
     }
@@ -74,7 +96,8 @@ struct Apps: AsyncParsableCommand {
         @Argument var appID: String
         @Option(help: "The ETag (version) the deletion is based on.") var ifMatch: String?
         func run() async throws {
-            _ = try await remote.client.send(.DELETE, APIClient.path("v1", "apps", appID), headers: ifMatchHeader(ifMatch))
+            _ = try await remote.client.send(
+                .DELETE, APIClient.path("v1", "apps", appID), headers: ifMatchHeader(ifMatch))
             remote.say("Deleted app \(appID).")
         }
     }
@@ -86,10 +109,12 @@ struct Entitlements: AsyncParsableCommand {
         abstract: "The com.apple.developer.associated-domains array the app needs for the files published here.")
     @OptionGroup var remote: RemoteOptions
     @Argument var appID: String
-    @Option(help: "developer (bypasses Apple's CDN on development devices), managed, or developer+managed.") var mode: String?
+    @Option(help: "developer (bypasses Apple's CDN on development devices), managed, or developer+managed.") var mode:
+        String?
     @Flag(help: "Print an .entitlements property list.") var plist = false
     func run() async throws {
-        let response = try await remote.client.send(.GET, APIClient.path("v1", "apps", appID, "entitlements"), query: [("mode", mode)])
+        let response = try await remote.client.send(
+            .GET, APIClient.path("v1", "apps", appID, "entitlements"), query: [("mode", mode)])
         try remote.show(response) { json in
             if plist { return [json.objectValue?["plist"]?.stringValue ?? ""] }
             return (json.objectValue?["associatedDomains"]?.arrayValue ?? []).compactMap(\.stringValue)

@@ -2,7 +2,8 @@ import AASAModel
 import ArgumentParser
 
 struct Audit: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "The audit trail, newest first (a team token sees its team's events).")
+    static let configuration = CommandConfiguration(
+        abstract: "The audit trail, newest first (a team token sees its team's events).")
     @OptionGroup var remote: RemoteOptions
     @Option var team: String?
     @Option var domain: String?
@@ -13,12 +14,19 @@ struct Audit: AsyncParsableCommand {
     @Option var limit: Int?
     @Option(help: "The previous page's nextCursor.") var cursor: String?
     func run() async throws {
-        let response = try await remote.client.send(.GET, "/v1/audit", query: [
-            ("team", team), ("domain", domain), ("app", app), ("actor", actor), ("since", since), ("until", until),
-            ("limit", limit.map(String.init)), ("cursor", cursor),
-        ])
+        let response = try await remote.client.send(
+            .GET, "/v1/audit",
+            query: [
+                ("team", team), ("domain", domain), ("app", app), ("actor", actor), ("since", since), ("until", until),
+                ("limit", limit.map(String.init)), ("cursor", cursor),
+            ])
         try remote.show(response) { json in
-            Table.rows(json, [("AT", "at"), ("ACTOR", "actor.name"), ("ACTION", "action"), ("ENTITY", "entityID"), ("REQUEST", "requestId")])
+            Table.rows(
+                json,
+                [
+                    ("AT", "at"), ("ACTOR", "actor.name"), ("ACTION", "action"), ("ENTITY", "entityID"),
+                    ("REQUEST", "requestId"),
+                ])
                 + (json.objectValue?["nextCursor"].map { ["more: --cursor \(Table.text($0))"] } ?? [])
         }
     }

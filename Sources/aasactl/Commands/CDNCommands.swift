@@ -4,9 +4,12 @@ import ArgumentParser
 /// `aasactl probe HOST`: the origin as Apple's fetcher meets it.
 struct Probe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Fetch the domain's file from every host it is served for, as Apple's fetcher does; exit 1 on an error finding.",
-        discussion: "Finding codes: P001 unreachable, P002 tls, P003 timeout, P010 status, P011 redirect, P012 too-large, "
-            + "P020 content-type (a warning), P030 unparseable, P031 lint-errors, P040 stale-revision, P041 unknown-bytes, P042 not-published.")
+        abstract:
+            "Fetch the domain's file from every host it is served for, as Apple's fetcher does; exit 1 on an error finding.",
+        discussion:
+            "Finding codes: P001 unreachable, P002 tls, P003 timeout, P010 status, P011 redirect, P012 too-large, "
+            + "P020 content-type (a warning), P030 unparseable, P031 lint-errors, P040 stale-revision, P041 unknown-bytes, P042 not-published."
+    )
     @OptionGroup var remote: RemoteOptions
     @Argument var host: String
     func run() async throws {
@@ -18,11 +21,16 @@ struct Probe: AsyncParsableCommand {
                 let revision = r.objectValue?["revision"].map { "revision " + Table.text($0) } ?? "no revision"
                 lines.append("\(Table.value(r, "url")): \(status), \(revision), \(Table.value(r, "elapsedMs")) ms")
                 for f in r.objectValue?["findings"]?.arrayValue ?? [] {
-                    lines.append("  \(Table.value(f, "code")) \(Table.value(f, "name")) (\(Table.value(f, "severity"))): \(Table.value(f, "message"))")
+                    lines.append(
+                        "  \(Table.value(f, "code")) \(Table.value(f, "name")) (\(Table.value(f, "severity"))): \(Table.value(f, "message"))"
+                    )
                 }
             }
-            return lines + [json.objectValue?["ok"]?.boolValue == true ? "ok: every origin serves the current revision"
-                                                                     : "NOT OK: see the findings above"]
+            return lines + [
+                json.objectValue?["ok"]?.boolValue == true
+                    ? "ok: every origin serves the current revision"
+                    : "NOT OK: see the findings above"
+            ]
         }
         if try response.json().objectValue?["ok"]?.boolValue != true { throw ExitCode(1) }
     }
@@ -30,7 +38,8 @@ struct Probe: AsyncParsableCommand {
 
 /// `aasactl cdn HOST [--check]`: what Apple's CDN serves.
 struct CDN: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "What Apple's CDN serves for the domain (converged, stale, absent, error), with its history.")
+    static let configuration = CommandConfiguration(
+        abstract: "What Apple's CDN serves for the domain (converged, stale, absent, error), with its history.")
     @OptionGroup var remote: RemoteOptions
     @Argument var host: String
     @Flag(help: "Ask the CDN now (a write token) instead of reporting the monitor's last check.") var check = false
@@ -40,7 +49,8 @@ struct CDN: AsyncParsableCommand {
         try remote.show(response) { json in
             ["\(Table.value(json, "host")): \(Table.value(json, "state")): \(Table.value(json, "message"))"]
                 + (json.objectValue?["history"]?.arrayValue ?? []).map {
-                    "  \(Table.value($0, "at")) \(Table.value($0, "state"))" + ($0.objectValue?["revision"].map { " revision " + Table.text($0) } ?? "")
+                    "  \(Table.value($0, "at")) \(Table.value($0, "state"))"
+                        + ($0.objectValue?["revision"].map { " revision " + Table.text($0) } ?? "")
                 }
         }
     }

@@ -8,18 +8,26 @@ struct Domains: AsyncParsableCommand {
     )
 
     static func fields(_ json: JSONValue) -> [String] {
-        Table.fields(json, [("Host", "host"), ("Unicode", "unicodeHost"), ("Aliases", "aliases"), ("Web roots", "webRoots"),
-                            ("Defaults", "defaults"), ("Variables", "substitutionVariables"), ("Auto-publish", "autoPublish"),
-                            ("Legacy root path", "legacyRootPath"), ("Current revision", "currentRevision"), ("Version", "version")])
+        Table.fields(
+            json,
+            [
+                ("Host", "host"), ("Unicode", "unicodeHost"), ("Aliases", "aliases"), ("Web roots", "webRoots"),
+                ("Defaults", "defaults"), ("Variables", "substitutionVariables"), ("Auto-publish", "autoPublish"),
+                ("Legacy root path", "legacyRootPath"), ("Current revision", "currentRevision"), ("Version", "version"),
+            ])
             + Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
     }
 
     /// The settings `create` and `update` share; only what is given is sent.
     struct Settings: ParsableArguments {
-        @Option(name: .customLong("alias"), help: "An alias host; repeat. Replaces the list.") var aliases: [String] = []
+        @Option(name: .customLong("alias"), help: "An alias host; repeat. Replaces the list.") var aliases: [String] =
+            []
         @Flag(help: "Remove every alias.") var noAliases = false
-        @Option(name: .customLong("web-root"), help: "An absolute web root directory; repeat. Replaces the list.") var webRoots: [String] = []
-        @Option(name: .customLong("variable"), help: "NAME=value1,value2 (substitution variable); repeat. Replaces the set.")
+        @Option(name: .customLong("web-root"), help: "An absolute web root directory; repeat. Replaces the list.")
+        var webRoots: [String] = []
+        @Option(
+            name: .customLong("variable"), help: "NAME=value1,value2 (substitution variable); repeat. Replaces the set."
+        )
         var variables: [String] = []
         @Option(help: "applinks.defaults.caseSensitive (true or false).") var caseSensitive: Bool?
         @Option(help: "applinks.defaults.percentEncoded (true or false).") var percentEncoded: Bool?
@@ -32,8 +40,12 @@ struct Domains: AsyncParsableCommand {
             if !variables.isEmpty {
                 var object = JSONObject()
                 for v in variables {
-                    guard let eq = v.firstIndex(of: "=") else { throw ValidationError("--variable takes NAME=value1,value2") }
-                    let values = v[v.index(after: eq)...].split(separator: ",", omittingEmptySubsequences: false).map { JSONValue.string(String($0)) }
+                    guard let eq = v.firstIndex(of: "=") else {
+                        throw ValidationError("--variable takes NAME=value1,value2")
+                    }
+                    let values = v[v.index(after: eq)...].split(separator: ",", omittingEmptySubsequences: false).map {
+                        JSONValue.string(String($0))
+                    }
                     object.append(String(v[..<eq]), .array(values))
                 }
                 body.append("substitutionVariables", .object(object))
@@ -53,7 +65,12 @@ struct Domains: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         func run() async throws {
             try remote.show(try await remote.client.send(.GET, "/v1/domains")) {
-                Table.rows($0, [("HOST", "host"), ("ALIASES", "aliases"), ("REVISION", "currentRevision"), ("AUTO", "autoPublish"), ("WEB ROOTS", "webRoots")])
+                Table.rows(
+                    $0,
+                    [
+                        ("HOST", "host"), ("ALIASES", "aliases"), ("REVISION", "currentRevision"),
+                        ("AUTO", "autoPublish"), ("WEB ROOTS", "webRoots"),
+                    ])
             }
         }
     }
@@ -85,7 +102,8 @@ struct Domains: AsyncParsableCommand {
         func run() async throws {
             var body = JSONObject()
             try settings.apply(to: &body)
-            let response = try await remote.client.send(.PATCH, APIClient.path("v1", "domains", host), body: .object(body), headers: ifMatchHeader(ifMatch))
+            let response = try await remote.client.send(
+                .PATCH, APIClient.path("v1", "domains", host), body: .object(body), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Domains.fields)
         }
     }
@@ -95,7 +113,8 @@ struct Domains: AsyncParsableCommand {
         @Argument var host: String
         @Option(help: "The ETag (version) the deletion is based on.") var ifMatch: String?
         func run() async throws {
-            _ = try await remote.client.send(.DELETE, APIClient.path("v1", "domains", host), headers: ifMatchHeader(ifMatch))
+            _ = try await remote.client.send(
+                .DELETE, APIClient.path("v1", "domains", host), headers: ifMatchHeader(ifMatch))
             remote.say("Deleted domain \(host).")
         }
     }

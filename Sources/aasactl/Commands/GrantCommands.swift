@@ -8,7 +8,12 @@ struct Grants: AsyncParsableCommand {
     )
 
     static func fields(_ json: JSONValue) -> [String] {
-        Table.fields(json, [("Host", "host"), ("Team", "team"), ("Prefixes", "pathPrefixes"), ("Services", "services"), ("Version", "version")])
+        Table.fields(
+            json,
+            [
+                ("Host", "host"), ("Team", "team"), ("Prefixes", "pathPrefixes"), ("Services", "services"),
+                ("Version", "version"),
+            ])
     }
 
     struct List: AsyncParsableCommand {
@@ -16,7 +21,9 @@ struct Grants: AsyncParsableCommand {
         @Argument var host: String
         func run() async throws {
             try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "grants"))) {
-                Table.rows($0, [("TEAM", "team"), ("PREFIXES", "pathPrefixes"), ("SERVICES", "services"), ("VERSION", "version")])
+                Table.rows(
+                    $0,
+                    [("TEAM", "team"), ("PREFIXES", "pathPrefixes"), ("SERVICES", "services"), ("VERSION", "version")])
             }
         }
     }
@@ -26,7 +33,9 @@ struct Grants: AsyncParsableCommand {
         @Argument var host: String
         @Argument var team: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "grants", team)), Grants.fields)
+            try remote.show(
+                try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "grants", team)), Grants.fields
+            )
         }
     }
 
@@ -35,15 +44,21 @@ struct Grants: AsyncParsableCommand {
         @Argument var host: String
         @Argument var team: String
         @Option(name: .customLong("prefix"), help: "A path prefix such as /shop; repeat.") var prefixes: [String]
-        @Option(name: .customLong("service"),
-                help: "A domain-wide service the team's apps may be listed for: webcredentials, appclips, activitycontinuation; repeat.")
+        @Option(
+            name: .customLong("service"),
+            help:
+                "A domain-wide service the team's apps may be listed for: webcredentials, appclips, activitycontinuation; repeat."
+        )
         var services: [String] = []
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
         func run() async throws {
-            let response = try await remote.client.send(.PUT, APIClient.path("v1", "domains", host, "grants", team),
-                                                        body: .object(["pathPrefixes": .array(prefixes.map(JSONValue.string)),
-                                                                       "services": .array(services.map(JSONValue.string))]),
-                                                        headers: ifMatchHeader(ifMatch))
+            let response = try await remote.client.send(
+                .PUT, APIClient.path("v1", "domains", host, "grants", team),
+                body: .object([
+                    "pathPrefixes": .array(prefixes.map(JSONValue.string)),
+                    "services": .array(services.map(JSONValue.string)),
+                ]),
+                headers: ifMatchHeader(ifMatch))
             try remote.show(response, Grants.fields)
         }
     }

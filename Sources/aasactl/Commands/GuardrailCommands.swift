@@ -3,7 +3,8 @@ import ArgumentParser
 
 struct Expectations: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Golden URLs: what must open (or not open) a URL on a domain; every change that breaks one is refused.",
+        abstract:
+            "Golden URLs: what must open (or not open) a URL on a domain; every change that breaks one is refused.",
         subcommands: [List.self, Add.self, Delete.self, Check.self]
     )
 
@@ -13,7 +14,9 @@ struct Expectations: AsyncParsableCommand {
 
     static func target(_ json: JSONValue) -> String {
         let kind = Table.value(json, "kind")
-        return kind == "opensNone" ? "opens no app" : kind == "notApp" ? "never \(Table.value(json, "appID"))" : "opens \(Table.value(json, "appID"))"
+        return kind == "opensNone"
+            ? "opens no app"
+            : kind == "notApp" ? "never \(Table.value(json, "appID"))" : "opens \(Table.value(json, "appID"))"
     }
 
     struct List: AsyncParsableCommand {
@@ -22,10 +25,16 @@ struct Expectations: AsyncParsableCommand {
         func run() async throws {
             try remote.show(try await remote.client.send(.GET, Expectations.path(host))) { json in
                 let items = json.objectValue?["items"]?.arrayValue ?? []
-                return Table.align([["ID", "TEAM", "URL", "EXPECTS", "SOURCE", "HOLDS"]] + items.map { item in
-                    [Table.value(item, "id"), Table.value(item, "team"), Table.value(item, "url"), Expectations.target(item),
-                     Table.value(item, "source"), item.objectValue?["holdsInDraft"]?.boolValue == false ? "broken (forced)" : "yes"]
-                })
+                return Table.align(
+                    [["ID", "TEAM", "URL", "EXPECTS", "SOURCE", "HOLDS"]]
+                        + items.map { item in
+                            [
+                                Table.value(item, "id"), Table.value(item, "team"), Table.value(item, "url"),
+                                Expectations.target(item),
+                                Table.value(item, "source"),
+                                item.objectValue?["holdsInDraft"]?.boolValue == false ? "broken (forced)" : "yes",
+                            ]
+                        })
             }
         }
     }
@@ -33,7 +42,8 @@ struct Expectations: AsyncParsableCommand {
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Register a golden URL (422 if it does not hold in the draft today).",
-            discussion: "Examples:\n  aasactl expectations add example.com https://example.com/shop/1 --opens ABCDE12345.com.example.shop\n"
+            discussion:
+                "Examples:\n  aasactl expectations add example.com https://example.com/shop/1 --opens ABCDE12345.com.example.shop\n"
                 + "  aasactl expectations add example.com https://example.com/account/login --opens-none")
         @OptionGroup var remote: RemoteOptions
         @Argument var host: String
@@ -51,14 +61,22 @@ struct Expectations: AsyncParsableCommand {
         }
         func run() async throws {
             var body: JSONObject = ["url": .string(url), "source": .string(published ? "published" : "draft")]
-            if let opens { body.append("kind", .string("opens")); body.append("appID", .string(opens)) }
+            if let opens {
+                body.append("kind", .string("opens"))
+                body.append("appID", .string(opens))
+            }
             if opensNone { body.append("kind", .string("opensNone")) }
-            if let notApp { body.append("kind", .string("notApp")); body.append("appID", .string(notApp)) }
+            if let notApp {
+                body.append("kind", .string("notApp"))
+                body.append("appID", .string(notApp))
+            }
             if let description { body.append("description", .string(description)) }
             if let team { body.append("team", .string(team)) }
             let response = try await remote.client.send(.POST, Expectations.path(host), body: .object(body))
             try remote.show(response) { json in
-                Table.fields(json, [("ID", "id"), ("Team", "team"), ("URL", "url"), ("Source", "source"), ("Version", "version")])
+                Table.fields(
+                    json,
+                    [("ID", "id"), ("Team", "team"), ("URL", "url"), ("Source", "source"), ("Version", "version")])
                     + ["Expects: " + Expectations.target(json)]
             }
         }
@@ -89,21 +107,30 @@ struct Expectations: AsyncParsableCommand {
                     let opener = outcome.objectValue?["appID"]?.stringValue ?? "no app"
                     return (outcome.objectValue?["holds"]?.boolValue == true ? "ok" : "BROKEN") + " (\(opener))"
                 }
-                return Table.align([["TEAM", "URL", "EXPECTS", "DRAFT", "PUBLISHED"]] + items.map { item in
-                    let e = item.objectValue?["expectation"] ?? .null
-                    return [Table.value(e, "team"), Table.value(e, "url"), Expectations.target(e),
-                            cell(item.objectValue?["draft"]), cell(item.objectValue?["published"])]
-                }) + ["\(Table.value(json, "brokenInDraft")) broken in the draft, \(Table.value(json, "brokenWhenPublished")) in the published revision"]
+                return Table.align(
+                    [["TEAM", "URL", "EXPECTS", "DRAFT", "PUBLISHED"]]
+                        + items.map { item in
+                            let e = item.objectValue?["expectation"] ?? .null
+                            return [
+                                Table.value(e, "team"), Table.value(e, "url"), Expectations.target(e),
+                                cell(item.objectValue?["draft"]), cell(item.objectValue?["published"]),
+                            ]
+                        }) + [
+                        "\(Table.value(json, "brokenInDraft")) broken in the draft, \(Table.value(json, "brokenWhenPublished")) in the published revision"
+                    ]
             }
             let json = try response.json()
-            if Table.value(json, "brokenInDraft") != "0" || Table.value(json, "brokenWhenPublished") != "0" { throw ExitCode(1) }
+            if Table.value(json, "brokenInDraft") != "0" || Table.value(json, "brokenWhenPublished") != "0" {
+                throw ExitCode(1)
+            }
         }
     }
 }
 
 struct Guardrails: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "The organisation's guardrails (or one domain's): protected paths and budgets. Changes are for admins.",
+        abstract:
+            "The organisation's guardrails (or one domain's): protected paths and budgets. Changes are for admins.",
         subcommands: [Show.self, Set.self]
     )
 
@@ -112,20 +139,27 @@ struct Guardrails: AsyncParsableCommand {
     }
 
     static func fields(_ json: JSONValue) -> [String] {
-        Table.fields(json, [("Protected paths", "protectedPaths"), ("Max rules per team", "maxRulesPerTeam"),
-                            ("Max bytes per team", "maxBytesPerTeam"), ("Version", "version")])
+        Table.fields(
+            json,
+            [
+                ("Protected paths", "protectedPaths"), ("Max rules per team", "maxRulesPerTeam"),
+                ("Max bytes per team", "maxBytesPerTeam"), ("Version", "version"),
+            ])
     }
 
     struct Show: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Option(help: "A domain's own guardrails instead of the organisation's.") var host: String?
-        func run() async throws { try remote.show(try await remote.client.send(.GET, Guardrails.path(host)), Guardrails.fields) }
+        func run() async throws {
+            try remote.show(try await remote.client.send(.GET, Guardrails.path(host)), Guardrails.fields)
+        }
     }
 
     struct Set: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Option(help: "A domain's own guardrails instead of the organisation's.") var host: String?
-        @Option(name: .customLong("protect"), help: "A path pattern no app may open, e.g. /account/*; repeat.") var protectedPaths: [String] = []
+        @Option(name: .customLong("protect"), help: "A path pattern no app may open, e.g. /account/*; repeat.")
+        var protectedPaths: [String] = []
         @Option var maxRulesPerTeam: Int?
         @Option var maxBytesPerTeam: Int?
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
@@ -133,8 +167,10 @@ struct Guardrails: AsyncParsableCommand {
             var body: JSONObject = ["protectedPaths": .array(protectedPaths.map(JSONValue.string))]
             if let maxRulesPerTeam { body.append("maxRulesPerTeam", .number(String(maxRulesPerTeam))) }
             if let maxBytesPerTeam { body.append("maxBytesPerTeam", .number(String(maxBytesPerTeam))) }
-            try remote.show(try await remote.client.send(.PUT, Guardrails.path(host), body: .object(body), headers: ifMatchHeader(ifMatch)),
-                            Guardrails.fields)
+            try remote.show(
+                try await remote.client.send(
+                    .PUT, Guardrails.path(host), body: .object(body), headers: ifMatchHeader(ifMatch)),
+                Guardrails.fields)
         }
     }
 }
@@ -142,20 +178,23 @@ struct Guardrails: AsyncParsableCommand {
 /// The kill switch: `aasactl suspend TEAM --host HOST --reason …` and `aasactl resume`.
 struct Suspend: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Take a team's apps out of a domain's file (or every domain's, --host '*') and publish at once (admin).")
+        abstract:
+            "Take a team's apps out of a domain's file (or every domain's, --host '*') and publish at once (admin).")
     @OptionGroup var remote: RemoteOptions
     @Argument var team: String
     @Option(help: "The domain, or * for every domain.") var host: String
     @Option var reason: String
     func run() async throws {
-        let response = try await remote.client.send(.POST, APIClient.path("v1", "domains", host, "suspensions"),
-                                                    body: .object(["team": .string(team), "reason": .string(reason)]))
+        let response = try await remote.client.send(
+            .POST, APIClient.path("v1", "domains", host, "suspensions"),
+            body: .object(["team": .string(team), "reason": .string(reason)]))
         try remote.show(response, Suspend.published)
     }
 
     static func published(_ json: JSONValue) -> [String] {
         (json.objectValue?["published"]?.arrayValue ?? []).map {
-            "\(Table.value($0, "host")): revision \(Table.value($0, "revision"))" + ($0.objectValue?["created"]?.boolValue == true ? " published" : " (unchanged)")
+            "\(Table.value($0, "host")): revision \(Table.value($0, "revision"))"
+                + ($0.objectValue?["created"]?.boolValue == true ? " published" : " (unchanged)")
         }
     }
 }
@@ -166,6 +205,8 @@ struct Resume: AsyncParsableCommand {
     @Argument var team: String
     @Option(help: "The domain, or * for every domain.") var host: String
     func run() async throws {
-        try remote.show(try await remote.client.send(.DELETE, APIClient.path("v1", "domains", host, "suspensions", team)), Suspend.published)
+        try remote.show(
+            try await remote.client.send(.DELETE, APIClient.path("v1", "domains", host, "suspensions", team)),
+            Suspend.published)
     }
 }

@@ -42,7 +42,9 @@ struct Login: AsyncParsableCommand {
         if !noSwitch || profiles.current == nil { profiles.current = profile }
         try profiles.save()
         if !quiet {
-            CLIOutput.print("Logged in to \(server) as \(Table.value(me, "name")) (team \(team ?? "none, admin"), scopes \(Table.value(me, "scopes"))).")
+            CLIOutput.print(
+                "Logged in to \(server) as \(Table.value(me, "name")) (team \(team ?? "none, admin"), scopes \(Table.value(me, "scopes")))."
+            )
             CLIOutput.print("Profile \(profile) saved in \(Profiles.path).")
         }
     }
@@ -54,6 +56,8 @@ struct Whoami: AsyncParsableCommand {
 
     func run() async throws {
         let response = try await remote.client.send(.GET, "/v1/whoami")
-        try remote.show(response) { Table.fields($0, [("Token", "name"), ("ID", "tokenID"), ("Team", "team"), ("Scopes", "scopes")]) }
+        try remote.show(response) {
+            Table.fields($0, [("Token", "name"), ("ID", "tokenID"), ("Team", "team"), ("Scopes", "scopes")])
+        }
     }
 }

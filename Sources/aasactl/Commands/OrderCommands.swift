@@ -10,14 +10,16 @@ struct Order: AsyncParsableCommand {
     static func lines(_ json: JSONValue) -> [String] {
         let apps = (json.objectValue?["apps"]?.arrayValue ?? []).compactMap(\.stringValue)
         return ["\(Table.value(json, "host")) (version \(Table.value(json, "version"))):"]
-            + apps.enumerated().map { "  \($0 + 1). \($1)" } + Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
+            + apps.enumerated().map { "  \($0 + 1). \($1)" }
+            + Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
     }
 
     struct Show: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var host: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "order")), Order.lines)
+            try remote.show(
+                try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "order")), Order.lines)
         }
     }
 
@@ -27,8 +29,9 @@ struct Order: AsyncParsableCommand {
         @Argument(help: "App IDs, first consulted first.") var apps: [String]
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
         func run() async throws {
-            let response = try await remote.client.send(.PUT, APIClient.path("v1", "domains", host, "order"),
-                                                        body: .object(["apps": .array(apps.map(JSONValue.string))]), headers: ifMatchHeader(ifMatch))
+            let response = try await remote.client.send(
+                .PUT, APIClient.path("v1", "domains", host, "order"),
+                body: .object(["apps": .array(apps.map(JSONValue.string))]), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Order.lines)
         }
     }

@@ -16,11 +16,15 @@ struct Rules: AsyncParsableCommand {
             component.members.removeAll { $0.key == "id" }
             rows.append(["\(i)", id, JSONWriter().string(.object(component))])
         }
-        return ["\(Table.value(json, "appID")) on \(Table.value(json, "host")) (team \(Table.value(json, "team")), version \(Table.value(json, "version")))"]
+        return [
+            "\(Table.value(json, "appID")) on \(Table.value(json, "host")) (team \(Table.value(json, "team")), version \(Table.value(json, "version")))"
+        ]
             + Table.align(rows) + Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
     }
 
-    static func path(_ host: String, _ appID: String) -> String { APIClient.path("v1", "domains", host, "apps", appID, "rules") }
+    static func path(_ host: String, _ appID: String) -> String {
+        APIClient.path("v1", "domains", host, "apps", appID, "rules")
+    }
 
     struct List: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
@@ -44,7 +48,8 @@ struct Rules: AsyncParsableCommand {
             let parsed = try YAMLJSON.parse(String(decoding: try CLIOutput.read(file), as: UTF8.self), file: file)
             let rules = parsed.arrayValue.map(JSONValue.array) ?? parsed.objectValue?["rules"]
             guard let rules else { throw CLIFailure("\(file): expected a list of rules or an object with `rules`") }
-            let response = try await remote.client.send(.PUT, Rules.path(host, appID), body: .object(["rules": rules]), headers: ifMatchHeader(ifMatch))
+            let response = try await remote.client.send(
+                .PUT, Rules.path(host, appID), body: .object(["rules": rules]), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Rules.lines)
         }
     }
@@ -61,12 +66,15 @@ struct Rules: AsyncParsableCommand {
         @Option(help: "caseSensitive (true or false).") var caseSensitive: Bool?
         @Option(help: "percentEncoded (true or false).") var percentEncoded: Bool?
         @Option var comment: String?
-        @Option(help: "The whole rule as JSON instead, e.g. '{\"/\":\"/a/*\",\"?\":{\"id\":\"?*\"}}'.") var json: String?
+        @Option(help: "The whole rule as JSON instead, e.g. '{\"/\":\"/a/*\",\"?\":{\"id\":\"?*\"}}'.") var json:
+            String?
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
         func run() async throws {
             var rule = JSONObject()
             if let json {
-                guard let object = (try? JSONParser.parse(json))?.value.objectValue else { throw ValidationError("--json takes a JSON object") }
+                guard let object = (try? JSONParser.parse(json))?.value.objectValue else {
+                    throw ValidationError("--json takes a JSON object")
+                }
                 rule = object
             }
             if let pathPattern { rule.append("/", .string(pathPattern)) }
@@ -76,7 +84,8 @@ struct Rules: AsyncParsableCommand {
             if let caseSensitive { rule.append("caseSensitive", .bool(caseSensitive)) }
             if let percentEncoded { rule.append("percentEncoded", .bool(percentEncoded)) }
             if let comment { rule.append("comment", .string(comment)) }
-            let response = try await remote.client.send(.POST, Rules.path(host, appID), body: .object(rule), headers: ifMatchHeader(ifMatch))
+            let response = try await remote.client.send(
+                .POST, Rules.path(host, appID), body: .object(rule), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Rules.lines)
         }
     }
@@ -88,7 +97,8 @@ struct Rules: AsyncParsableCommand {
         @Argument var ruleID: String
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
         func run() async throws {
-            let response = try await remote.client.send(.DELETE, Rules.path(host, appID) + "/" + ruleID, headers: ifMatchHeader(ifMatch))
+            let response = try await remote.client.send(
+                .DELETE, Rules.path(host, appID) + "/" + ruleID, headers: ifMatchHeader(ifMatch))
             try remote.show(response, Rules.lines)
         }
     }

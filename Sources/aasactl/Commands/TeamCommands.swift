@@ -7,10 +7,17 @@ struct Teams: AsyncParsableCommand {
         subcommands: [List.self, Show.self, Create.self, Update.self, Delete.self]
     )
 
-    static let columns = [("NAME", "name"), ("DISPLAY NAME", "displayName"), ("VERSION", "version"), ("UPDATED", "updatedAt")]
+    static let columns = [
+        ("NAME", "name"), ("DISPLAY NAME", "displayName"), ("VERSION", "version"), ("UPDATED", "updatedAt"),
+    ]
     static func fields(_ json: JSONValue) -> [String] {
-        Table.fields(json, [("Name", "name"), ("Display name", "displayName"), ("Apple Team IDs", "appleTeamIDs"), ("Created", "createdAt"),
-                            ("Updated", "updatedAt"), ("Version", "version")])
+        Table.fields(
+            json,
+            [
+                ("Name", "name"), ("Display name", "displayName"), ("Apple Team IDs", "appleTeamIDs"),
+                ("Created", "createdAt"),
+                ("Updated", "updatedAt"), ("Version", "version"),
+            ])
     }
 
     struct List: AsyncParsableCommand {
@@ -43,7 +50,9 @@ struct Teams: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var name: String
         @Option var displayName: String?
-        @Option(name: .customLong("apple-team-id"), help: "An Apple Team ID prefix the team's apps must use (admin); repeat.")
+        @Option(
+            name: .customLong("apple-team-id"),
+            help: "An Apple Team ID prefix the team's apps must use (admin); repeat.")
         var appleTeamIDs: [String] = []
         @Flag(help: "Unbind every Apple Team ID prefix of the team (admin).") var clearAppleTeamIDs = false
         func validate() throws {
@@ -55,9 +64,12 @@ struct Teams: AsyncParsableCommand {
         func run() async throws {
             var body = JSONObject()
             if let displayName { body.append("displayName", .string(displayName)) }
-            if !appleTeamIDs.isEmpty || clearAppleTeamIDs { body.append("appleTeamIDs", .array(appleTeamIDs.map(JSONValue.string))) }
-            let response = try await remote.client.send(.PATCH, APIClient.path("v1", "teams", name),
-                                                        body: .object(body), headers: ifMatchHeader(ifMatch))
+            if !appleTeamIDs.isEmpty || clearAppleTeamIDs {
+                body.append("appleTeamIDs", .array(appleTeamIDs.map(JSONValue.string)))
+            }
+            let response = try await remote.client.send(
+                .PATCH, APIClient.path("v1", "teams", name),
+                body: .object(body), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Teams.fields)
         }
     }
@@ -67,7 +79,8 @@ struct Teams: AsyncParsableCommand {
         @Argument var name: String
         @Option(help: "The ETag (version) the deletion is based on.") var ifMatch: String?
         func run() async throws {
-            _ = try await remote.client.send(.DELETE, APIClient.path("v1", "teams", name), headers: ifMatchHeader(ifMatch))
+            _ = try await remote.client.send(
+                .DELETE, APIClient.path("v1", "teams", name), headers: ifMatchHeader(ifMatch))
             remote.say("Deleted team \(name).")
         }
     }

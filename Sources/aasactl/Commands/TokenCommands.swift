@@ -11,16 +11,22 @@ struct Tokens: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Option(help: "Default: the logged-in token's team.") var team: String?
         func run() async throws {
-            let response = try await remote.client.send(.GET, APIClient.path("v1", "teams", try remote.team(team), "tokens"))
+            let response = try await remote.client.send(
+                .GET, APIClient.path("v1", "teams", try remote.team(team), "tokens"))
             try remote.show(response) {
-                Table.rows($0, [("ID", "id"), ("NAME", "name"), ("SCOPES", "scopes"), ("EXPIRES", "expiresAt"),
-                                ("REVOKED", "revokedAt"), ("LAST USED", "lastUsedAt")])
+                Table.rows(
+                    $0,
+                    [
+                        ("ID", "id"), ("NAME", "name"), ("SCOPES", "scopes"), ("EXPIRES", "expiresAt"),
+                        ("REVOKED", "revokedAt"), ("LAST USED", "lastUsedAt"),
+                    ])
             }
         }
     }
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(discussion: "With --quiet, prints only the secret (for scripts).")
+        static let configuration = CommandConfiguration(
+            discussion: "With --quiet, prints only the secret (for scripts).")
         @OptionGroup var remote: RemoteOptions
         @Option(help: "Default: the logged-in token's team.") var team: String?
         @Argument var name: String
@@ -31,15 +37,20 @@ struct Tokens: AsyncParsableCommand {
         func run() async throws {
             var body: JSONObject = ["name": .string(name), "scopes": .array(scopes.map(JSONValue.string))]
             if let expires { body.append("expiresAt", .string(expires)) }
-            let response = try await remote.client.send(.POST, APIClient.path("v1", "teams", try remote.team(team), "tokens"),
-                                                        body: .object(body), headers: idempotencyKey.map { [("Idempotency-Key", $0)] } ?? [])
+            let response = try await remote.client.send(
+                .POST, APIClient.path("v1", "teams", try remote.team(team), "tokens"),
+                body: .object(body), headers: idempotencyKey.map { [("Idempotency-Key", $0)] } ?? [])
             if remote.quiet {
                 CLIOutput.print(Table.value(try response.json(), "secret"))
                 return
             }
             try remote.show(response) {
-                Table.fields($0, [("ID", "token.id"), ("Name", "token.name"), ("Team", "token.team"), ("Scopes", "token.scopes"),
-                                  ("Expires", "token.expiresAt"), ("Secret", "secret")]) + ["The secret is shown only now."]
+                Table.fields(
+                    $0,
+                    [
+                        ("ID", "token.id"), ("Name", "token.name"), ("Team", "token.team"), ("Scopes", "token.scopes"),
+                        ("Expires", "token.expiresAt"), ("Secret", "secret"),
+                    ]) + ["The secret is shown only now."]
             }
         }
     }
@@ -49,7 +60,8 @@ struct Tokens: AsyncParsableCommand {
         @Option(help: "Default: the logged-in token's team.") var team: String?
         @Argument var tokenID: String
         func run() async throws {
-            _ = try await remote.client.send(.DELETE, APIClient.path("v1", "teams", try remote.team(team), "tokens", tokenID))
+            _ = try await remote.client.send(
+                .DELETE, APIClient.path("v1", "teams", try remote.team(team), "tokens", tokenID))
             remote.say("Revoked token \(tokenID).")
         }
     }

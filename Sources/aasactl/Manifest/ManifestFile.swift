@@ -34,7 +34,9 @@ struct ManifestFile: Sendable {
 
     init(path: String, json: JSONValue) throws {
         self.path = path
-        guard let root = json.objectValue else { throw CLIFailure("\(path): a manifest is a mapping with apps and domains") }
+        guard let root = json.objectValue else {
+            throw CLIFailure("\(path): a manifest is a mapping with apps and domains")
+        }
         for key in root.keys where !["team", "apps", "domains"].contains(key) {
             throw CLIFailure("\(path): unknown key `\(key)`; a manifest has team, apps and domains")
         }
@@ -48,17 +50,25 @@ struct ManifestFile: Sendable {
             case .null: apps.append((member.key, [:]))
             case .object(let settings):
                 for key in settings.keys where !["services", "platform", "fingerprints", "rulesFrom"].contains(key) {
-                    throw CLIFailure("\(path): apps.\(member.key): unknown key `\(key)`; an app has services, platform, fingerprints and rulesFrom")
+                    throw CLIFailure(
+                        "\(path): apps.\(member.key): unknown key `\(key)`; an app has services, platform, fingerprints and rulesFrom"
+                    )
                 }
                 apps.append((member.key, settings))
-            default: throw CLIFailure("\(path): apps.\(member.key) is a mapping (services, platform, fingerprints) or empty")
+            default:
+                throw CLIFailure("\(path): apps.\(member.key) is a mapping (services, platform, fingerprints) or empty")
             }
         }
-        if root["apps"] != nil && root["apps"]?.objectValue == nil { throw CLIFailure("\(path): apps is a mapping of app IDs") }
+        if root["apps"] != nil && root["apps"]?.objectValue == nil {
+            throw CLIFailure("\(path): apps is a mapping of app IDs")
+        }
         domains = []
         for domain in root["domains"]?.objectValue ?? [:] {
             guard let byApp = domain.value.objectValue else {
-                if domain.value == .null { domains.append((domain.key, [], nil)); continue }
+                if domain.value == .null {
+                    domains.append((domain.key, [], nil))
+                    continue
+                }
                 throw CLIFailure("\(path): domains.\(domain.key) is a mapping of app IDs to rule lists")
             }
             var entries: [(appID: String, rules: [JSONValue])] = []
@@ -66,7 +76,9 @@ struct ManifestFile: Sendable {
             for app in byApp {
                 // `expect` cannot be an app ID (those have a Team ID and a dot): the golden URLs.
                 if app.key == "expect" {
-                    guard let list = app.value.arrayValue else { throw CLIFailure("\(path): domains.\(domain.key).expect is a list of expectations") }
+                    guard let list = app.value.arrayValue else {
+                        throw CLIFailure("\(path): domains.\(domain.key).expect is a list of expectations")
+                    }
                     expect = list
                     continue
                 }
@@ -86,18 +98,26 @@ struct ManifestFile: Sendable {
     /// The body of `POST /v1/teams/{team}/manifest`.
     func body(publishReason: String? = nil) -> JSONValue {
         var object: JSONObject = [
-            "apps": .array(apps.map { app in
-                var o: JSONObject = ["appID": .string(app.appID)]
-                for key in ["services", "platform", "fingerprints", "rulesFrom"] { if let value = app.settings[key] { o.append(key, value) } }
-                return .object(o)
-            }),
-            "domains": .array(domains.map { domain in
-                var o: JSONObject = ["host": .string(domain.host), "apps": .array(domain.apps.map {
-                    .object(["appID": .string($0.appID), "rules": .array($0.rules)])
-                })]
-                if let expect = domain.expect { o.append("expect", .array(expect)) }
-                return .object(o)
-            }),
+            "apps": .array(
+                apps.map { app in
+                    var o: JSONObject = ["appID": .string(app.appID)]
+                    for key in ["services", "platform", "fingerprints", "rulesFrom"] {
+                        if let value = app.settings[key] { o.append(key, value) }
+                    }
+                    return .object(o)
+                }),
+            "domains": .array(
+                domains.map { domain in
+                    var o: JSONObject = [
+                        "host": .string(domain.host),
+                        "apps": .array(
+                            domain.apps.map {
+                                .object(["appID": .string($0.appID), "rules": .array($0.rules)])
+                            }),
+                    ]
+                    if let expect = domain.expect { o.append("expect", .array(expect)) }
+                    return .object(o)
+                }),
         ]
         if let publishReason {
             object.append("publish", .bool(true))
@@ -110,9 +130,10 @@ struct ManifestFile: Sendable {
     /// (`domains["example.com"]["ABCDE12345.com.a"][2]["/"]`); other fields unchanged.
     func describe(_ field: String) -> String {
         guard field.hasPrefix("/") else { return field }
-        var tokens = ArraySlice(field.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
-            $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-        })
+        var tokens = ArraySlice(
+            field.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
+                $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            })
         var out = ""
         func index(_ token: String?) -> Int? { token.flatMap(Int.init) }
         if tokens.first == "apps", let i = index(tokens.dropFirst().first), apps.indices.contains(i) {

@@ -29,9 +29,14 @@ enum PlanText {
         var counts = (create: 0, update: 0, ruleSets: 0, domains: 0)
         for app in o["apps"]?.arrayValue ?? [] {
             switch Table.value(app, "action") {
-            case "create": counts.create += 1; lines.append("+ app \(Table.value(app, "appID")) (\(Table.value(app, "services")))")
-            case "update": counts.update += 1
-                lines.append("~ app \(Table.value(app, "appID")) services \(Table.value(app, "previousServices")) -> \(Table.value(app, "services"))")
+            case "create":
+                counts.create += 1
+                lines.append("+ app \(Table.value(app, "appID")) (\(Table.value(app, "services")))")
+            case "update":
+                counts.update += 1
+                lines.append(
+                    "~ app \(Table.value(app, "appID")) services \(Table.value(app, "previousServices")) -> \(Table.value(app, "services"))"
+                )
             default: break
             }
         }
@@ -39,18 +44,25 @@ enum PlanText {
             let changed = domain.objectValue?["changed"]?.boolValue == true
             if changed { counts.domains += 1 }
             lines.append("\(Table.value(domain, "host")):\(changed ? "" : " no changes")")
-            let ruleChanges = (domain.objectValue?["rules"]?.arrayValue ?? []).filter { Table.value($0, "action") != "unchanged" }
+            let ruleChanges = (domain.objectValue?["rules"]?.arrayValue ?? []).filter {
+                Table.value($0, "action") != "unchanged"
+            }
             counts.ruleSets += ruleChanges.count
             if applied {
                 // The plan was printed before; after applying, only what happened next.
                 if let publish = domain.objectValue?["publish"] { lines += publishLines(publish).map { "  " + $0 } }
-                if let error = domain.objectValue?["publishError"]?.stringValue { lines.append("  PUBLISH FAILED: \(error)") }
+                if let error = domain.objectValue?["publishError"]?.stringValue {
+                    lines.append("  PUBLISH FAILED: \(error)")
+                }
                 continue
             }
             for rules in ruleChanges {
-                lines.append("  ~ \(Table.value(rules, "appID")): \(Table.value(rules, "rulesBefore")) -> \(Table.value(rules, "rulesAfter")) rules (\(Table.value(rules, "action")))")
+                lines.append(
+                    "  ~ \(Table.value(rules, "appID")): \(Table.value(rules, "rulesBefore")) -> \(Table.value(rules, "rulesAfter")) rules (\(Table.value(rules, "action")))"
+                )
             }
-            for e in domain.objectValue?["expectations"]?.arrayValue ?? [] where Table.value(e, "action") != "unchanged" {
+            for e in domain.objectValue?["expectations"]?.arrayValue ?? [] where Table.value(e, "action") != "unchanged"
+            {
                 let sign = ["create": "+", "delete": "-"][Table.value(e, "action")] ?? "~"
                 lines.append("  \(sign) expect \(Table.value(e, "url")) \(Expectations.target(e))")
             }
@@ -63,9 +75,11 @@ enum PlanText {
         if !changed {
             lines.append("No changes: the server already matches the manifest.")
         } else {
-            lines.append(applied
-                ? "Applied: \(counts.create) app(s) created, \(counts.update) updated, \(counts.ruleSets) rule set(s) changed on \(counts.domains) domain(s)."
-                : "Plan: \(counts.create) app(s) to create, \(counts.update) to update, \(counts.ruleSets) rule set(s) to change on \(counts.domains) domain(s).")
+            lines.append(
+                applied
+                    ? "Applied: \(counts.create) app(s) created, \(counts.update) updated, \(counts.ruleSets) rule set(s) changed on \(counts.domains) domain(s)."
+                    : "Plan: \(counts.create) app(s) to create, \(counts.update) to update, \(counts.ruleSets) rule set(s) to change on \(counts.domains) domain(s)."
+            )
         }
         return lines
     }
@@ -94,7 +108,8 @@ struct Plan: AsyncParsableCommand {
         let (manifest, team) = try options.load(remote)
         let plan: APIResponse
         do {
-            plan = try await remote.client.send(.POST, ManifestOptions.endpoint(team), query: [("dryRun", "true")], body: manifest.body())
+            plan = try await remote.client.send(
+                .POST, ManifestOptions.endpoint(team), query: [("dryRun", "true")], body: manifest.body())
         } catch let failure as APIFailure {
             PlanText.failure(failure, manifest: manifest).forEach(CLIOutput.error)
             throw ExitCode(1)
@@ -137,20 +152,26 @@ struct Apply: AsyncParsableCommand {
         let reason = publish ? (reason ?? "aasactl apply \((options.file as NSString).lastPathComponent)") : nil
         let body = manifest.body(publishReason: reason)
         do {
-            let plan = try await client.send(.POST, ManifestOptions.endpoint(team), query: [("dryRun", "true")], body: manifest.body())
+            let plan = try await client.send(
+                .POST, ManifestOptions.endpoint(team), query: [("dryRun", "true")], body: manifest.body())
             let json = try plan.json()
             let changed = json.objectValue?["changed"]?.boolValue == true
-            if !remote.quiet && remote.output == .table { PlanText.lines(json, applied: false).forEach(CLIOutput.print) }
+            if !remote.quiet && remote.output == .table {
+                PlanText.lines(json, applied: false).forEach(CLIOutput.print)
+            }
             if !changed && !publish { return }
             if changed && !yes {
-                guard isatty(STDIN_FILENO) != 0 else { throw CLIFailure("refusing to apply without --yes: standard input is not a terminal") }
+                guard isatty(STDIN_FILENO) != 0 else {
+                    throw CLIFailure("refusing to apply without --yes: standard input is not a terminal")
+                }
                 FileHandle.standardError.write(Data("Apply these changes? Only 'yes' applies: ".utf8))
                 guard readLine() == "yes" else { throw CLIFailure("not applied") }
             }
             let stateTag = json.objectValue?["stateTag"]?.stringValue ?? "*"
             let key = idempotencyKey ?? UUID().uuidString.lowercased()
-            let applied = try await client.send(.POST, ManifestOptions.endpoint(team), body: body,
-                                                headers: [("If-Match", stateTag), ("Idempotency-Key", key)])
+            let applied = try await client.send(
+                .POST, ManifestOptions.endpoint(team), body: body,
+                headers: [("If-Match", stateTag), ("Idempotency-Key", key)])
             if applied.header("Idempotency-Replayed") == "true" {
                 remote.say("The server had already applied this request (Idempotency-Key \(key)); its answer follows.")
             }
@@ -160,7 +181,9 @@ struct Apply: AsyncParsableCommand {
             for domain in domains { if let p = domain.objectValue?["publish"] { try failIfTargetFailed(p) } }
         } catch let failure as APIFailure {
             if failure.status == 412 {
-                CLIOutput.error("error: the apps or rules this manifest owns changed on the server after the plan; nothing was applied. Run aasactl apply again.")
+                CLIOutput.error(
+                    "error: the apps or rules this manifest owns changed on the server after the plan; nothing was applied. Run aasactl apply again."
+                )
             } else {
                 PlanText.failure(failure, manifest: manifest).forEach(CLIOutput.error)
             }

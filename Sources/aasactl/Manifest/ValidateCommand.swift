@@ -22,13 +22,21 @@ struct Validate: ParsableCommand {
         }
         let declared = Set(manifest.apps.map(\.appID))
         for app in manifest.apps {
-            if let problem = AppID.problem(app.appID) { errors += 1; report("error", "apps[\(JSONWriter.quoted(app.appID))]", problem) }
+            if let problem = AppID.problem(app.appID) {
+                errors += 1
+                report("error", "apps[\(JSONWriter.quoted(app.appID))]", problem)
+            }
         }
         for (d, domain) in manifest.domains.enumerated() {
-            if (try? HostName.normalized(domain.host)) == nil { errors += 1; report("error", "domains[\(JSONWriter.quoted(domain.host))]", "not a host name") }
+            if (try? HostName.normalized(domain.host)) == nil {
+                errors += 1
+                report("error", "domains[\(JSONWriter.quoted(domain.host))]", "not a host name")
+            }
             for app in domain.apps where !declared.contains(app.appID) {
                 errors += 1
-                report("error", "domains[\(JSONWriter.quoted(domain.host))][\(JSONWriter.quoted(app.appID))]", "the app is not listed under apps")
+                report(
+                    "error", "domains[\(JSONWriter.quoted(domain.host))][\(JSONWriter.quoted(app.appID))]",
+                    "the app is not listed under apps")
             }
             let withRules = domain.apps.indices.filter { !domain.apps[$0].rules.isEmpty }
             let entries = withRules.map { domain.apps[$0] }
@@ -41,18 +49,24 @@ struct Validate: ParsableCommand {
             if let document = parsed.document {
                 let bytes = AASARenderer.render(document)
                 let host = (try? HostName.normalized(domain.host)) ?? domain.host
-                for found in AASAValidator.validate(document, servedByteCount: bytes.count, options: .init(analyzeRules: true, host: host))
+                for found in AASAValidator.validate(
+                    document, servedByteCount: bytes.count, options: .init(analyzeRules: true, host: host))
                 where !diagnostics.contains(found) { diagnostics.append(found) }
             }
             for diagnostic in diagnostics {
-                let place = Self.bodyPointer(diagnostic.path, domain: d, apps: withRules).map(manifest.describe)
+                let place =
+                    Self.bodyPointer(diagnostic.path, domain: d, apps: withRules).map(manifest.describe)
                     ?? "domains[\(JSONWriter.quoted(domain.host))] \(diagnostic.path)"
                 if diagnostic.severity == .error { errors += 1 }
-                report(diagnostic.severity == .error ? "error" : "warning", place, "\(diagnostic.message) [\(diagnostic.code.rawValue)]")
+                report(
+                    diagnostic.severity == .error ? "error" : "warning", place,
+                    "\(diagnostic.message) [\(diagnostic.code.rawValue)]")
             }
         }
         if errors > 0 { throw ExitCode(1) }
-        CLIOutput.print("\(file): valid (\(manifest.apps.count) app(s), \(manifest.domains.count) domain(s)); grants and other teams' rules are checked by aasactl plan.")
+        CLIOutput.print(
+            "\(file): valid (\(manifest.apps.count) app(s), \(manifest.domains.count) domain(s)); grants and other teams' rules are checked by aasactl plan."
+        )
     }
 
     /// The service's `id` is not an Apple key; the server strips it the same way.
@@ -67,7 +81,9 @@ struct Validate: ParsableCommand {
     /// - Parameter apps: the domain's app indices, in the order of the document's `details`.
     static func bodyPointer(_ pointer: JSONPointer, domain: Int, apps: [Int]) -> String? {
         let t = pointer.tokens
-        guard t.count >= 3, t[0] == "applinks", t[1] == "details", let i = Int(t[2]), apps.indices.contains(i) else { return nil }
+        guard t.count >= 3, t[0] == "applinks", t[1] == "details", let i = Int(t[2]), apps.indices.contains(i) else {
+            return nil
+        }
         var tokens = ["domains", String(domain), "apps", String(apps[i])]
         if t.count >= 5, t[3] == "components" { tokens += ["rules"] + t.dropFirst(4) }
         return JSONPointer(tokens: tokens).description

@@ -6,8 +6,7 @@ import Yams
 enum YAMLJSON {
     static func parse(_ text: String, file: String) throws -> JSONValue {
         let node: Node?
-        do { node = try Yams.compose(yaml: text) }
-        catch { throw CLIFailure("\(file): not YAML or JSON: \(error)") }
+        do { node = try Yams.compose(yaml: text) } catch { throw CLIFailure("\(file): not YAML or JSON: \(error)") }
         guard let node else { throw CLIFailure("\(file) is empty") }
         return try value(node, file: file)
     }
@@ -21,7 +20,9 @@ enum YAMLJSON {
             case "tag:yaml.org,2002:bool": return .bool(["true", "yes", "on"].contains(scalar.string.lowercased()))
             case "tag:yaml.org,2002:int", "tag:yaml.org,2002:float":
                 // JSON numbers only (YAML also reads 0x1F, 1_000, .inf): anything else stays text.
-                return (try? JSONParser.parse(scalar.string).value).map { if case .number = $0 { $0 } else { .string(scalar.string) } } ?? .string(scalar.string)
+                return (try? JSONParser.parse(scalar.string).value).map {
+                    if case .number = $0 { $0 } else { .string(scalar.string) }
+                } ?? .string(scalar.string)
             default: return .string(scalar.string)
             }
         case .sequence(let sequence):

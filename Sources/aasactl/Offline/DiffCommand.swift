@@ -39,21 +39,29 @@ struct Diff: AsyncParsableCommand {
     @OptionGroup var remote: RemoteOptions
 
     func validate() throws {
-        if domain == nil && (fileA == nil || fileB == nil) { throw ValidationError("name two files, or --domain HOST --from N") }
+        if domain == nil && (fileA == nil || fileB == nil) {
+            throw ValidationError("name two files, or --domain HOST --from N")
+        }
         if domain != nil && from == nil { throw ValidationError("--domain needs --from N") }
     }
 
     func run() async throws {
         if android { return try await runAndroid() }
         if let domain, let from {
-            let response = try await remote.client.send(.GET, APIClient.path("v1", "domains", domain, "diff"),
-                                                        query: [("from", String(from)), ("to", to)])
+            let response = try await remote.client.send(
+                .GET, APIClient.path("v1", "domains", domain, "diff"),
+                query: [("from", String(from)), ("to", to)])
             let diff = try response.json().objectValue?["diff"] ?? .null
-            if json { CLIOutput.json(diff) } else { try remote.show(response) { _ in DocumentDiff.textLines(json: diff) } }
+            if json {
+                CLIOutput.json(diff)
+            } else {
+                try remote.show(response) { _ in DocumentDiff.textLines(json: diff) }
+            }
             if diff.objectValue?["changed"]?.boolValue == true { throw ExitCode(1) }
             return
         }
-        let a = try load(fileA!), b = try load(fileB!)
+        let a = try load(fileA!)
+        let b = try load(fileB!)
         let diff = DocumentDiff(from: a, to: b, host: host)
         if json { CLIOutput.json(diff.jsonValue) } else { diff.textLines.forEach(CLIOutput.print) }
         if !diff.isEmpty { throw ExitCode(1) }
@@ -62,8 +70,9 @@ struct Diff: AsyncParsableCommand {
     private func runAndroid() async throws {
         let diff: JSONValue
         if let domain, let from {
-            let response = try await remote.client.send(.GET, APIClient.path("v1", "domains", domain, "assetlinks", "diff"),
-                                                        query: [("from", String(from)), ("to", to)])
+            let response = try await remote.client.send(
+                .GET, APIClient.path("v1", "domains", domain, "assetlinks", "diff"),
+                query: [("from", String(from)), ("to", to)])
             diff = try response.json().objectValue?["diff"] ?? .null
         } else {
             func load(_ file: String) throws -> AssetLinksDocument {

@@ -43,7 +43,8 @@ struct Lint: ParsableCommand {
                 CLIOutput.json(report.jsonValue(file: file))
             } else {
                 let verdict = report.isValid ? "valid" : "invalid"
-                CLIOutput.print("\(file): \(verdict) (\(report.errors.count) errors, \(report.warnings.count) warnings)")
+                CLIOutput.print(
+                    "\(file): \(verdict) (\(report.errors.count) errors, \(report.warnings.count) warnings)")
                 for d in report.diagnostics { CLIOutput.print("  \(d)") }
             }
         }
@@ -53,14 +54,27 @@ struct Lint: ParsableCommand {
     /// True when the file has errors.
     private func lintAssetLinks(_ bytes: [UInt8], file: String) -> Bool {
         let diagnostics = AssetLinksValidator.validate(bytes)
-        let errors = diagnostics.filter { $0.severity == .error }, warnings = diagnostics.filter { $0.severity == .warning }
+        let errors = diagnostics.filter { $0.severity == .error }
+        let warnings = diagnostics.filter { $0.severity == .warning }
         if json {
             func items(_ list: [AssetLinksDiagnostic]) -> JSONValue {
-                .array(list.map { .object(["code": .string($0.code.rawValue), "path": .string($0.path.description), "message": .string($0.message)]) })
+                .array(
+                    list.map {
+                        .object([
+                            "code": .string($0.code.rawValue), "path": .string($0.path.description),
+                            "message": .string($0.message),
+                        ])
+                    })
             }
-            CLIOutput.json(.object(["file": .string(file), "valid": .bool(errors.isEmpty), "errors": items(errors), "warnings": items(warnings)]))
+            CLIOutput.json(
+                .object([
+                    "file": .string(file), "valid": .bool(errors.isEmpty), "errors": items(errors),
+                    "warnings": items(warnings),
+                ]))
         } else {
-            CLIOutput.print("\(file): \(errors.isEmpty ? "valid" : "invalid") assetlinks.json (\(errors.count) errors, \(warnings.count) warnings)")
+            CLIOutput.print(
+                "\(file): \(errors.isEmpty ? "valid" : "invalid") assetlinks.json (\(errors.count) errors, \(warnings.count) warnings)"
+            )
             for d in diagnostics { CLIOutput.print("  \(d)") }
         }
         return !errors.isEmpty

@@ -37,7 +37,10 @@ struct Match: AsyncParsableCommand {
     @Option(name: .customLong("expect"), help: "With --explain: the app you expected to open the URL.")
     var expectedApp: String?
 
-    @Option(help: "ios (an apple-app-site-association file) or android (an assetlinks.json with Dynamic App Links rules); with the server also both.")
+    @Option(
+        help:
+            "ios (an apple-app-site-association file) or android (an assetlinks.json with Dynamic App Links rules); with the server also both."
+    )
     var platform: String = "ios"
 
     @Argument(help: "URLs (https://host/path?query#fragment) or bare paths (/path).")
@@ -59,10 +62,19 @@ struct Match: AsyncParsableCommand {
         let matcher = AASAMatcher(document)
         let results = urls.map { (url: $0, resolution: matcher.resolve(url: $0, domain: domain)) }
         if explain {
-            let explained = urls.map { (url: $0, explanation: matcher.explain(url: $0, domain: domain, expectedApp: expectedApp)) }
+            let explained = urls.map {
+                (url: $0, explanation: matcher.explain(url: $0, domain: domain, expectedApp: expectedApp))
+            }
             if json {
-                CLIOutput.json(.array(explained.map { .object(["url": .string($0.url), "appID": $0.explanation.resolution.appID.map(JSONValue.string) ?? .null,
-                                                               "explanation": $0.explanation.jsonValue()]) }), pretty: false)
+                CLIOutput.json(
+                    .array(
+                        explained.map {
+                            .object([
+                                "url": .string($0.url),
+                                "appID": $0.explanation.resolution.appID.map(JSONValue.string) ?? .null,
+                                "explanation": $0.explanation.jsonValue(),
+                            ])
+                        }), pretty: false)
                 return
             }
             for (url, e) in explained {
@@ -95,10 +107,17 @@ struct Match: AsyncParsableCommand {
         for url in urls {
             let decisions = matcher.decisions(url: url)
             if json {
-                CLIOutput.json(.object(["url": .string(url), "decisions": .array(decisions.map {
-                    .object(["packageName": .string($0.packageName), "decision": .string($0.decision.rawValue),
-                             "rule": $0.rule.map { .number(String($0)) } ?? .null])
-                })]), pretty: false)
+                CLIOutput.json(
+                    .object([
+                        "url": .string(url),
+                        "decisions": .array(
+                            decisions.map {
+                                .object([
+                                    "packageName": .string($0.packageName), "decision": .string($0.decision.rawValue),
+                                    "rule": $0.rule.map { .number(String($0)) } ?? .null,
+                                ])
+                            }),
+                    ]), pretty: false)
                 continue
             }
             let opens = decisions.filter { $0.decision == .open }.map(\.packageName)
@@ -116,7 +135,9 @@ struct Match: AsyncParsableCommand {
             var body: JSONObject = ["url": .string(url), "source": .string(draft ? "draft" : "published")]
             if explain { body.append("explain", .bool(true)) }
             if let expectedApp { body.append("expectedAppID", .string(expectedApp)) }
-            guard ["ios", "android", "both"].contains(platform) else { throw ValidationError("--platform is ios, android or both") }
+            guard ["ios", "android", "both"].contains(platform) else {
+                throw ValidationError("--platform is ios, android or both")
+            }
             if platform != "ios" { body.append("platform", .string(platform)) }
             answers.append(try await client.send(.POST, "/v1/match", body: .object(body)))
         }
@@ -126,29 +147,47 @@ struct Match: AsyncParsableCommand {
         }
         for answer in answers {
             try remote.show(answer) { r in
-                let source = Table.value(r, "source") + (r.objectValue?["revision"].map { " revision " + Table.text($0) } ?? "")
-                var line = "\(Table.value(r, "url")) -> \(Table.value(r, "appID") == "-" ? "none" : Table.value(r, "appID")) [\(Table.value(r, "host")) \(source)]"
+                let source =
+                    Table.value(r, "source") + (r.objectValue?["revision"].map { " revision " + Table.text($0) } ?? "")
+                var line =
+                    "\(Table.value(r, "url")) -> \(Table.value(r, "appID") == "-" ? "none" : Table.value(r, "appID")) [\(Table.value(r, "host")) \(source)]"
                 if r.objectValue?["rule"] != nil {
                     line += " rule \(Table.value(r, "rule.path"))"
-                    if let team = r.objectValue?["rule"]?.objectValue?["team"]?.stringValue { line += " (team \(team), rule \(Table.value(r, "rule.ruleID")))" }
+                    if let team = r.objectValue?["rule"]?.objectValue?["team"]?.stringValue {
+                        line += " (team \(team), rule \(Table.value(r, "rule.ruleID")))"
+                    }
                 }
-                let excluded = (r.objectValue?["decisions"]?.arrayValue ?? []).filter { Table.value($0, "decision") == "exclude" }
+                let excluded = (r.objectValue?["decisions"]?.arrayValue ?? []).filter {
+                    Table.value($0, "decision") == "exclude"
+                }
                 if Table.value(r, "appID") == "-", !excluded.isEmpty {
-                    line += " (excluded: an exclude rule decides it for \(excluded.map { Table.value($0, "appID") }.joined(separator: ", ")))"
+                    line +=
+                        " (excluded: an exclude rule decides it for \(excluded.map { Table.value($0, "appID") }.joined(separator: ", ")))"
                 }
-                if let parent = r.objectValue?["wildcardParent"]?.stringValue { line += " (no domain of its own: apps with applinks:*.\(parent) read \(parent)'s file)" }
-                if platform == "android" { line = "\(Table.value(r, "url")) [\(Table.value(r, "host")) \(Table.value(r, "source"))]" }
+                if let parent = r.objectValue?["wildcardParent"]?.stringValue {
+                    line += " (no domain of its own: apps with applinks:*.\(parent) read \(parent)'s file)"
+                }
+                if platform == "android" {
+                    line = "\(Table.value(r, "url")) [\(Table.value(r, "host")) \(Table.value(r, "source"))]"
+                }
                 var lines = [line] + (r.objectValue?["explanation"].map(Explanation.textLines) ?? [])
                 if let android = r.objectValue?["android"] {
                     let opens = android.objectValue?["opens"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                    lines.append("  Android -> \(opens.isEmpty ? "none" : opens.joined(separator: ", "))"
-                                 + (android.objectValue?["revision"].map { " (assetlinks.json revision \(Table.text($0)))" } ?? ""))
+                    lines.append(
+                        "  Android -> \(opens.isEmpty ? "none" : opens.joined(separator: ", "))"
+                            + (android.objectValue?["revision"].map { " (assetlinks.json revision \(Table.text($0)))" }
+                                ?? ""))
                     for d in android.objectValue?["decisions"]?.arrayValue ?? [] {
-                        lines.append("    \(Table.value(d, "packageName")): \(Table.value(d, "decision"))"
-                                     + (d.objectValue?["ruleIndex"].map { " (rule \(Table.text($0))\(d.objectValue?["team"]?.stringValue.map { ", team " + $0 } ?? ""))" } ?? ""))
+                        lines.append(
+                            "    \(Table.value(d, "packageName")): \(Table.value(d, "decision"))"
+                                + (d.objectValue?["ruleIndex"].map {
+                                    " (rule \(Table.text($0))\(d.objectValue?["team"]?.stringValue.map { ", team " + $0 } ?? ""))"
+                                } ?? ""))
                     }
                 }
-                if let disagreement = r.objectValue?["disagreement"]?.stringValue { lines.append("  platforms disagree: \(disagreement)") }
+                if let disagreement = r.objectValue?["disagreement"]?.stringValue {
+                    lines.append("  platforms disagree: \(disagreement)")
+                }
                 return lines
             }
         }

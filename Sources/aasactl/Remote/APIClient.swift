@@ -41,8 +41,9 @@ struct APIResponse: Sendable {
 
     /// The body as JSON (every API answer but a revision's file and metrics is JSON).
     func json() throws -> JSONValue {
-        do { return try JSONParser.parse(body).value }
-        catch { throw CLIFailure("the server's answer is not JSON: \(error)") }
+        do { return try JSONParser.parse(body).value } catch {
+            throw CLIFailure("the server's answer is not JSON: \(error)")
+        }
     }
 }
 
@@ -72,8 +73,10 @@ struct APIClient: Sendable {
         var nio: HTTPMethod { HTTPMethod(rawValue: rawValue) }
     }
 
-    func send(_ method: Method, _ path: String, query: [(String, String?)] = [], body: JSONValue? = nil,
-              headers extra: [(String, String)] = []) async throws -> APIResponse {
+    func send(
+        _ method: Method, _ path: String, query: [(String, String?)] = [], body: JSONValue? = nil,
+        headers extra: [(String, String)] = []
+    ) async throws -> APIResponse {
         var url = server.hasSuffix("/") ? String(server.dropLast()) : server
         url += path
         var query = query
@@ -82,7 +85,10 @@ struct APIClient: Sendable {
         if !items.isEmpty {
             var allowed = CharacterSet.urlQueryAllowed
             allowed.remove(charactersIn: "&=+")
-            url += "?" + items.map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $1)" }.joined(separator: "&")
+            url +=
+                "?"
+                + items.map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $1)" }.joined(
+                    separator: "&")
         }
         var request = HTTPClientRequest(url: url)
         request.method = method.nio

@@ -18,22 +18,25 @@ struct Profiles: Codable, Sendable {
     static var path: String {
         let env = ProcessInfo.processInfo.environment
         if let explicit = env["AASACTL_CONFIG"], !explicit.isEmpty { return explicit }
-        let base = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let base =
+            env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (env["HOME"] ?? NSHomeDirectory()) + "/.config"
         return base + "/aasactl/config.yaml"
     }
 
     static func load() throws -> Profiles {
         guard let data = FileManager.default.contents(atPath: path) else { return Profiles() }
-        do { return try YAMLDecoder().decode(Profiles.self, from: data) }
-        catch { throw CLIFailure("cannot read \(path): \(error)") }
+        do { return try YAMLDecoder().decode(Profiles.self, from: data) } catch {
+            throw CLIFailure("cannot read \(path): \(error)")
+        }
     }
 
     func save() throws {
         let path = Self.path
         let directory = (path as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         let text = try YAMLEncoder().encode(self)
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)

@@ -25,8 +25,10 @@ struct RemoteOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Print nothing on success.")
     var quiet = false
 
-    @Option(help: ArgumentHelp("Admins: force a change past the domain policies (golden URLs, protected paths), for this reason.",
-                               discussion: "Sent as force=true&reason=… on the change; audited as policy.override."))
+    @Option(
+        help: ArgumentHelp(
+            "Admins: force a change past the domain policies (golden URLs, protected paths), for this reason.",
+            discussion: "Sent as force=true&reason=… on the change; audited as policy.override."))
     var forceReason: String?
 
     func connection() throws -> (client: APIClient, team: String?) {
@@ -34,7 +36,9 @@ struct RemoteOptions: ParsableArguments {
         let profiles = try Profiles.load()
         let name = profile ?? env["AASA_PROFILE"] ?? profiles.current
         let saved = name.flatMap { profiles.profiles[$0] }
-        if let profile, saved == nil { throw CLIFailure("no profile \(profile) in \(Profiles.path); run aasactl login --profile \(profile)") }
+        if let profile, saved == nil {
+            throw CLIFailure("no profile \(profile) in \(Profiles.path); run aasactl login --profile \(profile)")
+        }
         guard let server = server ?? env["AASA_SERVER"] ?? saved?.server else {
             throw CLIFailure("no server: pass --server, set AASA_SERVER, or run aasactl login")
         }
@@ -53,7 +57,9 @@ struct RemoteOptions: ParsableArguments {
     /// The team a command is about: `--team`, or the logged-in token's team.
     func team(_ explicit: String?) throws -> String {
         if let explicit { return explicit }
-        guard let team = try connection().team else { throw CLIFailure("name the team with --team (the token has no team of its own)") }
+        guard let team = try connection().team else {
+            throw CLIFailure("name the team with --team (the token has no team of its own)")
+        }
         return team
     }
 

@@ -21,7 +21,9 @@ enum Table {
     }
 
     /// `items` (or the top-level array) as aligned columns.
-    static func rows(_ json: JSONValue, _ columns: [(header: String, path: String)], items key: String = "items") -> [String] {
+    static func rows(_ json: JSONValue, _ columns: [(header: String, path: String)], items key: String = "items")
+        -> [String]
+    {
         let items = json.arrayValue ?? json.objectValue?[key]?.arrayValue ?? []
         let cells = items.map { item in columns.map { value(item, $0.path) } }
         return align([columns.map(\.header)] + cells)
@@ -31,8 +33,10 @@ enum Table {
         guard let first = rows.first else { return [] }
         let widths = first.indices.map { i in rows.map { $0[i].count }.max() ?? 0 }
         return rows.map { row in
-            row.enumerated().map { i, cell in i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ")
+            row.enumerated().map { i, cell in
+                i == row.count - 1 ? cell : cell.padding(toLength: widths[i], withPad: " ", startingAt: 0)
+            }
+            .joined(separator: "  ")
         }
     }
 

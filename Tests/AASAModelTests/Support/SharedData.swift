@@ -5,7 +5,9 @@ import Foundation
 /// Missing data fails the tests that need it; it is never skipped silently.
 enum SharedData {
     static let root: URL = {
-        if let override = ProcessInfo.processInfo.environment["AASA_SHARED_DIR"] { return URL(fileURLWithPath: override) }
+        if let override = ProcessInfo.processInfo.environment["AASA_SHARED_DIR"] {
+            return URL(fileURLWithPath: override)
+        }
         var url = URL(fileURLWithPath: #filePath)
         while url.path != "/" {
             url.deleteLastPathComponent()
@@ -47,16 +49,20 @@ enum SharedData {
     static func cases(_ file: String) throws -> [Case] {
         let values: [JSONValue]
         if file.hasSuffix(".jsonl") {
-            values = try String(decoding: bytes(file), as: UTF8.self).split(separator: "\n").map { try JSONParser.parse(String($0)).value }
+            values = try String(decoding: bytes(file), as: UTF8.self).split(separator: "\n").map {
+                try JSONParser.parse(String($0)).value
+            }
         } else {
             values = try json(file).objectValue?["matching"]?.arrayValue ?? []
         }
         return values.compactMap { v in
             guard let o = v.objectValue, let aasa = o["aasa"], let app = o["appId"]?.stringValue,
-                  let url = o["url"]?.stringValue, let expect = o["expect"]?.stringValue.flatMap(Decision.init(rawValue:)) else { return nil }
+                let url = o["url"]?.stringValue, let expect = o["expect"]?.stringValue.flatMap(Decision.init(rawValue:))
+            else { return nil }
             let name = o["name"]?.stringValue ?? o["ref"]?.stringValue ?? "?"
-            return Case(name: name, feature: o["feature"]?.stringValue ?? o["source"]?.stringValue ?? "", aasa: aasa,
-                        domain: o["domain"]?.stringValue ?? "", appID: app, url: url, expect: expect)
+            return Case(
+                name: name, feature: o["feature"]?.stringValue ?? o["source"]?.stringValue ?? "", aasa: aasa,
+                domain: o["domain"]?.stringValue ?? "", appID: app, url: url, expect: expect)
         }
     }
 
@@ -64,7 +70,8 @@ enum SharedData {
     static func corpusFiles() throws -> [String] {
         let dir = root.appendingPathComponent("corpus").path
         let names = try FileManager.default.contentsOfDirectory(atPath: dir)
-        return names.filter { $0.hasSuffix(".json") && $0 != "expected-lint.json" && $0 != "lint-reasons.json" }.sorted()
+        return names.filter { $0.hasSuffix(".json") && $0 != "expected-lint.json" && $0 != "lint-reasons.json" }
+            .sorted()
     }
 }
 

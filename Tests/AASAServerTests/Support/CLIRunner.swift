@@ -16,17 +16,22 @@ struct CLIRunner: Sendable {
 
     init(server: String) {
         self.server = server
-        config = FileManager.default.temporaryDirectory.appendingPathComponent("aasactl-\(UUID().uuidString)/config.yaml").path
+        config =
+            FileManager.default.temporaryDirectory.appendingPathComponent("aasactl-\(UUID().uuidString)/config.yaml")
+            .path
     }
 
     static func binary() throws -> String {
-        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("aasactl").path
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "aasactl"
+        ).path
         let candidates = [TestDatabase.repositoryRoot + "/.build/debug/aasactl", beside]
         return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0) })
     }
 
     /// Runs `aasactl args` off the concurrency pool (`offPool`).
-    func callAsFunction(_ args: String..., stdin: String = "", environment: [String: String] = [:]) async throws -> Run {
+    func callAsFunction(_ args: String..., stdin: String = "", environment: [String: String] = [:]) async throws -> Run
+    {
         try await run(args, stdin: stdin, environment: environment)
     }
 
@@ -44,9 +49,11 @@ struct CLIRunner: Sendable {
             p.executableURL = URL(fileURLWithPath: binary)
             p.arguments = args
             p.environment = finalEnvironment
-            let input = Pipe(), output = Pipe()
+            let input = Pipe()
+            let output = Pipe()
             // Standard error goes to a file, so a full pipe can never stall the child.
-            let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("aasactl-err-\(UUID().uuidString)")
+            let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "aasactl-err-\(UUID().uuidString)")
             _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
             defer { try? FileManager.default.removeItem(at: errorFile) }
             p.standardInput = input
@@ -58,7 +65,9 @@ struct CLIRunner: Sendable {
             let out = output.fileHandleForReading.readDataToEndOfFile()
             p.waitUntilExit()
             let err = (try? Data(contentsOf: errorFile)) ?? Data()
-            return Run(status: p.terminationStatus, out: String(decoding: out, as: UTF8.self), err: String(decoding: err, as: UTF8.self))
+            return Run(
+                status: p.terminationStatus, out: String(decoding: out, as: UTF8.self),
+                err: String(decoding: err, as: UTF8.self))
         }
     }
 }

@@ -18,13 +18,17 @@ enum Curl {
     }
 
     /// Waits for curl off the concurrency pool (`offPool`).
-    static func get(_ url: String, host: String? = nil, headers: [String: String] = [:],
-                    method: String = "GET", body: String? = nil) async throws -> Reply {
+    static func get(
+        _ url: String, host: String? = nil, headers: [String: String] = [:],
+        method: String = "GET", body: String? = nil
+    ) async throws -> Reply {
         try await offPool { try blockingGet(url, host: host, headers: headers, method: method, body: body) }
     }
 
-    private static func blockingGet(_ url: String, host: String?, headers: [String: String],
-                                     method: String, body: String?) throws -> Reply {
+    private static func blockingGet(
+        _ url: String, host: String?, headers: [String: String],
+        method: String, body: String?
+    ) throws -> Reply {
         let headerFile = FileManager.default.temporaryDirectory.appendingPathComponent("curl-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: headerFile) }
         var arguments = ["-s", "-D", headerFile, "--max-time", "10"]

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An HTTP/1.1 request sent in two halves over a raw socket: the head and part of the body now,
 /// the rest later. Between the two the request is certainly in flight at the server, which is
@@ -18,12 +19,18 @@ final class SlowRequest: @unchecked Sendable {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
-        guard connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
+        guard connected == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
         self.fd = fd
         let body = Array(json.utf8)
-        let head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+        let head =
+            "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
             + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
         let half = body.count / 2
         rest = Array(body[half...])

@@ -16,16 +16,19 @@ struct TestWorld: Sendable {
     let adminToken: String
 
     /// Runs `body` against a live server on a fresh database.
-    static func run(webRootBases: [String] = [], configure: @Sendable (inout AppConfig) -> Void = { _ in },
-                    _ body: @Sendable (TestWorld) async throws -> Void) async throws {
+    static func run(
+        webRootBases: [String] = [], configure: @Sendable (inout AppConfig) -> Void = { _ in },
+        _ body: @Sendable (TestWorld) async throws -> Void
+    ) async throws {
         let url = try await TestDatabase.shared.clone()
         do {
             let token = try await TestDatabase.shared.withClient(url: url) { database in
                 try await makeToken(database, teamID: nil, scopes: [.admin], name: "test admin")
             }
-            var config = AppConfig(host: "127.0.0.1", port: 0, databaseURL: url,
-                                   migrationsDirectory: TestDatabase.migrationsDirectory, logLevel: .warning,
-                                   maxBodyBytes: 64 * 1024, databaseConnections: 8, webRootBases: webRootBases)
+            var config = AppConfig(
+                host: "127.0.0.1", port: 0, databaseURL: url,
+                migrationsDirectory: TestDatabase.migrationsDirectory, logLevel: .warning,
+                maxBodyBytes: 64 * 1024, databaseConnections: 8, webRootBases: webRootBases)
             // Dozens of tests clone databases and connect at once on 2 cores: a slow first
             // connection is load here, not an outage (FaultTests check the 5 s bound on aasad).
             config.databaseLeaseTimeout = .seconds(60)
@@ -41,12 +44,15 @@ struct TestWorld: Sendable {
         await TestDatabase.shared.drop(url)
     }
 
-    static func makeToken(_ database: Database, teamID: Int64?, scopes: [TokenScope], name: String,
-                          expiresAt: Date? = nil) async throws -> String {
+    static func makeToken(
+        _ database: Database, teamID: Int64?, scopes: [TokenScope], name: String,
+        expiresAt: Date? = nil
+    ) async throws -> String {
         let generated = TokenSecret.generate()
         try await database.transaction(logger: Logger(label: "test")) { session in
-            _ = try await session.insertToken(id: generated.id, teamID: teamID, name: name, scopes: scopes,
-                                              secretHash: generated.hash, expiresAt: expiresAt)
+            _ = try await session.insertToken(
+                id: generated.id, teamID: teamID, name: name, scopes: scopes,
+                secretHash: generated.hash, expiresAt: expiresAt)
         }
         return generated.token
     }
@@ -68,17 +74,22 @@ struct TestWorld: Sendable {
         var etag: String? { headers[.eTag] }
         var text: String { String(decoding: body, as: UTF8.self) }
         var problemRules: [String] { (object["errors"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String } }
-        var problemFields: [String] { (object["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String } }
+        var problemFields: [String] {
+            (object["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }
+        }
     }
 
     @discardableResult
-    func call(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, json: Any? = nil,
-              raw: String? = nil, headers extra: [String: String] = [:]) async throws -> Reply {
+    func call(
+        _ method: HTTPRequest.Method, _ path: String, token: String? = nil, json: Any? = nil,
+        raw: String? = nil, headers extra: [String: String] = [:]
+    ) async throws -> Reply {
         var headers = HTTPFields()
         if let token { headers[.authorization] = "Bearer \(token)" }
         var body: ByteBuffer?
         if let json {
-            body = ByteBuffer(bytes: Array(try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed])))
+            body = ByteBuffer(
+                bytes: Array(try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed])))
             headers[.contentType] = "application/json"
         } else if let raw {
             body = ByteBuffer(string: raw)
@@ -86,7 +97,8 @@ struct TestWorld: Sendable {
         }
         for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
         let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
-        return Reply(status: Int(response.status.code), headers: response.headers, body: Array(response.body.readableBytesView))
+        return Reply(
+            status: Int(response.status.code), headers: response.headers, body: Array(response.body.readableBytesView))
     }
 
     // MARK: Fixtures through the API
@@ -97,7 +109,9 @@ struct TestWorld: Sendable {
     }
 
     /// A token of `team` with the given scopes, made through the API.
-    func teamToken(_ team: String, scopes: [String], expiresAt: String? = nil) async throws -> (secret: String, id: String) {
+    func teamToken(_ team: String, scopes: [String], expiresAt: String? = nil) async throws -> (
+        secret: String, id: String
+    ) {
         var body: [String: Any] = ["name": "\(team)-\(scopes.joined(separator: "-"))", "scopes": scopes]
         if let expiresAt { body["expiresAt"] = expiresAt }
         let reply = try await call(.post, "/v1/teams/\(team)/tokens", token: adminToken, json: body)

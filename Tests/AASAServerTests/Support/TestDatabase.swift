@@ -11,7 +11,8 @@ actor TestDatabase {
     static let shared = TestDatabase()
 
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .path
     static let migrationsDirectory = repositoryRoot + "/migrations"
 
     struct NotConfigured: Error, CustomStringConvertible {
@@ -23,7 +24,11 @@ actor TestDatabase {
     private var admin: PostgresClient?
     /// One creation for every concurrent caller: the actor is re-entrant across awaits.
     private var templateTask: Task<String, any Error>?
-    let logger = { var l = Logger(label: "aasa-tests"); l.logLevel = .error; return l }()
+    let logger = {
+        var l = Logger(label: "aasa-tests")
+        l.logLevel = .error
+        return l
+    }()
 
     static func serverURL() throws -> DatabaseURL {
         guard let raw = ProcessInfo.processInfo.environment["AASA_TEST_DATABASE_URL"] else { throw NotConfigured() }
@@ -34,7 +39,8 @@ actor TestDatabase {
     private func adminClient() throws -> PostgresClient {
         if let admin { return admin }
         let url = try Self.serverURL().with(database: "postgres")
-        let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 4), backgroundLogger: logger)
+        let client = PostgresClient(
+            configuration: url.clientConfiguration(maximumConnections: 4), backgroundLogger: logger)
         Task.detached { await client.run() }
         admin = client
         return client
@@ -50,7 +56,8 @@ actor TestDatabase {
 
     private static func makeTemplate(admin: PostgresClient, logger: Logger) async throws -> String {
         let files = try MigrationFile.load(from: Self.migrationsDirectory)
-        let digest = String(MigrationFile(version: 0, name: "", sql: files.map(\.checksum).joined()).checksum.prefix(12))
+        let digest = String(
+            MigrationFile(version: 0, name: "", sql: files.map(\.checksum).joined()).checksum.prefix(12))
         let name = "aasa_tpl_\(files.count)_\(digest)"
         let exists = try await admin.query("SELECT 1 FROM pg_database WHERE datname = \(name)").collect().count > 0
         if !exists {
@@ -88,7 +95,9 @@ actor TestDatabase {
 
     /// Runs `body` on a fresh clone (or an empty database) and drops it when `body` is done, awaited,
     /// whether it returns or throws: a `defer { Task { drop } }` would leave the drop to chance.
-    nonisolated func withDatabase<T: Sendable>(empty: Bool = false, _ body: (DatabaseURL) async throws -> T) async throws -> T {
+    nonisolated func withDatabase<T: Sendable>(empty: Bool = false, _ body: (DatabaseURL) async throws -> T)
+        async throws -> T
+    {
         let url = try await (empty ? self.empty() : clone())
         do {
             let result = try await body(url)
@@ -105,14 +114,22 @@ actor TestDatabase {
     }
 
     /// Runs `body` with a pool on `database`, then shuts the pool down.
-    nonisolated func withClient<T: Sendable>(database: String, _ body: @Sendable (Database) async throws -> T) async throws -> T {
+    nonisolated func withClient<T: Sendable>(database: String, _ body: @Sendable (Database) async throws -> T)
+        async throws -> T
+    {
         try await withClient(url: try Self.serverURL().with(database: database), body)
     }
 
-    nonisolated func withClient<T: Sendable>(url: DatabaseURL, _ body: @Sendable (Database) async throws -> T) async throws -> T {
-        let client = PostgresClient(configuration: url.clientConfiguration(maximumConnections: 4), backgroundLogger: logger)
+    nonisolated func withClient<T: Sendable>(url: DatabaseURL, _ body: @Sendable (Database) async throws -> T)
+        async throws -> T
+    {
+        let client = PostgresClient(
+            configuration: url.clientConfiguration(maximumConnections: 4), backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { await client.run(); return nil }
+            group.addTask {
+                await client.run()
+                return nil
+            }
             defer { group.cancelAll() }
             do {
                 // A helper's first connection can be slow while many tests clone databases.

@@ -10,18 +10,25 @@ final class Tmpfs: Sendable {
     /// True when this process may mount (root with CAP_SYS_ADMIN): probed once with a real mount.
     static let available: Bool = {
         guard getuid() == 0, let probe = try? PublishingTests.tempDir() else { return false }
-        defer { _ = try? command("/bin/umount", [probe]); try? FileManager.default.removeItem(atPath: probe) }
+        defer {
+            _ = try? command("/bin/umount", [probe])
+            try? FileManager.default.removeItem(atPath: probe)
+        }
         return (try? command("/bin/mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", probe])) == 0
     }()
 
     init(sizeKiB: Int) async throws {
         path = try PublishingTests.tempDir()
-        let status = try await offPool { try Self.command("/bin/mount", ["-t", "tmpfs", "-o", "size=\(sizeKiB)k,mode=0755", "tmpfs", self.path]) }
+        let status = try await offPool {
+            try Self.command("/bin/mount", ["-t", "tmpfs", "-o", "size=\(sizeKiB)k,mode=0755", "tmpfs", self.path])
+        }
         try #require(status == 0, "mount tmpfs on \(path)")
     }
 
     func remount(readOnly: Bool) async throws {
-        let status = try await offPool { try Self.command("/bin/mount", ["-o", "remount,\(readOnly ? "ro" : "rw")", self.path]) }
+        let status = try await offPool {
+            try Self.command("/bin/mount", ["-o", "remount,\(readOnly ? "ro" : "rw")", self.path])
+        }
         try #require(status == 0, "remount \(path)")
     }
 
