@@ -44,6 +44,9 @@ func naiveAndroidOpeners(_ bytes: [UInt8], url: String) -> [String] {
     }
     let path = parts.path.isEmpty ? "/" : parts.path
     let query = parts.queryItems ?? []
+    func queryMatches(_ name: String, _ pattern: String) -> Bool {
+        query.contains { $0.name == name && matches(pattern, $0.value ?? "") }
+    }
     var opens: [String] = []
     for statement in statements {
         guard let package = (statement["target"] as? [String: Any])?["package_name"] as? String,
@@ -53,10 +56,7 @@ func naiveAndroidOpeners(_ bytes: [UInt8], url: String) -> [String] {
         else { continue }
         for rule in rules {
             if let p = rule["/"] as? String, !matches(p, path) { continue }
-            if let q = rule["?"] as? [String: String],
-                !q.allSatisfy({ name, pattern in query.contains { $0.name == name && matches(pattern, $0.value ?? "") }
-                    })
-            {
+            if let q = rule["?"] as? [String: String], !q.allSatisfy(queryMatches) {
                 continue
             }
             if rule["exclude"] as? Bool != true { opens.append(package) }

@@ -262,7 +262,8 @@ import Testing
                         as: (String, String).self)
                 }
             }
-            let secretPart = String(token.secret.dropFirst("aasa_".count + 32 + 1))  // the secret may itself contain "_"
+            // The secret may itself contain "_".
+            let secretPart = String(token.secret.dropFirst("aasa_".count + 32 + 1))
             #expect(!stored.isEmpty)
             #expect(stored.allSatisfy { !$0.0.contains(secretPart) && !$0.1.contains(secretPart) })
         }

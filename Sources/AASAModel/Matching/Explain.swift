@@ -191,13 +191,13 @@ extension AASAMatcher {
             edit(&changed)
             return compiler.compile(component: changed, at: rule.location).matches(subject)
         }
-        let where_ = failure.component == "/" ? "path" : failure.component.hasPrefix("?") ? "query" : "fragment"
+        let place = failure.component == "/" ? "path" : failure.component.hasPrefix("?") ? "query" : "fragment"
         if rule.caseSensitive && variant({ $0.caseSensitive = false }) {
             hints.append(
                 .init(
                     code: "case",
                     message:
-                        "the URL's \(where_) differs from the pattern only in case, and the rule is case-sensitive: "
+                        "the URL's \(place) differs from the pattern only in case, and the rule is case-sensitive: "
                         + "match the case, or set \"caseSensitive\": false", rule: rule.location))
         }
         if variant({ $0.percentEncoded = !rule.percentEncoded }) {
@@ -205,7 +205,7 @@ extension AASAMatcher {
                 .init(
                     code: "percent-encoding",
                     message: rule.percentEncoded
-                        ? "the URL's \(where_) is percent-encoded and the rule compares it as written: write the pattern encoded, or set \"percentEncoded\": false"
+                        ? "the URL's \(place) is percent-encoded and the rule compares it as written: write the pattern encoded, or set \"percentEncoded\": false"
                         : "the rule decodes the URL before comparing (\"percentEncoded\": false) but its pattern is written encoded",
                     rule: rule.location))
         }

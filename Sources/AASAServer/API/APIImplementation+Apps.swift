@@ -7,7 +7,7 @@ extension APIImplementation {
     func listTeamApps(_ input: Operations.ListTeamApps.Input) async throws -> Operations.ListTeamApps.Output {
         let principal = try principal()
         let apps = try await reads(principal).apps(team: input.path.team)
-        return .ok(.init(body: .json(.init(items: apps.map(Components.Schemas.App.init)))))
+        return .ok(.init(body: .json(.init(items: apps.map { Components.Schemas.App($0) }))))
     }
 
     static func services(_ list: [Components.Schemas.Service]?, field: String, platform: AppPlatform = .ios) throws
@@ -96,18 +96,22 @@ extension APIImplementation {
                     team: input.path.team, appID: body.appID, services: services,
                     android: fingerprints, rulesFrom: try Self.rulesFrom(body.rulesFrom)), ifMatch: nil))
         return .created(
-            .init(headers: .init(eTag: ETag.of(changed.output.version)), body: .json(.init(changed.output))))
+            .init(
+                headers: .init(eTag: ETag.of(changed.output.version)),
+                body: .json(.init(changed.output, warnings: Self.serviceWarnings(changed.warnings, of: changed.output)))
+            ))
     }
 
     func getApp(_ input: Operations.GetApp.Input) async throws -> Operations.GetApp.Output {
         let principal = try principal()
-        let app = try await reads(principal).app(input.path.appID)
-        return .ok(.init(headers: .init(eTag: ETag.of(app.version)), body: .json(.init(app))))
+        let (app, warnings) = try await reads(principal).appWithWarnings(input.path.appID)
+        return .ok(.init(headers: .init(eTag: ETag.of(app.version)), body: .json(.init(app, warnings: warnings))))
     }
 
     func updateApp(_ input: Operations.UpdateApp.Input) async throws -> Operations.UpdateApp.Output {
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
-        let services = try body.services.map { try Self.services($0, field: "/services") }  // the platform's own are checked against the app
+        // The platform's own services are checked against the app.
+        let services = try body.services.map { try Self.services($0, field: "/services") }
         let fingerprints = try body.fingerprints.map { try Self.fingerprints($0, field: "/fingerprints") }
         let changed = try await change(
             AppChange(
@@ -115,7 +119,20 @@ extension APIImplementation {
                     appID: input.path.appID, team: body.team, services: services,
                     fingerprints: fingerprints, rulesFrom: try Self.rulesFrom(body.rulesFrom)),
                 ifMatch: input.headers.ifMatch))
-        return .ok(.init(headers: .init(eTag: ETag.of(changed.output.version)), body: .json(.init(changed.output))))
+        return .ok(
+            .init(
+                headers: .init(eTag: ETag.of(changed.output.version)),
+                body: .json(.init(changed.output, warnings: Self.serviceWarnings(changed.warnings, of: changed.output)))
+            ))
+    }
+
+    /// The change's `G001` warnings about this app: the domains it reached whose grant lacks a
+    /// service it asks for.
+    static func serviceWarnings(_ warnings: [Finding], of app: AppRecord) -> [Finding] {
+        var seen = Set<String>()
+        return warnings.filter {
+            $0.code == ServiceGrants.code && $0.appID == app.appID && seen.insert($0.message).inserted
+        }
     }
 
     func deleteApp(_ input: Operations.DeleteApp.Input) async throws -> Operations.DeleteApp.Output {

@@ -23,7 +23,7 @@ struct Apps: AsyncParsableCommand {
         @Option(help: "Default: the logged-in token's team.") var team: String?
         func run() async throws {
             let response = try await remote.client.send(
-                .GET, APIClient.path("v1", "teams", try remote.team(team), "apps"))
+                .get, APIClient.path("v1", "teams", try remote.team(team), "apps"))
             try remote.show(response) {
                 Table.rows(
                     $0,
@@ -36,7 +36,7 @@ struct Apps: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var appID: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "apps", appID)), Apps.fields)
+            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "apps", appID)), Apps.fields)
         }
     }
 
@@ -65,7 +65,7 @@ struct Apps: AsyncParsableCommand {
             if let platform { body.append("platform", .string(platform)) }
             if !fingerprints.isEmpty { body.append("fingerprints", .array(fingerprints.map(JSONValue.string))) }
             let response = try await remote.client.send(
-                .POST, APIClient.path("v1", "teams", try remote.team(team), "apps"), body: .object(body))
+                .post, APIClient.path("v1", "teams", try remote.team(team), "apps"), body: .object(body))
             try remote.show(response, Apps.fields)
         }
     }
@@ -86,7 +86,7 @@ struct Apps: AsyncParsableCommand {
             if let rulesFrom { body.append("rulesFrom", .string(rulesFrom)) }
             if let moveToTeam { body.append("team", .string(moveToTeam)) }
             let response = try await remote.client.send(
-                .PATCH, APIClient.path("v1", "apps", appID), body: .object(body), headers: ifMatchHeader(ifMatch))
+                .patch, APIClient.path("v1", "apps", appID), body: .object(body), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Apps.fields)
         }
     }
@@ -97,7 +97,7 @@ struct Apps: AsyncParsableCommand {
         @Option(help: "The ETag (version) the deletion is based on.") var ifMatch: String?
         func run() async throws {
             _ = try await remote.client.send(
-                .DELETE, APIClient.path("v1", "apps", appID), headers: ifMatchHeader(ifMatch))
+                .delete, APIClient.path("v1", "apps", appID), headers: ifMatchHeader(ifMatch))
             remote.say("Deleted app \(appID).")
         }
     }
@@ -114,7 +114,7 @@ struct Entitlements: AsyncParsableCommand {
     @Flag(help: "Print an .entitlements property list.") var plist = false
     func run() async throws {
         let response = try await remote.client.send(
-            .GET, APIClient.path("v1", "apps", appID, "entitlements"), query: [("mode", mode)])
+            .get, APIClient.path("v1", "apps", appID, "entitlements"), query: [("mode", mode)])
         try remote.show(response) { json in
             if plist { return [json.objectValue?["plist"]?.stringValue ?? ""] }
             return (json.objectValue?["associatedDomains"]?.arrayValue ?? []).compactMap(\.stringValue)

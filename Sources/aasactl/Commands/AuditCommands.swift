@@ -15,7 +15,7 @@ struct Audit: AsyncParsableCommand {
     @Option(help: "The previous page's nextCursor.") var cursor: String?
     func run() async throws {
         let response = try await remote.client.send(
-            .GET, "/v1/audit",
+            .get, "/v1/audit",
             query: [
                 ("team", team), ("domain", domain), ("app", app), ("actor", actor), ("since", since), ("until", until),
                 ("limit", limit.map(String.init)), ("cursor", cursor),

@@ -13,7 +13,7 @@ struct Probe: AsyncParsableCommand {
     @OptionGroup var remote: RemoteOptions
     @Argument var host: String
     func run() async throws {
-        let response = try await remote.client.send(.POST, APIClient.path("v1", "domains", host, "probe"))
+        let response = try await remote.client.send(.post, APIClient.path("v1", "domains", host, "probe"))
         try remote.show(response) { json in
             var lines: [String] = []
             for r in json.objectValue?["results"]?.arrayValue ?? [] {
@@ -45,7 +45,7 @@ struct CDN: AsyncParsableCommand {
     @Flag(help: "Ask the CDN now (a write token) instead of reporting the monitor's last check.") var check = false
     func run() async throws {
         let path = APIClient.path("v1", "domains", host, "cdn") + (check ? "/check" : "")
-        let response = try await remote.client.send(check ? .POST : .GET, path)
+        let response = try await remote.client.send(check ? .post : .get, path)
         try remote.show(response) { json in
             ["\(Table.value(json, "host")): \(Table.value(json, "state")): \(Table.value(json, "message"))"]
                 + (json.objectValue?["history"]?.arrayValue ?? []).map {

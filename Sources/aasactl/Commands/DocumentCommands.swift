@@ -8,7 +8,7 @@ struct Draft: AsyncParsableCommand {
     @OptionGroup var remote: RemoteOptions
     @Argument var host: String
     func run() async throws {
-        let response = try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "aasa"))
+        let response = try await remote.client.send(.get, APIClient.path("v1", "domains", host, "aasa"))
         if !remote.quiet { CLIOutput.write(response.body + [0x0A]) }
     }
 }
@@ -20,7 +20,7 @@ struct Report: AsyncParsableCommand {
     @OptionGroup var remote: RemoteOptions
     @Argument var host: String
     func run() async throws {
-        let response = try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "report"))
+        let response = try await remote.client.send(.get, APIClient.path("v1", "domains", host, "report"))
         let json = try response.json()
         try remote.show(response) { json in
             var lines = [

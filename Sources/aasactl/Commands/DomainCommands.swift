@@ -64,7 +64,7 @@ struct Domains: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         func run() async throws {
-            try remote.show(try await remote.client.send(.GET, "/v1/domains")) {
+            try remote.show(try await remote.client.sendAllPages("/v1/domains")) {
                 Table.rows(
                     $0,
                     [
@@ -79,7 +79,7 @@ struct Domains: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var host: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "domains", host)), Domains.fields)
+            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "domains", host)), Domains.fields)
         }
     }
 
@@ -90,7 +90,7 @@ struct Domains: AsyncParsableCommand {
         func run() async throws {
             var body: JSONObject = ["host": .string(host)]
             try settings.apply(to: &body)
-            try remote.show(try await remote.client.send(.POST, "/v1/domains", body: .object(body)), Domains.fields)
+            try remote.show(try await remote.client.send(.post, "/v1/domains", body: .object(body)), Domains.fields)
         }
     }
 
@@ -103,7 +103,7 @@ struct Domains: AsyncParsableCommand {
             var body = JSONObject()
             try settings.apply(to: &body)
             let response = try await remote.client.send(
-                .PATCH, APIClient.path("v1", "domains", host), body: .object(body), headers: ifMatchHeader(ifMatch))
+                .patch, APIClient.path("v1", "domains", host), body: .object(body), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Domains.fields)
         }
     }
@@ -114,7 +114,7 @@ struct Domains: AsyncParsableCommand {
         @Option(help: "The ETag (version) the deletion is based on.") var ifMatch: String?
         func run() async throws {
             _ = try await remote.client.send(
-                .DELETE, APIClient.path("v1", "domains", host), headers: ifMatchHeader(ifMatch))
+                .delete, APIClient.path("v1", "domains", host), headers: ifMatchHeader(ifMatch))
             remote.say("Deleted domain \(host).")
         }
     }

@@ -20,7 +20,7 @@ struct Grants: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var host: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "grants"))) {
+            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "domains", host, "grants"))) {
                 Table.rows(
                     $0,
                     [("TEAM", "team"), ("PREFIXES", "pathPrefixes"), ("SERVICES", "services"), ("VERSION", "version")])
@@ -34,7 +34,7 @@ struct Grants: AsyncParsableCommand {
         @Argument var team: String
         func run() async throws {
             try remote.show(
-                try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "grants", team)), Grants.fields
+                try await remote.client.send(.get, APIClient.path("v1", "domains", host, "grants", team)), Grants.fields
             )
         }
     }
@@ -53,7 +53,7 @@ struct Grants: AsyncParsableCommand {
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
         func run() async throws {
             let response = try await remote.client.send(
-                .PUT, APIClient.path("v1", "domains", host, "grants", team),
+                .put, APIClient.path("v1", "domains", host, "grants", team),
                 body: .object([
                     "pathPrefixes": .array(prefixes.map(JSONValue.string)),
                     "services": .array(services.map(JSONValue.string)),
@@ -68,7 +68,7 @@ struct Grants: AsyncParsableCommand {
         @Argument var host: String
         @Argument var team: String
         func run() async throws {
-            _ = try await remote.client.send(.DELETE, APIClient.path("v1", "domains", host, "grants", team))
+            _ = try await remote.client.send(.delete, APIClient.path("v1", "domains", host, "grants", team))
             remote.say("Withdrew \(team)'s grant on \(host).")
         }
     }

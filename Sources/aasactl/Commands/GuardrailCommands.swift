@@ -23,7 +23,7 @@ struct Expectations: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var host: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.GET, Expectations.path(host))) { json in
+            try remote.show(try await remote.client.send(.get, Expectations.path(host))) { json in
                 let items = json.objectValue?["items"]?.arrayValue ?? []
                 return Table.align(
                     [["ID", "TEAM", "URL", "EXPECTS", "SOURCE", "HOLDS"]]
@@ -72,7 +72,7 @@ struct Expectations: AsyncParsableCommand {
             }
             if let description { body.append("description", .string(description)) }
             if let team { body.append("team", .string(team)) }
-            let response = try await remote.client.send(.POST, Expectations.path(host), body: .object(body))
+            let response = try await remote.client.send(.post, Expectations.path(host), body: .object(body))
             try remote.show(response) { json in
                 Table.fields(
                     json,
@@ -88,7 +88,7 @@ struct Expectations: AsyncParsableCommand {
         @Argument var id: String
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
         func run() async throws {
-            _ = try await remote.client.send(.DELETE, Expectations.path(host, id), headers: ifMatchHeader(ifMatch))
+            _ = try await remote.client.send(.delete, Expectations.path(host, id), headers: ifMatchHeader(ifMatch))
             remote.say("Deleted expectation \(id) on \(host).")
         }
     }
@@ -99,7 +99,7 @@ struct Expectations: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var host: String
         func run() async throws {
-            let response = try await remote.client.send(.GET, Expectations.path(host, "check"))
+            let response = try await remote.client.send(.get, Expectations.path(host, "check"))
             try remote.show(response) { json in
                 let items = json.objectValue?["items"]?.arrayValue ?? []
                 func cell(_ outcome: JSONValue?) -> String {
@@ -151,7 +151,7 @@ struct Guardrails: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Option(help: "A domain's own guardrails instead of the organisation's.") var host: String?
         func run() async throws {
-            try remote.show(try await remote.client.send(.GET, Guardrails.path(host)), Guardrails.fields)
+            try remote.show(try await remote.client.send(.get, Guardrails.path(host)), Guardrails.fields)
         }
     }
 
@@ -169,7 +169,7 @@ struct Guardrails: AsyncParsableCommand {
             if let maxBytesPerTeam { body.append("maxBytesPerTeam", .number(String(maxBytesPerTeam))) }
             try remote.show(
                 try await remote.client.send(
-                    .PUT, Guardrails.path(host), body: .object(body), headers: ifMatchHeader(ifMatch)),
+                    .put, Guardrails.path(host), body: .object(body), headers: ifMatchHeader(ifMatch)),
                 Guardrails.fields)
         }
     }
@@ -186,7 +186,7 @@ struct Suspend: AsyncParsableCommand {
     @Option var reason: String
     func run() async throws {
         let response = try await remote.client.send(
-            .POST, APIClient.path("v1", "domains", host, "suspensions"),
+            .post, APIClient.path("v1", "domains", host, "suspensions"),
             body: .object(["team": .string(team), "reason": .string(reason)]))
         try remote.show(response, Suspend.published)
     }
@@ -206,7 +206,7 @@ struct Resume: AsyncParsableCommand {
     @Option(help: "The domain, or * for every domain.") var host: String
     func run() async throws {
         try remote.show(
-            try await remote.client.send(.DELETE, APIClient.path("v1", "domains", host, "suspensions", team)),
+            try await remote.client.send(.delete, APIClient.path("v1", "domains", host, "suspensions", team)),
             Suspend.published)
     }
 }

@@ -35,7 +35,7 @@ struct Login: AsyncParsableCommand {
             secret = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)
         }
         guard let secret, !secret.isEmpty else { throw CLIFailure("no token given") }
-        let me = try await APIClient(server: server, token: secret).send(.GET, "/v1/whoami").json()
+        let me = try await APIClient(server: server, token: secret).send(.get, "/v1/whoami").json()
         var profiles = try Profiles.load()
         let team = me.objectValue?["team"]?.stringValue
         profiles.profiles[profile] = .init(server: server, token: secret, team: team)
@@ -55,7 +55,7 @@ struct Whoami: AsyncParsableCommand {
     @OptionGroup var remote: RemoteOptions
 
     func run() async throws {
-        let response = try await remote.client.send(.GET, "/v1/whoami")
+        let response = try await remote.client.send(.get, "/v1/whoami")
         try remote.show(response) {
             Table.fields($0, [("Token", "name"), ("ID", "tokenID"), ("Team", "team"), ("Scopes", "scopes")])
         }

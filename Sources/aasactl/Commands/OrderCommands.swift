@@ -19,7 +19,7 @@ struct Order: AsyncParsableCommand {
         @Argument var host: String
         func run() async throws {
             try remote.show(
-                try await remote.client.send(.GET, APIClient.path("v1", "domains", host, "order")), Order.lines)
+                try await remote.client.send(.get, APIClient.path("v1", "domains", host, "order")), Order.lines)
         }
     }
 
@@ -30,7 +30,7 @@ struct Order: AsyncParsableCommand {
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
         func run() async throws {
             let response = try await remote.client.send(
-                .PUT, APIClient.path("v1", "domains", host, "order"),
+                .put, APIClient.path("v1", "domains", host, "order"),
                 body: .object(["apps": .array(apps.map(JSONValue.string))]), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Order.lines)
         }

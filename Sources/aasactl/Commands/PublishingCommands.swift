@@ -66,7 +66,7 @@ struct Publish: AsyncParsableCommand {
     @Option(help: "Why; kept with the revision and in the audit trail.") var reason: String
     func run() async throws {
         let response = try await remote.client.send(
-            .POST, APIClient.path("v1", "domains", host, "publish"), body: .object(["reason": .string(reason)]))
+            .post, APIClient.path("v1", "domains", host, "publish"), body: .object(["reason": .string(reason)]))
         try remote.show(response, publishLines)
         try failIfTargetFailed(try response.json())
     }
@@ -84,14 +84,14 @@ struct Rollback: AsyncParsableCommand {
     func run() async throws {
         if android {
             let response = try await remote.client.send(
-                .POST, APIClient.path("v1", "domains", host, "assetlinks", "revisions", String(revision), "rollback"),
+                .post, APIClient.path("v1", "domains", host, "assetlinks", "revisions", String(revision), "rollback"),
                 body: .object(["reason": .string(reason)]))
             try remote.show(response, assetLinksLines)
             try failIfTargetFailed(try response.json())
             return
         }
         let response = try await remote.client.send(
-            .POST, APIClient.path("v1", "domains", host, "revisions", String(revision), "rollback"),
+            .post, APIClient.path("v1", "domains", host, "revisions", String(revision), "rollback"),
             body: .object(["reason": .string(reason)]))
         try remote.show(response, publishLines)
         try failIfTargetFailed(try response.json())
@@ -116,7 +116,7 @@ struct Revisions: AsyncParsableCommand {
                 ? APIClient.path("v1", "domains", host, "assetlinks", "revisions")
                 : APIClient.path("v1", "domains", host, "revisions")
             let response = try await remote.client.send(
-                .GET, path,
+                .get, path,
                 query: [("limit", limit.map(String.init)), ("before", before.map(String.init))])
             try remote.show(response) { json in
                 Table.rows(
@@ -136,7 +136,7 @@ struct Revisions: AsyncParsableCommand {
         @Argument var number: Int
         func run() async throws {
             let response = try await remote.client.send(
-                .GET, APIClient.path("v1", "domains", host, "revisions", String(number)))
+                .get, APIClient.path("v1", "domains", host, "revisions", String(number)))
             try remote.show(response) { json in
                 Table.fields(
                     json,
@@ -157,7 +157,7 @@ struct Revisions: AsyncParsableCommand {
         @Argument var number: Int
         func run() async throws {
             let response = try await remote.client.send(
-                .GET, APIClient.path("v1", "domains", host, "revisions", String(number), "file"))
+                .get, APIClient.path("v1", "domains", host, "revisions", String(number), "file"))
             CLIOutput.write(response.body)
         }
     }

@@ -31,7 +31,7 @@ struct Rules: AsyncParsableCommand {
         @Argument var host: String
         @Argument var appID: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.GET, Rules.path(host, appID)), Rules.lines)
+            try remote.show(try await remote.client.send(.get, Rules.path(host, appID)), Rules.lines)
         }
     }
 
@@ -49,7 +49,7 @@ struct Rules: AsyncParsableCommand {
             let rules = parsed.arrayValue.map(JSONValue.array) ?? parsed.objectValue?["rules"]
             guard let rules else { throw CLIFailure("\(file): expected a list of rules or an object with `rules`") }
             let response = try await remote.client.send(
-                .PUT, Rules.path(host, appID), body: .object(["rules": rules]), headers: ifMatchHeader(ifMatch))
+                .put, Rules.path(host, appID), body: .object(["rules": rules]), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Rules.lines)
         }
     }
@@ -85,7 +85,7 @@ struct Rules: AsyncParsableCommand {
             if let percentEncoded { rule.append("percentEncoded", .bool(percentEncoded)) }
             if let comment { rule.append("comment", .string(comment)) }
             let response = try await remote.client.send(
-                .POST, Rules.path(host, appID), body: .object(rule), headers: ifMatchHeader(ifMatch))
+                .post, Rules.path(host, appID), body: .object(rule), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Rules.lines)
         }
     }
@@ -98,7 +98,7 @@ struct Rules: AsyncParsableCommand {
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
         func run() async throws {
             let response = try await remote.client.send(
-                .DELETE, Rules.path(host, appID) + "/" + ruleID, headers: ifMatchHeader(ifMatch))
+                .delete, Rules.path(host, appID) + "/" + ruleID, headers: ifMatchHeader(ifMatch))
             try remote.show(response, Rules.lines)
         }
     }

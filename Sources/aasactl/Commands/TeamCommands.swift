@@ -23,7 +23,7 @@ struct Teams: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         func run() async throws {
-            try remote.show(try await remote.client.send(.GET, "/v1/teams")) { Table.rows($0, Teams.columns) }
+            try remote.show(try await remote.client.sendAllPages("/v1/teams")) { Table.rows($0, Teams.columns) }
         }
     }
 
@@ -31,7 +31,7 @@ struct Teams: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var name: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.GET, APIClient.path("v1", "teams", name)), Teams.fields)
+            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "teams", name)), Teams.fields)
         }
     }
 
@@ -42,7 +42,7 @@ struct Teams: AsyncParsableCommand {
         func run() async throws {
             var body: JSONObject = ["name": .string(name)]
             if let displayName { body.append("displayName", .string(displayName)) }
-            try remote.show(try await remote.client.send(.POST, "/v1/teams", body: .object(body)), Teams.fields)
+            try remote.show(try await remote.client.send(.post, "/v1/teams", body: .object(body)), Teams.fields)
         }
     }
 
@@ -68,7 +68,7 @@ struct Teams: AsyncParsableCommand {
                 body.append("appleTeamIDs", .array(appleTeamIDs.map(JSONValue.string)))
             }
             let response = try await remote.client.send(
-                .PATCH, APIClient.path("v1", "teams", name),
+                .patch, APIClient.path("v1", "teams", name),
                 body: .object(body), headers: ifMatchHeader(ifMatch))
             try remote.show(response, Teams.fields)
         }
@@ -80,7 +80,7 @@ struct Teams: AsyncParsableCommand {
         @Option(help: "The ETag (version) the deletion is based on.") var ifMatch: String?
         func run() async throws {
             _ = try await remote.client.send(
-                .DELETE, APIClient.path("v1", "teams", name), headers: ifMatchHeader(ifMatch))
+                .delete, APIClient.path("v1", "teams", name), headers: ifMatchHeader(ifMatch))
             remote.say("Deleted team \(name).")
         }
     }

@@ -12,7 +12,7 @@ struct Tokens: AsyncParsableCommand {
         @Option(help: "Default: the logged-in token's team.") var team: String?
         func run() async throws {
             let response = try await remote.client.send(
-                .GET, APIClient.path("v1", "teams", try remote.team(team), "tokens"))
+                .get, APIClient.path("v1", "teams", try remote.team(team), "tokens"))
             try remote.show(response) {
                 Table.rows(
                     $0,
@@ -38,7 +38,7 @@ struct Tokens: AsyncParsableCommand {
             var body: JSONObject = ["name": .string(name), "scopes": .array(scopes.map(JSONValue.string))]
             if let expires { body.append("expiresAt", .string(expires)) }
             let response = try await remote.client.send(
-                .POST, APIClient.path("v1", "teams", try remote.team(team), "tokens"),
+                .post, APIClient.path("v1", "teams", try remote.team(team), "tokens"),
                 body: .object(body), headers: idempotencyKey.map { [("Idempotency-Key", $0)] } ?? [])
             if remote.quiet {
                 CLIOutput.print(Table.value(try response.json(), "secret"))
@@ -61,7 +61,7 @@ struct Tokens: AsyncParsableCommand {
         @Argument var tokenID: String
         func run() async throws {
             _ = try await remote.client.send(
-                .DELETE, APIClient.path("v1", "teams", try remote.team(team), "tokens", tokenID))
+                .delete, APIClient.path("v1", "teams", try remote.team(team), "tokens", tokenID))
             remote.say("Revoked token \(tokenID).")
         }
     }

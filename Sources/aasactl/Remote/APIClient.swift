@@ -69,8 +69,28 @@ struct APIClient: Sendable {
 
     /// The methods the API uses (spelled as NIO spells them, so commands need not import NIO).
     enum Method: String, Sendable {
-        case GET, POST, PUT, PATCH, DELETE
+        case get = "GET"
+        case post = "POST"
+        case put = "PUT"
+        case patch = "PATCH"
+        case delete = "DELETE"
         var nio: HTTPMethod { HTTPMethod(rawValue: rawValue) }
+    }
+
+    /// Every page of a paged list (`items`, `nextAfter`), followed to the end, as one answer
+    /// `{"items": [...]}`.
+    func sendAllPages(_ path: String) async throws -> APIResponse {
+        var items: [JSONValue] = []
+        var after: String?
+        var last: APIResponse
+        repeat {
+            last = try await send(.get, path, query: [("limit", "500"), ("after", after)])
+            let page = try last.json().objectValue
+            items += page?["items"]?.arrayValue ?? []
+            after = page?["nextAfter"]?.stringValue
+        } while after != nil
+        let merged = JSONWriter(style: .pretty).bytes(.object(["items": .array(items)]))
+        return APIResponse(status: last.status, headers: last.headers, body: merged)
     }
 
     func send(
@@ -80,7 +100,7 @@ struct APIClient: Sendable {
         var url = server.hasSuffix("/") ? String(server.dropLast()) : server
         url += path
         var query = query
-        if let forceReason, method != .GET { query += [("force", "true"), ("reason", forceReason)] }
+        if let forceReason, method != .get { query += [("force", "true"), ("reason", forceReason)] }
         let items = query.compactMap { name, value in value.map { (name, $0) } }
         if !items.isEmpty {
             var allowed = CharacterSet.urlQueryAllowed
@@ -102,7 +122,7 @@ struct APIClient: Sendable {
         }
         for (name, value) in extra { request.headers.add(name: name, value: value) }
 
-        let repeatable = method != .POST || extra.contains { $0.0.lowercased() == "idempotency-key" }
+        let repeatable = method != .post || extra.contains { $0.0.lowercased() == "idempotency-key" }
         var attempt = 1
         while true {
             do {
