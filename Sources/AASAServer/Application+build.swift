@@ -3,6 +3,7 @@ import AASAStore
 import Hummingbird
 import Logging
 import OpenAPIHummingbird
+import OpenAPIRuntime
 import PostgresNIO
 import ServiceLifecycle
 
@@ -52,8 +53,11 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         publisher: publisher,
         pipeline: pipeline,
         webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain,
-        fetcher: fetcher)
-    try api.registerHandlers(on: RouteRecordingTransport(inner: router, table: routes))
+        fetcher: fetcher, fetchLimiter: FetchLimiter(perMinute: config.probeRunsPerMinute))
+    // People read and grep these answers: URLs and paths print as written (`"/shop"`, not `"\/shop"`).
+    try api.registerHandlers(
+        on: RouteRecordingTransport(inner: router, table: routes),
+        configuration: Configuration(jsonEncodingOptions: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
     RevisionFileRoute(database: database).register(on: router)
     routes.add(.get, RevisionFileRoute.path)
     routes.add(.get, RevisionFileRoute.assetLinksPath)

@@ -8,12 +8,14 @@ struct AASACtl: AsyncParsableCommand {
         abstract: "The apple-app-site-association service's client, and an offline linter and matcher.",
         discussion: """
             Offline (no server): lint, match --file, render, diff FILE FILE, decide, validate.
-            With a server (--server/--token, AASA_SERVER/AASA_TOKEN, or a profile from login):
-            every API operation, plus plan and apply for manifests. Tables by default;
+
+            With a server (--server/--token, AASA_SERVER/AASA_TOKEN, or a profile from login): \
+            every API operation, plus plan and apply for manifests. Tables by default; \
             --output json prints the API's JSON unchanged; --quiet prints nothing on success.
 
-            Exit codes: 0 success; 1 an error (the server's problem is printed: title, detail and
+            Exit codes: 0 success; 1 an error (the server's problem is printed: title, detail and \
             each field), or a file with errors; 2 plan found changes; 64 usage error.
+
             Shell completion: aasactl --generate-completion-script bash|zsh|fish.
             """,
         subcommands: [

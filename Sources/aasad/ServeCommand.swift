@@ -49,6 +49,12 @@ struct Serve: AsyncParsableCommand {
     )
     var probeCAFile: String?
 
+    @Flag(
+        help:
+            "Let the probe and the CDN monitor fetch hosts that resolve to loopback, private or link-local addresses (env AASA_PROBE_ALLOW_PRIVATE=1); without it they answer P004"
+    )
+    var probeAllowPrivate = false
+
     func run() async throws {
         let address = listen ?? database.environment["AASA_LISTEN"] ?? "127.0.0.1:8080"
         guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]) else {
@@ -74,10 +80,14 @@ struct Serve: AsyncParsableCommand {
             config.fetch.cdnBaseURL = base.hasSuffix("/") ? base : base + "/"
         }
         config.fetch.caFile = probeCAFile ?? env["AASA_PROBE_CA_FILE"]
+        config.fetch.allowPrivate = probeAllowPrivate || env["AASA_PROBE_ALLOW_PRIVATE"] == "1"
         // Tests and diagnostics only: where to connect for a host ("host=address,…") and on which port.
         for pair in (env["AASA_PROBE_RESOLVE"] ?? "").split(separator: ",") {
             let parts = pair.split(separator: "=", maxSplits: 1)
             if parts.count == 2 { config.fetch.resolve[String(parts[0])] = String(parts[1]) }
+        }
+        if let runs = env["AASA_PROBE_RUNS_PER_MINUTE"].flatMap({ Int($0) }), runs > 0 {
+            config.probeRunsPerMinute = runs
         }
         if let port = env["AASA_PROBE_PORT"].flatMap({ Int($0) }) { config.fetch.port = port }
         let app = try buildApplication(config: config)

@@ -373,7 +373,8 @@ import Testing
             #expect(app.object["platform"] as? String == "android")
             #expect(app.object["fingerprints"] as? [String] == [Self.upload])
             let draft = try await w.call(.get, "/v1/domains/example.com/assetlinks", token: w.adminToken)
-            #expect(draft.text.contains("com.shop.lite") && draft.text.contains("lite\\/*"))
+            #expect(
+                draft.text.contains("com.shop.lite") && draft.text.contains("lite/*") && !draft.text.contains(#"\/"#))
             #expect(
                 !(try await w.call(.get, "/v1/domains/example.com/aasa", token: w.adminToken)).text.contains(
                     "com.shop.lite"))
@@ -526,6 +527,9 @@ import Testing
             #expect(caseless.status == 422, "\(caseless.text)")
             #expect(caseless.problemFields == ["/rules/0/caseSensitive"] && caseless.problemRules == ["A001"])
             #expect(caseless.text.contains("com.shop.twin"))
+            // The app named is the iOS app whose rules are written: not called an "Android app" (issue 24).
+            #expect(!caseless.text.contains("Android app \(Self.shopIOS)"), "\(caseless.text)")
+            #expect(caseless.text.contains("app \(Self.shopIOS) of team shop"), "\(caseless.text)")
             let moved = try await w.call(
                 .put, Self.rules(Self.shopIOS), token: shop, json: ["rules": [["/": "/shop/new/*"]]])
             #expect(moved.status == 200)

@@ -54,7 +54,7 @@ import Testing
                 #expect(aasa.status == 200)
                 #expect(aasa.text.contains("secret-launch") == seesDraft, "\(aasa.text)")
                 #expect(aasa.text.contains("project X") == seesDraft)
-                #expect(aasa.text.contains(#"\/shop\/*"#), "the published rules are public to the domain's readers")
+                #expect(aasa.text.contains(#""/shop/*""#), "the published rules are public to the domain's readers")
                 let report = try await w.call(.get, "/v1/domains/example.com/report", token: token)
                 sizes.append(report.object["byteCount"] as? Int ?? 0)
                 let diff = try await w.call(.get, "/v1/domains/example.com/diff?from=1&to=draft", token: token)

@@ -134,10 +134,16 @@ import Testing
     }
 
     /// An admin turns `caseSensitive` off: /Blog/About, which no app opened, would open blog's app.
+    /// /Blog lies outside blog's grant (/blog, compared case-sensitively), so an admin pins it for
+    /// blog (issue 24: a team pins only inside its grant; an admin anywhere).
     @Test func domainDefaultsThatFlipAnAnswerAreRefused() async throws {
         try await TestWorld.run { w in
             let (_, blog) = try await Self.setUp(w)
-            let created = try await Self.expect(w, token: blog, "https://www.example.com/Blog/About", "opensNone")
+            let byTeam = try await Self.expect(w, token: blog, "https://www.example.com/Blog/About", "opensNone")
+            #expect(byTeam.status == 422 && byTeam.problemRules == ["grant"], "\(byTeam.text)")
+            let created = try await w.call(
+                .post, Self.expectations, token: w.adminToken,
+                json: ["url": "https://www.example.com/Blog/About", "kind": "opensNone", "team": "blog"])
             #expect(created.status == 201, "\(created.text)")
             let patch = try await w.call(
                 .patch, "/v1/domains/example.com", token: w.adminToken, json: ["defaults": ["caseSensitive": false]])
@@ -304,7 +310,7 @@ import Testing
                 json: ["url": "https://example.com/shop/1", "kind": "opensMaybe"])
             #expect(unknownKind.status == 400, "\(unknownKind.text)")
             #expect(unknownKind.text.contains("kind"))
-            let alreadyBroken = try await Self.expect(w, token: blog, "https://example.com/shop/1", "opensNone")
+            let alreadyBroken = try await Self.expect(w, token: blog, "https://example.com/blog/1", "opensNone")
             #expect(alreadyBroken.status == 422)
             #expect(alreadyBroken.problemRules == ["already-broken"])
             let notHTTPS = try await Self.expect(

@@ -11,7 +11,7 @@ import Testing
 @Suite struct ProbeTests {
     static let hosts = [
         "good.test", "moved.test", "waf.test", "html.test", "big.test", "slow.test", "stale.test",
-        "other.test", "junk.test", "lint.test", "fresh.test", "cdn.test",
+        "other.test", "junk.test", "lint.test", "fresh.test", "cdn.test", "halfbody.test",
     ]
 
     /// The origin process, its directory (behaviors, files, CDN files) and port.
@@ -176,7 +176,8 @@ import Testing
             #expect(
                 try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "nocert.test"]).status == 201
             )
-            #expect(try await Self.probe(w, "nocert.test").codes == ["P002"])
+            let nocert = try await Self.probe(w, "nocert.test")
+            #expect(nocert.codes == ["P002"], "\(nocert.report)")
             #expect(
                 try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "down.invalid"]).status
                     == 201)
@@ -321,6 +322,53 @@ import Testing
             #expect(origin.cdnRequests.sorted() == ["good.test", "other.test", "stale.test"])
             let status = try await w.call(.get, "/v1/domains/stale.test/cdn", token: w.adminToken)
             #expect(status.object["state"] as? String == "absent")
+        }
+    }
+
+    /// Issue 27: an origin or a CDN that sends the head and half the body, then stalls for 45 s,
+    /// ends at the fetch's one deadline (5 s, plus a small margin) with P003, for the probe and for
+    /// the CDN monitor, whose pass goes on to the next domain.
+    @Test func aStallInTheBodyEndsAtTheDeadline() async throws {
+        let origin = try Origin()
+        try await TestWorld.run(configure: origin.configure) { w in
+            for host in ["halfbody.test", "good.test"] {
+                let bytes = try await Self.publishDomain(w, host)
+                try origin.serve(host, bytes)
+                try origin.serve(host, bytes, cdn: true)
+            }
+            try origin.behave([
+                "halfbody.test": ["mode": "midstall", "stall": 45], "cdnMidStall": ["halfbody.test": 45],
+            ])
+            let clock = ContinuousClock()
+            var elapsed = try await clock.measure {
+                let probe = try await Self.probe(w, "halfbody.test")
+                #expect(probe.codes == ["P003"], "\(probe.report)")
+            }
+            #expect(elapsed < .seconds(8), "the probe took \(elapsed)")
+            var config = AppConfig(databaseURL: w.databaseURL)
+            origin.configure(&config)
+            let fetcher = try AppleFetcher(config: config.fetch)
+            elapsed = try await clock.measure {
+                try await w.withDatabase { database in
+                    let monitor = CDNMonitor(
+                        database: database, fetcher: fetcher, interval: .seconds(60), gap: .milliseconds(10),
+                        logger: Logger(label: "test"))
+                    let checked = try await monitor.runPass()
+                    #expect(checked == 2)
+                }
+            }
+            #expect(elapsed < .seconds(12), "the monitor's pass took \(elapsed)")
+            let stalled = try await w.call(.get, "/v1/domains/halfbody.test/cdn", token: w.adminToken)
+            #expect(stalled.object["state"] as? String == "error", "\(stalled.text)")
+            #expect((stalled.object["detail"] as? String ?? "").contains("deadline"), "\(stalled.text)")
+            let next = try await w.call(.get, "/v1/domains/good.test/cdn", token: w.adminToken)
+            #expect(next.object["state"] as? String == "converged", "\(next.text)")
+            // The stalled CDN check through the API is bounded the same way.
+            elapsed = try await clock.measure {
+                let check = try await w.call(.post, "/v1/domains/halfbody.test/cdn/check", token: w.adminToken)
+                #expect(check.object["state"] as? String == "error")
+            }
+            #expect(elapsed < .seconds(8), "the CDN check took \(elapsed)")
         }
     }
 }

@@ -7,10 +7,12 @@ Per request, DIR/behaviors.json (re-read each time) says what a host does:
   {"good.test": {"mode": "serve"}, "moved.test": {"mode": "redirect"}, ...}
 modes: serve (DIR/files/<host>, application/json), redirect (301 to https://www.<host>/…),
 ua403 (403 to Apple's User-Agent AASA-Bot, the file to others), html (the file as text/html),
-big (200 KB), stall (sleeps 7 s before answering).
+big (200 KB), stall (sleeps 7 s before answering), midstall (sends the headers and half the body,
+then sleeps "stall" seconds, 45 by default, before the rest).
 GET /.well-known/assetlinks.json serves DIR/assetlinks/<host> (404 when absent).
 GET /a/v1/<host> is the CDN: DIR/cdn/<host> as application/json, or 404; each CDN request
-appends a line to DIR/cdn-requests; "cdnDelay" (seconds) in behaviors.json slows it.
+appends a line to DIR/cdn-requests; "cdnDelay" (seconds) in behaviors.json slows it, and
+"cdnMidStall": {"<host>": seconds} sends half of that host's CDN file and then stalls.
 """
 import json, os, ssl, sys, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -34,6 +36,20 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def send_half_then_stall(self, body, seconds):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        half = len(body) // 2
+        try:
+            self.wfile.write(body[:half])
+            self.wfile.flush()
+            time.sleep(seconds)
+            self.wfile.write(body[half:])
+        except OSError:
+            pass  # the client gave up, as it should
+
     def do_GET(self):
         try:
             behaviors = json.load(open(os.path.join(root, "behaviors.json")))
@@ -45,6 +61,9 @@ class Handler(BaseHTTPRequestHandler):
                 log.write(host + "\n")
             time.sleep(float(behaviors.get("cdnDelay", 0)))
             path = os.path.join(root, "cdn", host)
+            stall = behaviors.get("cdnMidStall", {}).get(host)
+            if os.path.exists(path) and stall is not None:
+                return self.send_half_then_stall(open(path, "rb").read(), float(stall))
             if os.path.exists(path):
                 return self.send(200, open(path, "rb").read(), extra=[("Age", "120"), ("X-Cache", "Hit from cloudfront")])
             return self.send(404, b"")
@@ -65,6 +84,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, b'{"applinks":{"details":[]},"pad":"' + b"x" * 200_000 + b'"}')
         if mode == "stall":
             time.sleep(7)
+        if mode == "midstall" and body is not None:
+            return self.send_half_then_stall(body, float(behaviors.get(host, {}).get("stall", 45)))
         if body is None:
             return self.send(404, b"")
         return self.send(200, body, "text/html" if mode == "html" else "application/json", [("ETag", '"v1"')])

@@ -9,6 +9,9 @@ public enum HostName {
         case invalidCharacter(String, Character)
         case hyphenAtLabelEdge(String)
         case notPunycode(String)
+        case ipLiteral(String)
+        case singleLabel(String)
+        case localhost(String)
 
         public var description: String {
             switch self {
@@ -20,6 +23,11 @@ public enum HostName {
                 "label \"\(l)\" contains \"\(c)\": host names allow letters, digits and hyphens"
             case .hyphenAtLabelEdge(let l): "label \"\(l)\" starts or ends with a hyphen"
             case .notPunycode(let l): "label \"\(l)\" starts with xn-- but is not valid Punycode"
+            case .ipLiteral(let h):
+                "\(h) is an IP address literal: an associated domain is a fully qualified DNS name"
+            case .singleLabel(let h):
+                "\(h) is a single-label name: an associated domain is a fully qualified DNS name (example.com)"
+            case .localhost(let h): "\(h) is a loopback name: Apple's and Google's fetchers can never reach it"
             }
         }
     }
@@ -54,6 +62,28 @@ public enum HostName {
         let joined = labels.joined(separator: ".")
         guard joined.utf8.count <= 253 else { throw .tooLong(joined.utf8.count) }
         return joined
+    }
+
+    /// A host that can be an associated domain (and an Android Digital Asset Links site): a fully
+    /// qualified public DNS name. On top of `normalized`, it refuses IP literals in any spelling a
+    /// URL parser reads as one (a WHATWG URL host whose last label is a number: `127.0.0.1`,
+    /// `0x7f.1`, `2130706433`; IPv6 needs `[`/`:`, which `normalized` refuses), single-label names
+    /// (`intranet`, `localhost`) and `*.localhost` (RFC 6761). Test hosts such as `example.com` or
+    /// `shop.example.test` stay valid: the rule is about shape, not about the public suffix list.
+    public static func associatedDomain(_ host: String) throws(Problem) -> String {
+        let h = try normalized(host)
+        let labels = h.split(separator: ".")
+        if let last = labels.last, isNumericLabel(last) { throw .ipLiteral(host) }
+        if h == "localhost" || h.hasSuffix(".localhost") { throw .localhost(host) }
+        if labels.count < 2 { throw .singleLabel(host) }
+        return h
+    }
+
+    /// A label that makes a WHATWG URL parser read the host as IPv4: decimal digits, or `0x` and hex digits.
+    static func isNumericLabel(_ label: Substring) -> Bool {
+        let lower = label.lowercased()
+        if lower.hasPrefix("0x") { return lower.dropFirst(2).allSatisfy(\.isHexDigit) }
+        return !lower.isEmpty && lower.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     /// Best-effort comparison form for hosts read from URLs: normalised when valid, else lower-cased.

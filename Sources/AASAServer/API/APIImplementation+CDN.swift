@@ -7,14 +7,21 @@ import OpenAPIRuntime
 extension APIImplementation {
     func probeDomain(_ input: Operations.ProbeDomain.Input) async throws -> Operations.ProbeDomain.Output {
         _ = try principal()
-        let report = try await OriginProbe(fetcher: fetcher, work: work).probe(input.path.host)
+        let host = Self.limiterKey(input.path.host)
+        let report = try await fetchLimiter.run("probe", host: host) {
+            try await OriginProbe(fetcher: fetcher, work: work).probe(input.path.host)
+        }
         let results = try report.results.map { r -> Components.Schemas.ProbeResult in
             var headers: [String: String] = [:]
             for h in r.fetched.headers { headers[h.name.lowercased()] = h.value }
-            // The Android file is not published here (yet): it is ok without an error finding.
+            // Each file against its own stream; assetlinks.json before its first revision (a 404 then
+            // is no finding) is ok without an error finding.
             let ok =
                 r.file == "assetlinks.json"
-                ? r.verdict.ok : r.verdict.ok && r.verdict.revision == report.currentRevision
+                ? r.verdict.ok
+                    && (report.currentAssetLinksRevision == nil
+                        || r.verdict.revision == report.currentAssetLinksRevision)
+                : r.verdict.ok && r.verdict.revision == report.currentRevision
             return .init(
                 url: r.fetched.url, file: .init(rawValue: r.file) ?? .appleAppSiteAssociation, host: r.host,
                 status: r.fetched.status, elapsedMs: (r.fetched.elapsedMs * 10).rounded() / 10,
@@ -43,10 +50,15 @@ extension APIImplementation {
 
     func checkCDN(_ input: Operations.CheckCDN.Input) async throws -> Operations.CheckCDN.Output {
         guard try principal().canWrite else { throw APIProblem.forbidden("asking Apple's CDN needs a write token") }
-        return .ok(
-            .init(
-                body: .json(
-                    Self.cdn(try await CDNReport.read(input.path.host, fetcher: fetcher, work: work, checkNow: true)))))
+        let report = try await fetchLimiter.run("CDN check", host: Self.limiterKey(input.path.host)) {
+            try await CDNReport.read(input.path.host, fetcher: fetcher, work: work, checkNow: true)
+        }
+        return .ok(.init(body: .json(Self.cdn(report))))
+    }
+
+    /// The domain a fetch is counted against: its host as stored, whatever spelling the path used.
+    static func limiterKey(_ pathHost: String) -> String {
+        (try? HostName.normalized(pathHost)) ?? pathHost.lowercased()
     }
 
     static func finding(_ f: ProbeFinding) -> Components.Schemas.ProbeFinding {

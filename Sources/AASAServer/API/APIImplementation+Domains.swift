@@ -5,8 +5,11 @@ import Foundation
 
 extension APIImplementation {
     func listDomains(_ input: Operations.ListDomains.Input) async throws -> Operations.ListDomains.Output {
-        let domains = try await reads(try principal()).domains()
-        return .ok(.init(body: .json(.init(items: domains.map { Components.Schemas.Domain($0) }))))
+        let principal = try principal()
+        let page = try await reads(principal).domains(
+            try PageRequest(after: input.query.after, limit: input.query.limit))
+        return .ok(
+            .init(body: .json(.init(items: page.items.map { Components.Schemas.Domain($0) }, nextAfter: page.next))))
     }
 
     /// A domain's settings as given in a body, checked field by field.
@@ -25,8 +28,10 @@ extension APIImplementation {
         ) throws {
             self.autoPublish = autoPublish ?? current?.autoPublish ?? false
             self.legacyRootPath = legacyRootPath ?? current?.legacyRootPath ?? false
+            // An alias kept from before the host rule (issue 24) stays; a new one must be a public DNS name.
+            let kept = Set(current?.aliases ?? [])
             self.aliases = try (aliases ?? current?.aliases ?? []).enumerated().map { i, alias in
-                do { return try HostName.normalized(alias) } catch {
+                do { return kept.contains(alias) ? alias : try HostName.associatedDomain(alias) } catch {
                     throw APIProblem.invalid(field: "/aliases/\(i)", rule: "host", "\(alias): \(error)")
                 }
             }
@@ -78,7 +83,7 @@ extension APIImplementation {
         try requireAdmin(principal)
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let host: String
-        do { host = try HostName.normalized(body.host) } catch {
+        do { host = try HostName.associatedDomain(body.host) } catch {
             throw APIProblem.invalid(field: "/host", rule: "host", "\(body.host): \(error)")
         }
         let settings = try DomainSettings(

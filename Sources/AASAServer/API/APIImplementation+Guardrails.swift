@@ -86,7 +86,7 @@ extension APIImplementation {
             id: e.id.uuidString.lowercased(), host: host, team: e.teamName, url: e.url,
             kind: .init(rawValue: e.kind) ?? .opens, appID: e.appID, source: .init(rawValue: e.source) ?? .draft,
             description: e.description, version: e.version, holdsInDraft: e.holdsInDraft,
-            holdsWhenPublished: e.holdsWhenPublished,
+            holdsWhenPublished: e.holdsWhenPublished, adminPinned: e.adminPinned, outOfGrant: e.outOfGrant,
             createdAt: e.createdAt, updatedAt: e.updatedAt)
     }
 
@@ -181,6 +181,10 @@ extension APIImplementation {
     static func suspensionResult(_ r: SuspensionService.Result) -> Components.Schemas.SuspensionResult {
         .init(
             suspension: r.suspension.map(suspension),
-            published: r.published.map { .init(host: $0.host, revision: $0.revision.number, created: $0.created) })
+            published: r.published.map {
+                .init(
+                    host: $0.host, revision: $0.revision.number, created: $0.created || $0.assetLinks?.created == true,
+                    files: fileRevisions($0))
+            })
     }
 }

@@ -25,8 +25,7 @@ extension APIImplementation {
             source: .draft, actor: actor(principal), logger: logger,
             authorize: PublishRights.check(principal))
         let result = Self.publishResult(outcome)
-        let created = outcome.created || outcome.assetLinks?.created == true
-        return created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
+        return result.created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
     }
 
     func rollbackRevision(_ input: Operations.RollbackRevision.Input) async throws -> Operations.RollbackRevision.Output
@@ -39,7 +38,7 @@ extension APIImplementation {
             actor: actor(principal),
             logger: logger, authorize: PublishRights.check(principal))
         let result = Self.publishResult(outcome)
-        return outcome.created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
+        return result.created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
     }
 
     func listRevisions(_ input: Operations.ListRevisions.Input) async throws -> Operations.ListRevisions.Output {
@@ -168,11 +167,22 @@ extension APIImplementation {
         .init(
             revision: (try? revision(o.revision, host: o.host, withDiff: true))
                 ?? (try! revision(o.revision, host: o.host, withDiff: false)),
-            created: o.created,
+            created: o.created || o.assetLinks?.created == true, files: fileRevisions(o),
             targets: o.targets.map { .init(webRoot: $0.webRoot, ok: $0.ok, error: $0.error, paths: $0.paths) },
             warnings: o.warnings.map(Components.Schemas.Finding.init),
             cdn: cdnNote(o.host),
             assetLinks: o.assetLinks.map { assetLinksPublish($0, host: o.host) })
+    }
+
+    /// Each file a publish settled, the AASA first: its current revision and whether this made it.
+    static func fileRevisions(_ o: Publisher.Outcome) -> [Components.Schemas.FileRevision] {
+        var files: [Components.Schemas.FileRevision] = [
+            .init(file: .appleAppSiteAssociation, revision: o.revision.number, created: o.created)
+        ]
+        if let android = o.assetLinks {
+            files.append(.init(file: .assetlinks_json, revision: android.revision.number, created: android.created))
+        }
+        return files
     }
 
     /// What a publish cannot do: make Apple's CDN fetch now.

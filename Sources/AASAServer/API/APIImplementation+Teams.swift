@@ -4,8 +4,9 @@ import Foundation
 
 extension APIImplementation {
     func listTeams(_ input: Operations.ListTeams.Input) async throws -> Operations.ListTeams.Output {
-        let teams = try await reads(try principal()).teams()
-        return .ok(.init(body: .json(.init(items: teams.map(Components.Schemas.Team.init)))))
+        let principal = try principal()
+        let page = try await reads(principal).teams(try PageRequest(after: input.query.after, limit: input.query.limit))
+        return .ok(.init(body: .json(.init(items: page.items.map(Components.Schemas.Team.init), nextAfter: page.next))))
     }
 
     func createTeam(_ input: Operations.CreateTeam.Input) async throws -> Operations.CreateTeam.Output {

@@ -17,6 +17,8 @@ struct APIImplementation: APIProtocol {
     let maxRulesPerTeamPerDomain: Int
     /// Fetches as Apple's fetchers do: the origin probe and CDN checks.
     let fetcher: AppleFetcher
+    /// One probe or CDN check per domain at a time, a few a minute.
+    let fetchLimiter: FetchLimiter
 
     var state: RequestState {
         RequestState.current ?? RequestState(requestID: "-", logger: Logger(label: "aasad"), principal: nil)

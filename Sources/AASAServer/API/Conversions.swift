@@ -25,12 +25,15 @@ extension Components.Schemas.Token {
 }
 
 extension Components.Schemas.App {
-    init(_ r: AppRecord) {
+    /// With `warnings` (an app's own answers: G001 where a grant lacks a service it asks for);
+    /// lists leave them out.
+    init(_ r: AppRecord, warnings: [Finding]? = nil) {
         self.init(
             appID: r.appID, team: r.teamName, platform: .init(rawValue: r.platform.rawValue) ?? .ios,
             services: r.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) },
             fingerprints: r.platform == .android ? r.fingerprints : nil, rulesFrom: r.rulesFrom,
-            createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version)
+            createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version,
+            warnings: warnings?.map(Components.Schemas.Finding.init))
     }
 }
 

@@ -28,6 +28,9 @@ public struct AppConfig: Sendable {
     public var skipValidationForBenchmark = false
     /// How the origin probe and the CDN monitor fetch (trust roots, Apple's CDN base URL, …).
     public var fetch = FetchConfig()
+    /// How often a caller may make aasad fetch for one domain: a probe or a CDN check runs once
+    /// at a time per domain, and at most this many times a minute (`AASA_PROBE_RUNS_PER_MINUTE`).
+    public var probeRunsPerMinute = 6
     /// How often the CDN monitor checks every domain against Apple's CDN; nil: it does not run.
     public var cdnInterval: Duration?
     /// The pause between two domains of one monitor pass.

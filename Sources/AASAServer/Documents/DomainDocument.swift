@@ -39,7 +39,8 @@ struct DomainDocument: Sendable {
     let android: AndroidDocument
     /// The state it was rendered from (for `platformWarnings`).
     let snapshot: DomainSnapshot
-    /// Whose rules `platformWarnings` compares: the teams a change touched; nil for every team.
+    /// Whose rules `platformWarnings` compares, and whose apps' ungranted services are reported:
+    /// the teams a change touched; nil for every team.
     var agreementScope: Set<String>?
     /// Where a team's rules open its app on one platform and not the other (`PlatformAgreement`),
     /// for the teams in `agreementScope`: computed when asked, since it asks both files about
@@ -51,7 +52,10 @@ struct DomainDocument: Sendable {
     var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
     var warnings: [Diagnostic] { diagnostics.filter { $0.severity == .warning } }
     /// Both files' warnings, traced to their rules.
-    var warningFindings: [Finding] { warnings.map(finding) + android.warnings + platformWarnings }
+    var warningFindings: [Finding] {
+        warnings.map(finding) + android.warnings + platformWarnings
+            + ServiceGrants.findings(snapshot).filter { agreementScope?.contains($0.team ?? "") ?? true }
+    }
 
     /// Renders and validates the domain's state. The validation (the rule analysis above all) runs
     /// off the concurrency pool and stops if the request is cancelled; a state rendered before

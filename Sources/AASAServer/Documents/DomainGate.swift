@@ -23,7 +23,8 @@ enum DomainGate {
         guard androidErrors.isEmpty || !errors.isEmpty else {
             let fieldErrors = androidErrors.map { finding -> FieldError in
                 var message = finding.message
-                if let appID = finding.appID { message += " (Android app \(appID) of team \(finding.team ?? "?"))" }
+                // The app named may be the iOS app whose rules an Android app follows: say "app", not "Android app".
+                if let appID = finding.appID { message += " (app \(appID) of team \(finding.team ?? "?"))" }
                 return FieldError(field: field(finding) ?? finding.path, rule: finding.code, message: message)
             }
             throw APIProblem.invalid(

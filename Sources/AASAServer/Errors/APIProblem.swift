@@ -30,6 +30,8 @@ struct APIProblem: Error, Sendable {
     var warnings: [Finding] = []
     /// The `Allow` header of a 405.
     var allow: [String] = []
+    /// The `Retry-After` header of a 429, in seconds.
+    var retryAfter: Int?
     /// What a domain policy found (broken golden URLs, opened protected paths, budgets), one
     /// object each.
     var violations: [JSONValue] = []
@@ -77,6 +79,13 @@ struct APIProblem: Error, Sendable {
 
     static func invalid(field: String, rule: String, _ message: String) -> APIProblem {
         invalid([FieldError(field: field, rule: rule, message: message)])
+    }
+
+    static func tooManyRequests(_ detail: String, retryAfter seconds: Int) -> APIProblem {
+        var problem = APIProblem(
+            status: .tooManyRequests, slug: "rate-limited", title: "Too many requests", detail: detail)
+        problem.retryAfter = max(1, seconds)
+        return problem
     }
 
     static func unavailable(_ detail: String) -> APIProblem {

@@ -26,7 +26,8 @@ struct ExpectationCheck: Sendable {
     static func run(_ host: String, work: RequestWork, principal: Principal) async throws -> ExpectationCheck {
         try await work.read { session in
             let domain = try await Lookup.domain(host, session: session)
-            let expectations = try await session.listExpectations(domainID: domain.id)
+            let expectations = try await ExpectationScope.marked(
+                try await session.listExpectations(domainID: domain.id), domainID: domain.id, session: session)
             let draft = try await DomainDocument.render(
                 try await RegistryReads.draftSnapshot(domain, for: principal, session: session))
             let current = try await session.currentRevision(of: domain)

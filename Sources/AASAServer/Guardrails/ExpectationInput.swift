@@ -4,8 +4,8 @@ import Foundation
 
 /// An expectation as a request (the API's body, or one `expect:` item of a manifest) states it,
 /// checked against the domain and the team before anything is stored: the URL lies on the domain
-/// or an alias, `opens` names one of the team's own apps and a URL inside its grant, `notApp` a
-/// registered app, `opensNone` no app.
+/// or an alias and inside the team's grant (an admin's may lie outside, but for `opens`), `opens`
+/// names one of the team's own apps, `notApp` a registered app, `opensNone` no app.
 struct ExpectationInput: Sendable, Equatable {
     var url: String
     var kind: ExpectationKind
@@ -38,9 +38,11 @@ struct ExpectationInput: Sendable, Equatable {
     }
 
     /// Every problem with this expectation for `team` on `domain`, with fields under `pointer`.
-    func problems(domain: DomainRecord, teamID: Int64, teamName: String, pointer: String, session: DBSession)
-        async throws -> [FieldError]
-    {
+    /// `adminPinned`: an admin's API write, which may pin a URL outside the team's grant (not an
+    /// `opens`: a team's app opens only what the team's rules, inside its grant, say).
+    func problems(
+        domain: DomainRecord, teamID: Int64, teamName: String, adminPinned: Bool, pointer: String, session: DBSession
+    ) async throws -> [FieldError] {
         var errors = boundsProblems(pointer: pointer)
         guard errors.isEmpty else { return errors }
         func fail(_ field: String, _ rule: String, _ message: String) {
@@ -69,25 +71,21 @@ struct ExpectationInput: Sendable, Equatable {
                 fail("/appID", "app-exists", "no app \(appID) is registered")
                 break
             }
-            guard kind == .opens else { break }
-            if app.teamID != teamID {
+            if kind == .opens && app.teamID != teamID {
                 fail(
                     "/appID", "own-app",
                     "team \(teamName) may only expect its own apps to open a URL; \(appID) is another team's")
-                break
             }
+        }
+        if errors.isEmpty && (kind == .opens || !adminPinned) {
             let grant = try await session.grant(domainID: domain.id, teamID: teamID)
-            let path = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
-            if !PathGrant.covers(
-                grant?.pathPrefixes ?? [],
-                pathPattern: path.replacingOccurrences(of: "*", with: "%2A")
-                    .replacingOccurrences(of: "?", with: "%3F"))
-            {
+            if !ExpectationScope.inGrant(url: url, prefixes: grant?.pathPrefixes ?? []) {
+                let path = ExpectationScope.path(of: url) ?? url
                 fail(
                     "/url", "grant",
                     "\(path) is outside team \(teamName)'s grant on \(domain.host) "
-                        + "(\(grant?.pathPrefixes.joined(separator: ", ") ?? "none")); a team expects its apps to open only URLs it holds"
-                )
+                        + "(\(grant?.pathPrefixes.joined(separator: ", ") ?? "none")): a team pins only URLs "
+                        + "it holds, whatever the kind; an admin may pin others")
             }
         }
         return errors

@@ -39,6 +39,9 @@ struct ExpectationPolicy: DomainPolicy {
         let matcher = candidate.matcher()
         // A rollback of the AASA leaves assetlinks.json as it is: its Android expectations are not at stake.
         let answer = LinkAnswer(ios: matcher, android: candidate.document?.android.matcher)
+        // Only an expectation inside its team's grant (or an admin's) refuses a change; the others
+        // are evaluated all the same, so what they see stays current (ExpectationScope).
+        let grants = try await ExpectationScope.grants(domainID: candidate.domain.id, session: session)
         var outcomes: [ExpectationOutcome] = []
         var broken: [JSONValue] = []
         for prepared in expectations {
@@ -58,7 +61,7 @@ struct ExpectationPolicy: DomainPolicy {
             if holds != held || opener.appID != openerBefore {
                 outcomes.append(ExpectationOutcome(id: expectation.id, holds: holds, app: opener.appID))
             }
-            if held && !holds {
+            if held && !holds && ExpectationScope.binds(expectation, grants: grants) {
                 broken.append(
                     Self.report(
                         expectation, before: openerBefore, after: opener, android: prepared.isAndroid,

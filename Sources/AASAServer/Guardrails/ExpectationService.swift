@@ -13,14 +13,16 @@ struct ExpectationService: Sendable {
     func list(_ host: String) async throws -> (host: String, items: [ExpectationRecord]) {
         try await work.read { session in
             let domain = try await Lookup.domain(host, session: session)
-            return (domain.host, try await session.listExpectations(domainID: domain.id))
+            let records = try await session.listExpectations(domainID: domain.id)
+            return (domain.host, try await ExpectationScope.marked(records, domainID: domain.id, session: session))
         }
     }
 
     func get(_ host: String, id: String) async throws -> ExpectationRecord {
         try await work.read { session in
             let domain = try await Lookup.domain(host, session: session)
-            return try await Self.find(id, domain: domain, session: session)
+            let record = try await Self.find(id, domain: domain, session: session)
+            return try await ExpectationScope.marked([record], domainID: domain.id, session: session)[0]
         }
     }
 
@@ -37,7 +39,8 @@ struct ExpectationService: Sendable {
             let team = try await owner(teamName, input: input, session: session)
             let record = try await Self.store(
                 input, id: UUID(), previous: nil, domain: domain, team: team, pointer: "",
-                evaluation: try await Evaluation(domain, session: session), session: session)
+                adminPinned: principal.isAdmin, evaluation: try await Evaluation(domain, session: session),
+                session: session)
             try await session.appendAudit(
                 Self.audit("expectation.create", domain: domain, before: nil, after: record).record(by: actor))
             return record
@@ -56,7 +59,8 @@ struct ExpectationService: Sendable {
             let team = TeamRef(id: current.teamID, name: current.teamName)
             let record = try await Self.store(
                 input, id: current.id, previous: current, domain: domain, team: team, pointer: "",
-                evaluation: try await Evaluation(domain, session: session), session: session)
+                adminPinned: principal.isAdmin, evaluation: try await Evaluation(domain, session: session),
+                session: session)
             try await session.appendAudit(
                 Self.audit("expectation.update", domain: domain, before: current, after: record).record(by: actor))
             return record
@@ -113,10 +117,11 @@ struct ExpectationService: Sendable {
     /// revision answers is recorded; a published expectation must hold from the next publish on.
     static func store(
         _ input: ExpectationInput, id: UUID, previous: ExpectationRecord?, domain: DomainRecord, team: TeamRef,
-        pointer: String, evaluation: Evaluation, session: DBSession
+        pointer: String, adminPinned: Bool, evaluation: Evaluation, session: DBSession
     ) async throws -> ExpectationRecord {
         var errors = try await input.problems(
-            domain: domain, teamID: team.id, teamName: team.name, pointer: pointer, session: session)
+            domain: domain, teamID: team.id, teamName: team.name, adminPinned: adminPinned, pointer: pointer,
+            session: session)
         var isAndroid = false
         if let appID = input.appID { isAndroid = try await session.app(appID: appID)?.platform == .android }
         let draftOpener = evaluation.draft.opener(url: input.url, appID: input.appID, isAndroid: isAndroid)?.appID
@@ -134,7 +139,8 @@ struct ExpectationService: Sendable {
             appID: input.appID, source: input.source, description: input.description,
             version: (previous?.version ?? 0) + 1,
             draftApp: draftOpener,
-            publishedApp: evaluation.published?.opener(url: input.url, appID: input.appID, isAndroid: isAndroid)?.appID)
+            publishedApp: evaluation.published?.opener(url: input.url, appID: input.appID, isAndroid: isAndroid)?.appID,
+            adminPinned: adminPinned)
         do { try await session.saveExpectation(record) } catch StoreError.duplicate {
             throw APIProblem.conflict(
                 "team \(team.name) already expects this of \(input.url)", field: pointer + "/url", rule: "unique")
@@ -205,6 +211,7 @@ extension AuditJSON {
         ]
         if let appID = e.appID { o.append("appID", .string(appID)) }
         if let description = e.description { o.append("description", .string(description)) }
+        if e.adminPinned { o.append("adminPinned", .bool(true)) }
         return .object(o)
     }
 }

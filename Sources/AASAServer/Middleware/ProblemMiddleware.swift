@@ -117,6 +117,7 @@ struct ProblemMiddleware: RouterMiddleware {
         headers[.contentType] = "application/problem+json"
         if problem.status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         if !problem.allow.isEmpty { headers[.allow] = problem.allow.joined(separator: ", ") }
+        if let seconds = problem.retryAfter { headers[.retryAfter] = String(seconds) }
         return Response(
             status: problem.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
     }

@@ -23,6 +23,12 @@ public struct FetchConfig: Sendable {
     public var userAgent = "AASA-Bot/1.0.0"
     /// Where Apple's CDN answers for a host: `<base><host>`.
     public var cdnBaseURL = "https://app-site-association.cdn-apple.com/a/v1/"
+    /// Connect to hosts whose names resolve to loopback, private, link-local or unique-local
+    /// addresses (`--probe-allow-private`): off, so that a domain cannot point aasad at an internal
+    /// service. Hosts in `resolve` are the operator's own word and always allowed.
+    public var allowPrivate = false
+    /// How a host name becomes addresses (the system resolver; tests give their own).
+    public var lookup: @Sendable (String) async throws -> [String] = SystemResolver.addresses(of:)
 
     public init() {}
 }
@@ -35,6 +41,8 @@ struct Fetched: Sendable {
         case tls(String)
         case timeout
         case tooLarge(Int?)
+        /// The host resolves to an address the policy refuses (the host, the address).
+        case privateAddress(String, String)
     }
 
     var url: String
@@ -70,17 +78,23 @@ struct AppleFetcher: Sendable {
             separator: "|")
         return clients.withLock { clients in
             if let existing = clients[key] { return existing }
-            var tls = TLSConfiguration.makeClientConfiguration()
-            if let caFile = config.caFile { tls.additionalTrustRoots = [.file(caFile)] }
-            var configuration = HTTPClient.Configuration(
-                tlsConfiguration: tls, redirectConfiguration: .disallow,
-                timeout: .init(connect: .seconds(Int64(config.timeout.components.seconds))))
-            configuration.dnsOverride = config.resolve
-            configuration.decompression = .disabled
-            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            let client = makeClient(config, dnsOverride: config.resolve)
             clients[key] = client
             return client
         }
+    }
+
+    private static func makeClient(_ config: FetchConfig, dnsOverride: [String: String]) -> HTTPClient {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile = config.caFile { tls.additionalTrustRoots = [.file(caFile)] }
+        let seconds = Int64(config.timeout.components.seconds)
+        // The read timeout is a backstop only: `fetch` bounds the whole exchange with one deadline.
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls, redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(seconds), read: .seconds(seconds)))
+        configuration.dnsOverride = dnsOverride
+        configuration.decompression = .disabled
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     static let reportedHeaders = [
@@ -93,16 +107,83 @@ struct AppleFetcher: Sendable {
         "https://\(host)\(config.port == 443 ? "" : ":\(config.port)")\(path)"
     }
 
+    /// One fetch under one deadline for all of it: resolving, connecting, TLS, the head and the
+    /// whole body (issue 27). A stall anywhere is `.timeout` when the deadline passes, however long
+    /// the peer keeps the connection open; the abandoned exchange is cancelled.
     func fetch(_ url: String) async -> Fetched {
         let start = ContinuousClock.now
-        func elapsed() -> Double {
-            let d = ContinuousClock.now - start
-            return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+        // The client's own deadline (connect, TLS, head) ends first and says why; this one, a
+        // little later, also covers the body, which the client's deadline does not.
+        let outcome = await Self.within(config.timeout + Self.deadlineMargin) { await self.exchange(url) }
+        var result = outcome ?? Fetched(url: url, userAgent: config.userAgent, elapsedMs: 0, failure: .timeout)
+        let d = ContinuousClock.now - start
+        result.elapsedMs = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+        return result
+    }
+
+    static let deadlineMargin: Duration = .milliseconds(500)
+
+    /// `work`'s result, or nil once `limit` has passed (the work is then cancelled, not awaited:
+    /// a peer that ignores the cancellation cannot hold the caller).
+    static func within<T: Sendable>(_ limit: Duration, _ work: @escaping @Sendable () async -> T) async -> T? {
+        let race = Race<T>()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+            race.start(continuation, limit: limit, work: work)
+        }
+    }
+
+    /// The state of one `within`: whichever of the work and the timer ends first resumes the caller.
+    private final class Race<T: Sendable>: Sendable {
+        private let pending = Mutex<CheckedContinuation<T?, Never>?>(nil)
+        private let worker = Mutex<Task<Void, Never>?>(nil)
+
+        func start(
+            _ continuation: CheckedContinuation<T?, Never>, limit: Duration, work: @escaping @Sendable () async -> T
+        ) {
+            pending.withLock { $0 = continuation }
+            let task = Task { _ = self.finish(await work()) }
+            worker.withLock { $0 = task }
+            Task {
+                try? await Task.sleep(for: limit)
+                if self.finish(nil) { self.worker.withLock { $0 }?.cancel() }
+            }
+        }
+
+        /// Resumes the caller with `value` if nobody has yet; whether this call did.
+        @discardableResult
+        private func finish(_ value: T?) -> Bool {
+            guard let continuation = pending.withLock({ $0.take() }) else { return false }
+            continuation.resume(returning: value)
+            return true
+        }
+    }
+
+    /// Resolves and checks the host (unless `resolve` names it), then asks and reads the answer.
+    private func exchange(_ url: String) async -> Fetched {
+        var result = Fetched(url: url, userAgent: config.userAgent, elapsedMs: 0)
+        var client = self.client
+        var pinned: HTTPClient?
+        if let host = URL(string: url)?.host?.lowercased(), config.resolve[host] == nil {
+            let addresses: [String]
+            do { addresses = try await config.lookup(host) } catch {
+                result.failure = .unreachable(String(describing: error))
+                return result
+            }
+            if !config.allowPrivate, let refused = addresses.first(where: AddressPolicy.isPrivate) {
+                result.failure = .privateAddress(host, refused)
+                return result
+            }
+            // Connect to the address just checked, not to whatever a second lookup would answer
+            // (DNS rebinding); TLS still verifies the certificate for the host name.
+            if !config.allowPrivate, let address = addresses.first {
+                let own = Self.makeClient(config, dnsOverride: [host: address])
+                pinned = own
+                client = own
+            }
         }
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "User-Agent", value: config.userAgent)
         request.headers.add(name: "Accept", value: "*/*")
-        var result = Fetched(url: url, userAgent: config.userAgent, elapsedMs: 0)
         do {
             let seconds = Int64(config.timeout.components.seconds)
             let response = try await client.execute(request, deadline: .now() + .seconds(seconds))
@@ -122,7 +203,7 @@ struct AppleFetcher: Sendable {
         } catch {
             result.failure = Self.classify(error)
         }
-        result.elapsedMs = elapsed()
+        try? await pinned?.shutdown()
         return result
     }
 

@@ -34,6 +34,12 @@ enum FetchedFile {
         case .timeout?:
             add(.timeout, "no complete answer within the deadline")
             return nil
+        case .privateAddress(let host, let address)?:
+            add(
+                .privateAddress,
+                "\(host) resolves to \(address), a loopback, private or link-local address: not fetched "
+                    + "(an operator allows it with --probe-allow-private)")
+            return nil
         case .tooLarge(let length)?:
             add(
                 .tooLarge,

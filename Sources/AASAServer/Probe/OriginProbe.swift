@@ -22,6 +22,8 @@ struct OriginProbe: Sendable {
     struct Report: Sendable {
         var host: String
         var currentRevision: Int?
+        /// assetlinks.json's current revision (nil while it has none).
+        var currentAssetLinksRevision: Int?
         var results: [Result]
     }
 
@@ -64,6 +66,8 @@ struct OriginProbe: Sendable {
                     file: target.android ? "assetlinks.json" : "apple-app-site-association", host: target.host,
                     fetched: f, verdict: verdict))
         }
-        return Report(host: domain.host, currentRevision: current?.number, results: results)
+        return Report(
+            host: domain.host, currentRevision: current?.number, currentAssetLinksRevision: android?.number,
+            results: results)
     }
 }

@@ -10,6 +10,9 @@ struct ProbeFinding: Sendable, Equatable {
         case tls = "P002"
         /// No complete answer within the deadline.
         case timeout = "P003"
+        /// The host resolves to a loopback, private, link-local or unique-local address: not
+        /// fetched (`--probe-allow-private` allows it).
+        case privateAddress = "P004"
         /// A status other than 200.
         case status = "P010"
         /// A 3xx: Apple's fetcher follows no redirect.
@@ -34,6 +37,7 @@ struct ProbeFinding: Sendable, Equatable {
             case .unreachable: "unreachable"
             case .tls: "tls"
             case .timeout: "timeout"
+            case .privateAddress: "private-address"
             case .status: "status"
             case .redirect: "redirect"
             case .tooLarge: "too-large"

@@ -10,7 +10,8 @@ extension ManifestApply {
     /// change its rules and its expectations together. An expectation the manifest keeps (same
     /// URL, kind and app) keeps its ID and history; new ones must hold in that draft (422 with the
     /// manifest's pointer otherwise). Runs before the policies, so an expectation the manifest
-    /// drops no longer guards the change that drops it.
+    /// drops no longer guards the change that drops it. A manifest is the team's own file, so its
+    /// expectations are the team's whoever applies it: each lies inside the team's grant.
     static func syncExpectations(
         _ wanted: [ExpectationInput], pointer: String, team: TeamRecord, domain: DomainRecord,
         rendered: DomainDocument, actor: Actor,
@@ -43,7 +44,7 @@ extension ManifestApply {
             do {
                 let stored = try await ExpectationService.store(
                     input, id: previous?.id ?? UUID(), previous: previous, domain: domain, team: owner,
-                    pointer: "\(pointer)/expect/\(k)", evaluation: evaluation, session: session)
+                    pointer: "\(pointer)/expect/\(k)", adminPinned: false, evaluation: evaluation, session: session)
                 try await session.appendAudit(
                     ExpectationService.audit(
                         previous == nil ? "expectation.create" : "expectation.update",

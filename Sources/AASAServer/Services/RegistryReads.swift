@@ -11,9 +11,13 @@ struct RegistryReads: Sendable {
 
     // MARK: Teams, tokens, apps
 
-    func teams() async throws -> [TeamRecord] {
-        if !principal.isAdmin && principal.teamID == nil { return [] }
-        return try await work.read { try await $0.listTeams(onlyID: principal.isAdmin ? nil : principal.teamID) }
+    func teams(_ page: PageRequest) async throws -> Page<TeamRecord> {
+        if !principal.isAdmin && principal.teamID == nil { return Page(items: [], next: nil) }
+        let rows = try await work.read {
+            try await $0.listTeams(
+                onlyID: principal.isAdmin ? nil : principal.teamID, after: page.after, limit: page.fetch)
+        }
+        return page.cut(rows, key: \.name)
     }
 
     func team(_ name: String) async throws -> TeamRecord {
@@ -36,10 +40,20 @@ struct RegistryReads: Sendable {
         try await work.read { try await Lookup.visibleApp(appID, principal, session: $0) }
     }
 
+    /// The app, with the services it asks for that a grant of its team does not give (`ServiceGrants`).
+    func appWithWarnings(_ appID: String) async throws -> (app: AppRecord, warnings: [Finding]) {
+        try await work.read { session in
+            let app = try await Lookup.visibleApp(appID, principal, session: session)
+            let grants = try await session.listGrants(teamID: app.teamID)
+            return (app, ServiceGrants.findings(app: app, grants: grants))
+        }
+    }
+
     // MARK: Domains, grants, rules, order
 
-    func domains() async throws -> [DomainRecord] {
-        try await work.read { try await $0.listDomains() }
+    func domains(_ page: PageRequest) async throws -> Page<DomainRecord> {
+        let rows = try await work.read { try await $0.listDomains(after: page.after, limit: page.fetch) }
+        return page.cut(rows, key: \.host)
     }
 
     func domain(_ host: String) async throws -> DomainRecord {

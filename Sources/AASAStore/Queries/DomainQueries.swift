@@ -51,6 +51,16 @@ extension DBSession {
         try await domains("SELECT \(unescaped: Self.domainColumns) FROM domains d ORDER BY d.host")
     }
 
+    /// One page of domains by host: at most `limit` whose host sorts after `after` (keyset paging,
+    /// so a page costs the same wherever it starts).
+    public func listDomains(after: String?, limit: Int) async throws -> [DomainRecord] {
+        try await domains(
+            """
+            SELECT \(unescaped: Self.domainColumns) FROM domains d
+            WHERE \(after)::text IS NULL OR d.host > \(after) ORDER BY d.host LIMIT \(limit)
+            """)
+    }
+
     /// The domain whose primary host is `host` (punycode); locked for the transaction when `forUpdate`,
     /// which is how every change that touches a domain's document is serialised.
     public func domain(host: String, forUpdate: Bool = false) async throws -> DomainRecord? {

@@ -4,11 +4,12 @@ import PostgresNIO
 extension DBSession {
     private static let expectationColumns = """
         e.id, e.domain_id, e.team_id, t.name, e.url, e.kind, e.app_id, e.source, e.description, e.version,
-        e.holds_in_draft, e.holds_when_published, e.draft_app, e.published_app, e.created_at, e.updated_at
+        e.holds_in_draft, e.holds_when_published, e.draft_app, e.published_app, e.admin_pinned,
+        e.created_at, e.updated_at
         """
     private typealias ExpectationRow = (
         UUID, Int64, Int64, String, String, String, String?, String, String?, Int64,
-        Bool, Bool, String?, String?, Date, Date
+        Bool, Bool, String?, String?, Bool, Date, Date
     )
 
     private func expectations(_ query: PostgresQuery) async throws -> [ExpectationRecord] {
@@ -16,7 +17,7 @@ extension DBSession {
             ExpectationRecord(
                 id: $0.0, domainID: $0.1, teamID: $0.2, teamName: $0.3, url: $0.4, kind: $0.5, appID: $0.6,
                 source: $0.7, description: $0.8, version: $0.9, holdsInDraft: $0.10, holdsWhenPublished: $0.11,
-                draftApp: $0.12, publishedApp: $0.13, createdAt: $0.14, updatedAt: $0.15)
+                draftApp: $0.12, publishedApp: $0.13, adminPinned: $0.14, createdAt: $0.15, updatedAt: $0.16)
         }
     }
 
@@ -49,13 +50,13 @@ extension DBSession {
         try await write(
             """
             INSERT INTO expectations (id, domain_id, team_id, url, kind, app_id, source, description,
-                                      holds_in_draft, holds_when_published, draft_app, published_app)
+                                      holds_in_draft, holds_when_published, draft_app, published_app, admin_pinned)
             VALUES (\(e.id), \(e.domainID), \(e.teamID), \(e.url), \(e.kind), \(e.appID), \(e.source), \(e.description),
-                    \(e.holdsInDraft), \(e.holdsWhenPublished), \(e.draftApp), \(e.publishedApp))
+                    \(e.holdsInDraft), \(e.holdsWhenPublished), \(e.draftApp), \(e.publishedApp), \(e.adminPinned))
             ON CONFLICT (id) DO UPDATE SET url = excluded.url, kind = excluded.kind, app_id = excluded.app_id,
                 source = excluded.source, description = excluded.description, holds_in_draft = excluded.holds_in_draft,
                 holds_when_published = excluded.holds_when_published, draft_app = excluded.draft_app,
-                published_app = excluded.published_app, version = expectations.version + 1, updated_at = now()
+                published_app = excluded.published_app, admin_pinned = excluded.admin_pinned, version = expectations.version + 1, updated_at = now()
             """)
     }
 

@@ -24,6 +24,15 @@ extension DBSession {
             """)
     }
 
+    /// Every grant a team holds, by host.
+    public func listGrants(teamID: Int64) async throws -> [GrantRecord] {
+        try await grants(
+            """
+            SELECT \(unescaped: Self.grantColumns) FROM grants g JOIN domains d ON d.id = g.domain_id
+            JOIN teams t ON t.id = g.team_id WHERE g.team_id = \(teamID) ORDER BY d.host
+            """)
+    }
+
     public func grant(domainID: Int64, teamID: Int64) async throws -> GrantRecord? {
         try await grants(
             """

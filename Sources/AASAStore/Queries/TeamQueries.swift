@@ -21,6 +21,16 @@ extension DBSession {
         )
     }
 
+    /// One page of teams by name (only `onlyID` when given): at most `limit` named after `after`.
+    public func listTeams(onlyID: Int64?, after: String?, limit: Int) async throws -> [TeamRecord] {
+        try await teams(
+            """
+            SELECT \(unescaped: Self.teamColumns) FROM teams
+            WHERE (\(onlyID)::bigint IS NULL OR id = \(onlyID)) AND (\(after)::text IS NULL OR name > \(after))
+            ORDER BY name LIMIT \(limit)
+            """)
+    }
+
     /// The team, locked for the rest of the transaction when `forUpdate`.
     public func team(named name: String, forUpdate: Bool = false) async throws -> TeamRecord? {
         if !forUpdate {

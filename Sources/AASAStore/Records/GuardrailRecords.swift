@@ -19,6 +19,11 @@ public struct ExpectationRecord: Sendable, Equatable {
     /// The app the last evaluation saw open the URL (nil: none).
     public var draftApp: String?
     public var publishedApp: String?
+    /// Written last by an admin's API call: it may pin any URL of the domain, and always binds.
+    public var adminPinned: Bool
+    /// Not stored: a team's expectation whose URL lies outside the team's current grant (set by
+    /// the service that read the grants). It is evaluated and shown, and blocks no change.
+    public var outOfGrant: Bool = false
     public var createdAt: Date
     public var updatedAt: Date
 
@@ -26,7 +31,7 @@ public struct ExpectationRecord: Sendable, Equatable {
         id: UUID, domainID: Int64, teamID: Int64, teamName: String, url: String, kind: String, appID: String?,
         source: String, description: String?, version: Int64 = 1, holdsInDraft: Bool = true,
         holdsWhenPublished: Bool = true, draftApp: String? = nil, publishedApp: String? = nil,
-        createdAt: Date = Date(), updatedAt: Date = Date()
+        adminPinned: Bool = false, createdAt: Date = Date(), updatedAt: Date = Date()
     ) {
         self.id = id
         self.domainID = domainID
@@ -42,6 +47,7 @@ public struct ExpectationRecord: Sendable, Equatable {
         self.holdsWhenPublished = holdsWhenPublished
         self.draftApp = draftApp
         self.publishedApp = publishedApp
+        self.adminPinned = adminPinned
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }

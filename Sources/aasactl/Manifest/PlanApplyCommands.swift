@@ -109,7 +109,7 @@ struct Plan: AsyncParsableCommand {
         let plan: APIResponse
         do {
             plan = try await remote.client.send(
-                .POST, ManifestOptions.endpoint(team), query: [("dryRun", "true")], body: manifest.body())
+                .post, ManifestOptions.endpoint(team), query: [("dryRun", "true")], body: manifest.body())
         } catch let failure as APIFailure {
             PlanText.failure(failure, manifest: manifest).forEach(CLIOutput.error)
             throw ExitCode(1)
@@ -153,7 +153,7 @@ struct Apply: AsyncParsableCommand {
         let body = manifest.body(publishReason: reason)
         do {
             let plan = try await client.send(
-                .POST, ManifestOptions.endpoint(team), query: [("dryRun", "true")], body: manifest.body())
+                .post, ManifestOptions.endpoint(team), query: [("dryRun", "true")], body: manifest.body())
             let json = try plan.json()
             let changed = json.objectValue?["changed"]?.boolValue == true
             if !remote.quiet && remote.output == .table {
@@ -170,7 +170,7 @@ struct Apply: AsyncParsableCommand {
             let stateTag = json.objectValue?["stateTag"]?.stringValue ?? "*"
             let key = idempotencyKey ?? UUID().uuidString.lowercased()
             let applied = try await client.send(
-                .POST, ManifestOptions.endpoint(team), body: body,
+                .post, ManifestOptions.endpoint(team), body: body,
                 headers: [("If-Match", stateTag), ("Idempotency-Key", key)])
             if applied.header("Idempotency-Replayed") == "true" {
                 remote.say("The server had already applied this request (Idempotency-Key \(key)); its answer follows.")

@@ -49,7 +49,7 @@ struct Diff: AsyncParsableCommand {
         if android { return try await runAndroid() }
         if let domain, let from {
             let response = try await remote.client.send(
-                .GET, APIClient.path("v1", "domains", domain, "diff"),
+                .get, APIClient.path("v1", "domains", domain, "diff"),
                 query: [("from", String(from)), ("to", to)])
             let diff = try response.json().objectValue?["diff"] ?? .null
             if json {
@@ -71,7 +71,7 @@ struct Diff: AsyncParsableCommand {
         let diff: JSONValue
         if let domain, let from {
             let response = try await remote.client.send(
-                .GET, APIClient.path("v1", "domains", domain, "assetlinks", "diff"),
+                .get, APIClient.path("v1", "domains", domain, "assetlinks", "diff"),
                 query: [("from", String(from)), ("to", to)])
             diff = try response.json().objectValue?["diff"] ?? .null
         } else {

@@ -139,7 +139,7 @@ struct Match: AsyncParsableCommand {
                 throw ValidationError("--platform is ios, android or both")
             }
             if platform != "ios" { body.append("platform", .string(platform)) }
-            answers.append(try await client.send(.POST, "/v1/match", body: .object(body)))
+            answers.append(try await client.send(.post, "/v1/match", body: .object(body)))
         }
         if json || remote.output == .json {
             if !remote.quiet { CLIOutput.json(.array(try answers.map { try $0.json() })) }

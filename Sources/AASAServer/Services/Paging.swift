@@ -1,0 +1,39 @@
+/// Keyset paging for the registry's lists (domains by host, teams by name): a page is at most
+/// `limit` items after the previous page's last key, and says the key to ask for next.
+struct PageRequest: Sendable {
+    static let defaultLimit = 100
+    static let maxLimit = 500
+
+    var after: String?
+    var limit: Int
+
+    /// `limit` within 1…500 (the contract's bounds; the generated code does not check them).
+    init(after: String?, limit: Int?) throws {
+        let limit = limit ?? Self.defaultLimit
+        guard (1...Self.maxLimit).contains(limit) else {
+            throw APIProblem.invalid(field: "limit", rule: "range", "limit is 1 to \(Self.maxLimit)")
+        }
+        if let after, after.utf8.count > 1024 {
+            throw APIProblem.invalid(field: "after", rule: "maxLength", "after is at most 1024 bytes")
+        }
+        self.after = after
+        self.limit = limit
+    }
+
+    /// Rows to read: one more than the page, to know whether another page follows.
+    var fetch: Int { limit + 1 }
+
+    func cut<Item>(_ rows: [Item], key: (Item) -> String) -> Page<Item> {
+        guard rows.count > limit else { return Page(items: rows, next: nil) }
+        let items = Array(rows.prefix(limit))
+        return Page(items: items, next: items.last.map(key))
+    }
+}
+
+struct Page<Item> {
+    var items: [Item]
+    /// The `after` of the next page; nil on the last.
+    var next: String?
+}
+
+extension Page: Sendable where Item: Sendable {}
