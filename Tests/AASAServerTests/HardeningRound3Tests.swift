@@ -152,7 +152,7 @@ import Testing
     /// probe or the CDN check, unless the operator allows it.
     @Test func theProbeRefusesPrivateAddressesAfterResolution() async throws {
         let resolved = ["internal.example.com": "10.0.0.8", "loop.example.com": "127.0.0.1"]
-        try await TestWorld.run(configure: { config in
+        let configure: @Sendable (inout AppConfig) -> Void = { config in
             config.fetch.lookup = { host in
                 guard let address = resolved[host] else {
                     throw SystemResolver.ResolveError(host: host, reason: "test")
@@ -160,7 +160,8 @@ import Testing
                 return [address]
             }
             config.fetch.cdnBaseURL = "https://loop.example.com/a/v1/"
-        }) { w in
+        }
+        try await TestWorld.run(configure: configure) { w in
             for host in resolved.keys.sorted() {
                 #expect(try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": host]).status == 201)
                 let probe = try await w.call(.post, "/v1/domains/\(host)/probe", token: w.adminToken)
@@ -189,10 +190,11 @@ import Testing
 
     /// Finding 2: one probe of a domain at a time, and a few a minute; past that 429 with Retry-After.
     @Test func probesAndCDNChecksAreRateLimitedPerDomain() async throws {
-        try await TestWorld.run(configure: { config in
+        let configure: @Sendable (inout AppConfig) -> Void = { config in
             config.probeRunsPerMinute = 2
             config.fetch.lookup = { _ in ["10.9.9.9"] }
-        }) { w in
+        }
+        try await TestWorld.run(configure: configure) { w in
             #expect(
                 try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "a.example"]).status == 201)
             #expect(
