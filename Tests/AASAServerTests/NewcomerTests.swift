@@ -103,7 +103,7 @@ import Testing
             #expect(rest.object["nextAfter"] == nil)
             for bad in ["limit=0", "limit=501"] {
                 let reply = try await w.call(.get, "/v1/domains?\(bad)", token: w.adminToken)
-                #expect((400...422).contains(reply.status), "\(bad): \(reply.text)")
+                #expect(reply.status == 400, "\(bad): \(reply.text)")
                 #expect(reply.text.contains("limit"))
             }
         }

@@ -137,9 +137,12 @@ public enum Reconciliation {
         public var failed: [String]
     }
 
-    public static func runOnce(database: Database, logger: Logger) async throws -> Summary {
+    /// - Parameter webRootBases: the directories web roots must lie in, as the server is configured
+    ///   (empty: any); a root outside them is reported as a failed target and not written.
+    public static func runOnce(database: Database, webRootBases: [String], logger: Logger) async throws -> Summary {
         let reconciler = Reconciler(
-            database: database, publisher: Publisher(database: database, served: nil), logger: logger)
+            database: database, publisher: Publisher(database: database, served: nil, webRootBases: webRootBases),
+            logger: logger)
         let report = try await reconciler.reconcileAll()
         return Summary(checked: report.checked, rewritten: report.rewritten, failed: report.failed)
     }

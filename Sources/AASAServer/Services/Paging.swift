@@ -7,14 +7,15 @@ struct PageRequest: Sendable {
     var after: String?
     var limit: Int
 
-    /// `limit` within 1…500 (the contract's bounds; the generated code does not check them).
+    /// `limit` within 1…500 (the contract's bounds; the generated code does not check them): 400
+    /// like any query parameter out of its schema.
     init(after: String?, limit: Int?) throws {
         let limit = limit ?? Self.defaultLimit
         guard (1...Self.maxLimit).contains(limit) else {
-            throw APIProblem.invalid(field: "limit", rule: "range", "limit is 1 to \(Self.maxLimit)")
+            throw APIProblem.badRequest("limit is 1 to \(Self.maxLimit)", field: "limit", rule: "range")
         }
         if let after, after.utf8.count > 1024 {
-            throw APIProblem.invalid(field: "after", rule: "maxLength", "after is at most 1024 bytes")
+            throw APIProblem.badRequest("after is at most 1024 bytes", field: "after", rule: "maxLength")
         }
         self.after = after
         self.limit = limit
