@@ -21,6 +21,24 @@ struct AASAD: AsyncParsableCommand {
 }
 
 /// Options every subcommand shares: where the database is and which migrations this build expects.
+/// The directories web roots must lie in, for every command that writes one (serve, publish --all):
+/// one reading of the flag and `AASA_WEB_ROOT_BASES`, so reconciliation keeps to the server's bases.
+struct WebRootBaseOptions: ParsableArguments {
+    @Option(
+        name: .customLong("web-root-base"),
+        help: """
+            A directory domain web roots must lie in; repeat for several \
+            (env AASA_WEB_ROOT_BASES, colon-separated; default: any)
+            """)
+    var webRootBases: [String] = []
+
+    /// The flag's directories, else the environment's.
+    var resolved: [String] {
+        guard webRootBases.isEmpty else { return webRootBases }
+        return (ProcessInfo.processInfo.environment["AASA_WEB_ROOT_BASES"] ?? "").split(separator: ":").map(String.init)
+    }
+}
+
 struct DatabaseOptions: ParsableArguments {
     @Option(
         name: .customLong("database-url"), help: "postgres://user[:password]@host[:port]/database (env DATABASE_URL)")

@@ -16,12 +16,7 @@ struct Publish: AsyncParsableCommand {
     @Flag(help: "Every domain (the only mode: publishing new revisions goes through the API)")
     var all = false
 
-    @Option(
-        name: .customLong("web-root-base"),
-        help:
-            "A directory domain web roots must lie in, as for serve; repeat for several (env AASA_WEB_ROOT_BASES, colon-separated; default: any)"
-    )
-    var webRootBases: [String] = []
+    @OptionGroup var bases: WebRootBaseOptions
 
     func validate() throws {
         guard all else { throw ValidationError("pass --all") }
@@ -34,11 +29,7 @@ struct Publish: AsyncParsableCommand {
             }
             // The same bases as `serve`: reconciliation from the command line writes nowhere the
             // server would not (a root outside them is that target's failure).
-            let bases =
-                webRootBases.isEmpty
-                ? (database.environment["AASA_WEB_ROOT_BASES"] ?? "").split(separator: ":").map(String.init)
-                : webRootBases
-            return try await Reconciliation.runOnce(database: db, webRootBases: bases, logger: logger)
+            return try await Reconciliation.runOnce(database: db, webRootBases: bases.resolved, logger: logger)
         }
         print(
             "checked \(summary.checked) web root(s); rewrote \(summary.rewritten.count); failed \(summary.failed.count)"

@@ -22,12 +22,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Maximum PostgreSQL connections in the pool")
     var databaseConnections: Int = 20
 
-    @Option(
-        name: .customLong("web-root-base"),
-        help:
-            "A directory domain web roots must lie in; repeat for several (env AASA_WEB_ROOT_BASES, colon-separated; default: any)"
-    )
-    var webRootBases: [String] = []
+    @OptionGroup var bases: WebRootBaseOptions
 
     @Option(help: "The most rules one team may keep on one domain (env AASA_MAX_RULES_PER_TEAM, default 1000)")
     var maxRulesPerTeam: Int?
@@ -64,9 +59,7 @@ struct Serve: AsyncParsableCommand {
             host: String(address[..<colon]), port: port, databaseURL: try database.url(),
             migrationsDirectory: database.migrations, logLevel: try database.level(),
             maxBodyBytes: maxBodyBytes, databaseConnections: databaseConnections,
-            webRootBases: webRootBases.isEmpty
-                ? (database.environment["AASA_WEB_ROOT_BASES"] ?? "").split(separator: ":").map(String.init)
-                : webRootBases)
+            webRootBases: bases.resolved)
         config.skipValidationForBenchmark = database.environment["AASA_BENCHMARK_SKIP_VALIDATION"] == "1"
         if let cap = maxRulesPerTeam ?? database.environment["AASA_MAX_RULES_PER_TEAM"].flatMap({ Int($0) }) {
             config.maxRulesPerTeamPerDomain = cap

@@ -89,7 +89,9 @@ import Testing
             #expect(server.process.terminationStatus == 0, "\(server.output)")
             // The held writes committed before the process left.
             let teams = try await TestDatabase.shared.withClient(url: url) { db in
-                try await db.read(logger: Logger(label: "t")) { try await $0.listTeams() }
+                try await db.read(logger: Logger(label: "t")) {
+                    try await $0.listTeams(onlyID: nil, after: nil, limit: 500)
+                }
             }
             #expect(Set(teams.map(\.name)).isSuperset(of: (0..<5).map { "held-\($0)" }))
         }

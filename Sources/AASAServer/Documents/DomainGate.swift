@@ -21,29 +21,27 @@ enum DomainGate {
             dimensions: [("outcome", errors.isEmpty && androidErrors.isEmpty ? "valid" : "invalid")]
         ).increment()
         guard androidErrors.isEmpty || !errors.isEmpty else {
-            let fieldErrors = androidErrors.map { finding -> FieldError in
-                var message = finding.message
-                // The app named may be the iOS app whose rules an Android app follows: say "app", not "Android app".
-                if let appID = finding.appID { message += " (app \(appID) of team \(finding.team ?? "?"))" }
-                return FieldError(field: field(finding) ?? finding.path, rule: finding.code, message: message)
-            }
+            let fieldErrors = androidErrors.map { fieldError($0, field: field) }
             throw APIProblem.invalid(
                 fieldErrors, warnings: rendered.android.warnings,
                 detail: "the domain \(domain.host)'s assetlinks.json would be invalid: "
                     + fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
         }
         guard errors.isEmpty else {
-            let fieldErrors = errors.map { diagnostic -> FieldError in
-                let finding = rendered.finding(diagnostic)
-                var message = finding.message
-                if let appID = finding.appID { message += " (app \(appID) of team \(finding.team ?? "?"))" }
-                return FieldError(field: field(finding) ?? finding.path, rule: finding.code, message: message)
-            }
+            let fieldErrors = errors.map { fieldError(rendered.finding($0), field: field) }
             throw APIProblem.invalid(
                 fieldErrors, warnings: rendered.warnings.map(rendered.finding),
                 detail: "the domain \(domain.host)'s apple-app-site-association would be invalid: "
                     + fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
         }
         return rendered
+    }
+    /// One refusal's field error: the body field it is about (else the document pointer), and the app
+    /// and team it speaks for. The app may be the iOS app whose rules an Android app follows, so it is
+    /// "app", whichever file refused.
+    private static func fieldError(_ finding: Finding, field: (Finding) -> String?) -> FieldError {
+        var message = finding.message
+        if let appID = finding.appID { message += " (app \(appID) of team \(finding.team ?? "?"))" }
+        return FieldError(field: field(finding) ?? finding.path, rule: finding.code, message: message)
     }
 }

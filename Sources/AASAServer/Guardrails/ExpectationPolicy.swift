@@ -40,8 +40,14 @@ struct ExpectationPolicy: DomainPolicy {
         // A rollback of the AASA leaves assetlinks.json as it is: its Android expectations are not at stake.
         let answer = LinkAnswer(ios: matcher, android: candidate.document?.android.matcher)
         // Only an expectation inside its team's grant (or an admin's) refuses a change; the others
-        // are evaluated all the same, so what they see stays current (ExpectationScope).
-        let grants = try await ExpectationScope.grants(domainID: candidate.domain.id, session: session)
+        // are evaluated all the same, so what they see stays current (ExpectationScope). The grants
+        // are the rendered state's, read in this transaction; a rollback, which renders nothing, reads them.
+        let grants =
+            if let snapshot = candidate.document?.snapshot {
+                ExpectationScope.prefixes(snapshot.grants)
+            } else {
+                try await ExpectationScope.grants(domainID: candidate.domain.id, session: session)
+            }
         var outcomes: [ExpectationOutcome] = []
         var broken: [JSONValue] = []
         for prepared in expectations {

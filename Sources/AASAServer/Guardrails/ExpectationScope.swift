@@ -29,8 +29,12 @@ enum ExpectationScope {
 
     /// Each team's path prefixes on the domain.
     static func grants(domainID: Int64, session: DBSession) async throws -> [Int64: [String]] {
-        let grants = try await session.listGrants(domainID: domainID)
-        return Dictionary(grants.map { ($0.teamID, $0.pathPrefixes) }, uniquingKeysWith: { a, _ in a })
+        prefixes(try await session.listGrants(domainID: domainID))
+    }
+
+    /// Each team's path prefixes among `grants`.
+    static func prefixes(_ grants: [GrantRecord]) -> [Int64: [String]] {
+        Dictionary(grants.map { ($0.teamID, $0.pathPrefixes) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// The records with `outOfGrant` set from the domain's grants as this session sees them.

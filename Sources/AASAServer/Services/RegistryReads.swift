@@ -36,10 +36,6 @@ struct RegistryReads: Sendable {
         }
     }
 
-    func app(_ appID: String) async throws -> AppRecord {
-        try await work.read { try await Lookup.visibleApp(appID, principal, session: $0) }
-    }
-
     /// The app, with the services it asks for that a grant of its team does not give (`ServiceGrants`).
     func appWithWarnings(_ appID: String) async throws -> (app: AppRecord, warnings: [Finding]) {
         try await work.read { session in

@@ -15,12 +15,6 @@ extension DBSession {
         try await all(query, as: TeamRow.self).map(Self.team)
     }
 
-    public func listTeams(onlyID: Int64? = nil) async throws -> [TeamRecord] {
-        try await teams(
-            "SELECT \(unescaped: Self.teamColumns) FROM teams WHERE \(onlyID)::bigint IS NULL OR id = \(onlyID) ORDER BY name"
-        )
-    }
-
     /// One page of teams by name (only `onlyID` when given): at most `limit` named after `after`.
     public func listTeams(onlyID: Int64?, after: String?, limit: Int) async throws -> [TeamRecord] {
         try await teams(
