@@ -12,7 +12,12 @@ func makeAssetLinks(apps: Int, rules: Int) -> [UInt8] {
         }
         components.append(#"{"/":"*","exclude":true}"#)
         statements.append(
-            #"{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"com.bench.app\#(a)","sha256_cert_fingerprints":["\#(fingerprint)"]},"relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":[\#(components.joined(separator: ","))]}}}"#
+            #"""
+            {"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app",\#
+            "package_name":"com.bench.app\#(a)","sha256_cert_fingerprints":["\#(fingerprint)"]},\#
+            "relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":\#
+            [\#(components.joined(separator: ","))]}}}
+            """#
         )
     }
     return Array(("[" + statements.joined(separator: ",") + "]").utf8)

@@ -40,7 +40,10 @@ func row(_ name: String, _ r: (perSecond: Double, latencies: [Double]), against 
     let p50 = percentile(r.latencies, 0.5) / 1000
     let p99 = percentile(r.latencies, 0.99) / 1000
     return
-        "| \(name) | \(Int(r.perSecond)) | \(String(format: "%.2f", ours / r.perSecond))x | \(String(format: "%.2f", p50)) | \(String(format: "%.2f", p99)) |"
+        """
+        | \(name) | \(Int(r.perSecond)) | \(String(format: "%.2f", ours / r.perSecond))x | \
+        \(String(format: "%.2f", p50)) | \(String(format: "%.2f", p99)) |
+        """
 }
 print("matcher: \(ruleCount) rules, \(urls.count) URLs, \(quick ? "quick" : "full") run, 1 thread")
 print("")
@@ -80,7 +83,8 @@ for rules in [200, 1_500] {
         let p50 = percentile(r.latencies, 0.5) / 1000
         let p99 = percentile(r.latencies, 0.99) / 1000
         return
-            "| \(name) | \(rules) | \(canonical.count) | \(Int(r.perSecond)) | \(String(format: "%.2f", ours.perSecond / r.perSecond))x "
+            "| \(name) | \(rules) | \(canonical.count) | \(Int(r.perSecond)) | "
+            + "\(String(format: "%.2f", ours.perSecond / r.perSecond))x "
             + "| \(String(format: "%.1f", p50)) | \(String(format: "%.1f", p99)) |"
     }
     print(line("JSONSerialization, sorted keys", serialization))
@@ -110,7 +114,10 @@ let androidNaive = measure(urls: Array(androidURLs.prefix(quick ? 20 : 100)), mi
 }
 let androidOurs = measure(urls: androidURLs, minimumSeconds: seconds) { androidOpeners($0).first }
 print(
-    "Android matcher: 20 apps × (10 rules + exclude-all), \(androidURLs.count) URLs, \(quick ? "quick" : "full") run, 1 thread"
+    """
+    Android matcher: 20 apps × (10 rules + exclude-all), \(androidURLs.count) URLs, \(quick ? "quick" : "full") \
+    run, 1 thread
+    """
 )
 print("")
 print("| matcher | URL/s | compiled is | p50 µs | p99 µs |")

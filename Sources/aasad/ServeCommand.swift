@@ -34,19 +34,28 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         help:
-            "Apple's CDN, where <base><host> answers for a host (env AASA_CDN_BASE_URL, default https://app-site-association.cdn-apple.com/a/v1/)"
+            """
+            Apple's CDN, where <base><host> answers for a host (env AASA_CDN_BASE_URL, default \
+            https://app-site-association.cdn-apple.com/a/v1/)
+            """
     )
     var cdnBaseURL: String?
 
     @Option(
         help:
-            "Extra trust roots (PEM) for the probe and the CDN monitor, besides the system store (env AASA_PROBE_CA_FILE)"
+            """
+            Extra trust roots (PEM) for the probe and the CDN monitor, besides the system store (env \
+            AASA_PROBE_CA_FILE)
+            """
     )
     var probeCAFile: String?
 
     @Flag(
         help:
-            "Let the probe and the CDN monitor fetch hosts that resolve to loopback, private or link-local addresses (env AASA_PROBE_ALLOW_PRIVATE=1); without it they answer P004"
+            """
+            Let the probe and the CDN monitor fetch hosts that resolve to loopback, private or link-local \
+            addresses (env AASA_PROBE_ALLOW_PRIVATE=1); without it they answer P004
+            """
     )
     var probeAllowPrivate = false
 

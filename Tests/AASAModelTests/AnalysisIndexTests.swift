@@ -36,7 +36,10 @@ struct AnalysisIndexTests {
             }
             let food = RandomAASA.food.map { JSONWriter.quoted($0) }.joined(separator: ",")
             let text =
-                #"{"applinks":{"substitutionVariables":{"food":[\#(food)]},"details":[\#(entries.joined(separator: ","))]}}"#
+                #"""
+                {"applinks":{"substitutionVariables":{"food":[\#(food)]},\#
+                "details":[\#(entries.joined(separator: ","))]}}
+                """#
             let (indexed, all) = Self.compare(AASADocument.parse(text))
             #expect(indexed.complete && all.complete)
             #expect(indexed.shadowed == all.shadowed, "\(text)")

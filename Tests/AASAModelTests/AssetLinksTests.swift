@@ -49,7 +49,10 @@ import Testing
     @Test func statementProblemsHaveCodes() {
         func codes(_ json: String) -> [String] { Self.errors(Array(json.utf8)) }
         let app =
-            #"{"namespace":"android_app","package_name":"com.example.app","sha256_cert_fingerprints":["\#(Self.fingerprint)"]}"#
+            #"""
+            {"namespace":"android_app","package_name":"com.example.app",\#
+            "sha256_cert_fingerprints":["\#(Self.fingerprint)"]}
+            """#
         #expect(codes(#"{"relation":[]}"#) == ["L002"])
         #expect(codes(#"[{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app)}]"#) == [])
         #expect(codes(#"[{"relation":[],"target":\#(app)}]"#) == ["L010"])
@@ -58,29 +61,47 @@ import Testing
         #expect(unknown.map(\.code) == [.unknownRelation] && unknown[0].severity == .warning)
         let twice = AssetLinksValidator.validate(
             Array(
-                #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app)},{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app)}]"#
-                    .utf8))
+                #"""
+                [{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app)},\#
+                {"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app)}]
+                """#
+                .utf8))
         #expect(twice.map(\.code) == [.duplicateStatement])
         let web = AssetLinksValidator.validate(
             Array(
-                #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"web","site":"https://example.com"}}]"#
-                    .utf8))
+                #"""
+                [{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"web",\#
+                "site":"https://example.com"}}]
+                """#
+                .utf8))
         #expect(web.map(\.code) == [.webTarget])
         let badRules =
-            #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app),"relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":[{"/":""},{"?":"dl=1"},{"exclude":"yes"},{"path":"/a"}]}}}]"#
+            #"""
+            [{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app),"relation_extensions":\#
+            {"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":[{"/":""},{"?":"dl=1"},\#
+            {"exclude":"yes"},{"path":"/a"}]}}}]
+            """#
         #expect(codes(badRules) == ["L061"])
         #expect(AssetLinksValidator.validate(Array(badRules.utf8)).filter { $0.code == .componentSyntax }.count == 4)
         let reading = AssetLinksValidator.validate(
             Array(
-                #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app),"relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":[{"/":"/p/*/details"}]}}}]"#
-                    .utf8))
+                #"""
+                [{"relation":["delegate_permission/common.handle_all_urls"],"target":\#(app),\#
+                "relation_extensions":{"delegate_permission/common.handle_all_urls":\#
+                {"dynamic_app_link_components":[{"/":"/p/*/details"}]}}}]
+                """#
+                .utf8))
         #expect(reading.map(\.code) == [.unverifiedReading])
         #expect(codes(String(repeating: " ", count: AssetLinksValidator.sizeLimit + 1) + "[]") == ["L070"])
     }
 
     static func matcher(_ components: String, package: String = "com.example.app") throws -> AndroidMatcher {
         let json =
-            #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"\#(package)","sha256_cert_fingerprints":["\#(fingerprint)"]},"relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":\#(components)}}}]"#
+            #"""
+            [{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app",\#
+            "package_name":"\#(package)","sha256_cert_fingerprints":["\#(fingerprint)"]},"relation_extensions":\#
+            {"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":\#(components)}}}]
+            """#
         return AndroidMatcher(try #require(AssetLinksDocument.parse(Array(json.utf8)).document))
     }
 
@@ -106,7 +127,10 @@ import Testing
         )
         // [doc: example file] path, fragment, and the catch-all exclude last.
         let example = try Self.matcher(
-            ##"[{"?":{"dl":"*"}},{"#":"app"},{"/":"/products/*"},{"/":"/shoes","?":{"in_app":"true"}},{"/":"*","exclude":true}]"##
+            ##"""
+            [{"?":{"dl":"*"}},{"#":"app"},{"/":"/products/*"},{"/":"/shoes","?":{"in_app":"true"}},{"/":"*",\##
+            "exclude":true}]
+            """##
         )
         #expect(example.decide(packageName: "com.example.app", url: "https://example.com/products/42") == .open)
         #expect(example.decide(packageName: "com.example.app", url: "https://example.com/about#app") == .open)

@@ -38,7 +38,10 @@ import Testing
                     let b = after.resolve(url: url)
                     #expect(
                         a.appID == b.appID && a.excluded == b.excluded,
-                        "\(file) \(options): \(url) opened \(a.appID ?? "nothing") before, \(b.appID ?? "nothing") after"
+                        """
+                        \(file) \(options): \(url) opened \(a.appID ?? "nothing") before, \(b.appID ?? "nothing") \
+                        after
+                        """
                     )
                     for app in before.appIDs {
                         #expect(

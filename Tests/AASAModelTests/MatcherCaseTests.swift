@@ -240,7 +240,10 @@ let matcherCases: [MatcherCase] = [
 
     @Test func legacyPathsIgnoreQueryAndDefaults() {
         let doc = AASADocument.parse(
-            #"{"applinks":{"defaults":{"caseSensitive":false},"details":[{"appID":"ABCDE12345.com.a","paths":["/Buy/*","NOT /x"]}]}}"#
+            #"""
+            {"applinks":{"defaults":{"caseSensitive":false},"details":[{"appID":"ABCDE12345.com.a",\#
+            "paths":["/Buy/*","NOT /x"]}]}}
+            """#
         )
         let m = AASAMatcher(doc)
         #expect(m.decide(appID: "ABCDE12345.com.a", url: "https://e.com/Buy/1?q=1#f").decision == .match)
@@ -253,7 +256,10 @@ let matcherCases: [MatcherCase] = [
 
     @Test func excludedIsReportedWhenNoAppOpens() {
         let doc = AASADocument.parse(
-            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/p/*","exclude":true},{"/":"*"}]}]}}"#
+            #"""
+            {"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/p/*","exclude":true},\#
+            {"/":"*"}]}]}}
+            """#
         )
         let r = AASAMatcher(doc).resolve(url: "https://e.com/p/1")
         #expect(r.appID == nil)

@@ -8,7 +8,10 @@ import Testing
 
     @Test func keepsUnknownKeysAndReportsThem() {
         let parsed = AASAParser.parse(
-            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a","casesensitive":false,"x-team":"web"}]}]},"x-owner":"me"}"#
+            #"""
+            {"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a","casesensitive":false,\#
+            "x-team":"web"}]}]},"x-owner":"me"}
+            """#
         )
         let doc = try! #require(parsed.document)
         #expect(doc.extra["x-owner"] == .string("me"))

@@ -57,7 +57,10 @@ enum RandomAASA {
         }
         let foodJSON = food.map { JSONWriter.quoted($0) }.joined(separator: ",")
         return
-            #"{"applinks":{"substitutionVariables":{"food":[\#(foodJSON)]},"details":[\#(entries.joined(separator: ","))]}}"#
+            #"""
+            {"applinks":{"substitutionVariables":{"food":[\#(foodJSON)]},\#
+            "details":[\#(entries.joined(separator: ","))]}}
+            """#
     }
 }
 

@@ -6,7 +6,8 @@ import Testing
     let doc = AASADocument.parse(
         #"""
         {"webcredentials":{"apps":["ABCDE12345.com.a"]},
-         "applinks":{"details":[{"components":[{"comment":"c","exclude":true,"/":"/x/*"},{"/":"/buy/*"}],"appIDs":["ABCDE12345.com.a","ABCDE12345.com.b"]}],
+         "applinks":{"details":[{"components":[{"comment":"c","exclude":true,"/":"/x/*"},{"/":"/buy/*"}],
+                                 "appIDs":["ABCDE12345.com.a","ABCDE12345.com.b"]}],
                      "defaults":{"caseSensitive":true}}}
         """#)
 
@@ -14,7 +15,11 @@ import Testing
         let text = String(decoding: AASARenderer.render(doc), as: UTF8.self)
         #expect(
             text
-                == #"{"applinks":{"defaults":{"caseSensitive":true},"details":[{"appIDs":["ABCDE12345.com.a","ABCDE12345.com.b"],"components":[{"/":"/x/*","exclude":true,"comment":"c"},{"/":"/buy/*"}]}]},"webcredentials":{"apps":["ABCDE12345.com.a"]}}"#
+                == #"""
+                {"applinks":{"defaults":{"caseSensitive":true},"details":[{"appIDs":["ABCDE12345.com.a",\#
+                "ABCDE12345.com.b"],"components":[{"/":"/x/*","exclude":true,"comment":"c"},{"/":"/buy/*"}]}]},\#
+                "webcredentials":{"apps":["ABCDE12345.com.a"]}}
+                """#
         )
     }
 
@@ -30,7 +35,10 @@ import Testing
         #expect(text.contains(#""apps":[]"#))
         #expect(
             text.contains(
-                #"{"appID":"ABCDE12345.com.a","appIDs":["ABCDE12345.com.a"],"components":[{"/":"/x/*","exclude":true,"comment":"c"},{"/":"/buy/*"}],"paths":["NOT /x/*","/buy/*"]}"#
+                #"""
+                {"appID":"ABCDE12345.com.a","appIDs":["ABCDE12345.com.a"],"components":[{"/":"/x/*",\#
+                "exclude":true,"comment":"c"},{"/":"/buy/*"}],"paths":["NOT /x/*","/buy/*"]}
+                """#
             ))
         #expect(text.contains(#""appID":"ABCDE12345.com.b""#))
         #expect(AASARenderer.legacyLimitations(doc).isEmpty)
@@ -100,7 +108,10 @@ import Testing
 
     @Test func catchAllShadowsLaterRules() {
         let a = analyze(
-            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"comment":"everything"},{"/":"/never/*"}]}]}}"#
+            #"""
+            {"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"comment":"everything"},\#
+            {"/":"/never/*"}]}]}}
+            """#
         )
         #expect(a.catchAll.map(\.rule.index) == [0])
         #expect(a.shadowed.map(\.rule.index) == [1])
@@ -109,7 +120,10 @@ import Testing
 
     @Test func narrowerLaterRuleIsShadowed() {
         let a = analyze(
-            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a/*"},{"/":"/a/private/*","exclude":true},{"/":"/b/*"},{"/":"/a/??"}]}]}}"#
+            #"""
+            {"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a/*"},\#
+            {"/":"/a/private/*","exclude":true},{"/":"/b/*"},{"/":"/a/??"}]}]}}
+            """#
         )
         #expect(a.shadowed.map(\.rule.index) == [1, 3])
         #expect(a.shadowed.first?.ruleExcludes == true)
@@ -118,7 +132,11 @@ import Testing
 
     @Test func notShadowedWhenOnlyPartlyCovered() {
         let a = analyze(
-            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a/*","?":{"x":"1"}},{"/":"/a/b"},{"/":"/c/*","caseSensitive":false},{"/":"/C/D"},{"/":"/$(digit)"},{"/":"/1"},{"/":"/2?"}]}]}}"#
+            #"""
+            {"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a/*","?":{"x":"1"}},\#
+            {"/":"/a/b"},{"/":"/c/*","caseSensitive":false},{"/":"/C/D"},{"/":"/$(digit)"},{"/":"/1"},\#
+            {"/":"/2?"}]}]}}
+            """#
         )
         #expect(a.shadowed.map(\.rule.index) == [3, 5])
     }
@@ -126,7 +144,10 @@ import Testing
     /// Found by the property test: an empty path pattern (the root) was taken for "any path".
     @Test func rootPatternShadowsOnlyTheRoot() {
         let a = analyze(
-            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/"},{"/":"%20","caseSensitive":false},{"/":"//"}]}]}}"#
+            #"""
+            {"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/"},{"/":"%20",\#
+            "caseSensitive":false},{"/":"//"}]}]}}
+            """#
         )
         #expect(a.shadowed.map(\.rule.index) == [2])
         #expect(a.catchAll.isEmpty)
@@ -134,7 +155,11 @@ import Testing
 
     @Test func queryAndFragmentInclusion() {
         let a = analyze(
-            ##"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/s","?":{"q":"*"}},{"/":"/s","?":{"q":"x","p":"1"}},{"#":"top"},{"/":"/t","#":"top"},{"/":"/u","?":{"q":"a*"}},{"/":"/u","?":{"q":"b"}}]}]}}"##
+            ##"""
+            {"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/s","?":{"q":"*"}},\##
+            {"/":"/s","?":{"q":"x","p":"1"}},{"#":"top"},{"/":"/t","#":"top"},{"/":"/u","?":{"q":"a*"}},\##
+            {"/":"/u","?":{"q":"b"}}]}]}}
+            """##
         )
         #expect(a.shadowed.map(\.rule.index) == [1, 3])
     }
@@ -179,10 +204,17 @@ import Testing
 @Suite struct DiffTests {
     @Test func reportsRulesServicesAndOpenerChanges() {
         let old = AASADocument.parse(
-            #"{"webcredentials":{"apps":["ABCDE12345.com.a"]},"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/buy/*"},{"/":"/help/*"}]},{"appIDs":["ABCDE12345.com.b"],"components":[{"/":"/blog/*"}]}]}}"#
+            #"""
+            {"webcredentials":{"apps":["ABCDE12345.com.a"]},\#
+            "applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/buy/*"},{"/":"/help/*"}]},\#
+            {"appIDs":["ABCDE12345.com.b"],"components":[{"/":"/blog/*"}]}]}}
+            """#
         )
         let new = AASADocument.parse(
-            #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/buy/*"},{"/":"/help/*","exclude":true}]},{"appIDs":["ABCDE12345.com.c"],"components":[{"/":"/help/*"}]}]}}"#
+            #"""
+            {"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/buy/*"},{"/":"/help/*",\#
+            "exclude":true}]},{"appIDs":["ABCDE12345.com.c"],"components":[{"/":"/help/*"}]}]}}
+            """#
         )
         let diff = DocumentDiff(from: old, to: new)
         #expect(diff.appsAdded == ["ABCDE12345.com.c"])
@@ -215,7 +247,10 @@ import Testing
         let old = AASADocument.parse(
             #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/Buy/*"}]}]}}"#)
         let new = AASADocument.parse(
-            #"{"applinks":{"defaults":{"caseSensitive":false},"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/Buy/*"}]}]}}"#
+            #"""
+            {"applinks":{"defaults":{"caseSensitive":false},"details":[{"appIDs":["ABCDE12345.com.a"],\#
+            "components":[{"/":"/Buy/*"}]}]}}
+            """#
         )
         let diff = DocumentDiff(from: old, to: new)
         #expect(diff.settings.count == 1)

@@ -63,18 +63,27 @@ import Testing
         #expect(codes(doc(#"[{"/":"/a","exclude":"yes"}]"#)).contains(.wrongType))
         #expect(
             codes(
-                #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a"}]},{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/b"}]}]}}"#
+                #"""
+                {"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a"}]},\#
+                {"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/b"}]}]}}
+                """#
             ).contains(.appInSeveralEntries))
         #expect(
             codes(
-                #"{"applinks":{"details":[{"appID":"ABCDE12345.com.b","appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a"}]}]}}"#
+                #"""
+                {"applinks":{"details":[{"appID":"ABCDE12345.com.b","appIDs":["ABCDE12345.com.a"],\#
+                "components":[{"/":"/a"}]}]}}
+                """#
             ).contains(.appIDDisagreesWithAppIDs))
         #expect(codes(#"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"]}]}}"#).contains(.entryWithoutRules))
         #expect(codes(#"{"applinks":{"details":[]}}"#) == [.emptyDetails])
         #expect(codes(#"{}"#) == [.noService])
         #expect(
             codes(
-                #"{"applinks":{"apps":["ABCDE12345.com.a"],"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/a"}]}]}}"#
+                #"""
+                {"applinks":{"apps":["ABCDE12345.com.a"],"details":[{"appIDs":["ABCDE12345.com.a"],\#
+                "components":[{"/":"/a"}]}]}}
+                """#
             ).contains(.legacyAppsNotEmpty))
         #expect(codes(doc(#"[{"/":"NOT /a"}]"#)).contains(.notInsideComponents))
         #expect(codes(doc(#"[{"/":"/a","percentEncoded":false}]"#)).contains(.percentEncodedFalse))
@@ -104,12 +113,18 @@ import Testing
 
     @Test func pathsThatDisagreeWithComponentsAreFound() {
         let report = lint(
-            #"{"applinks":{"details":[{"appID":"ABCDE12345.com.a","appIDs":["ABCDE12345.com.a"],"components":[{"/":"/buy/*"}],"paths":["/buy/*","/sell/*"]}]}}"#
+            #"""
+            {"applinks":{"details":[{"appID":"ABCDE12345.com.a","appIDs":["ABCDE12345.com.a"],\#
+            "components":[{"/":"/buy/*"}],"paths":["/buy/*","/sell/*"]}]}}
+            """#
         )
         let w = report.warnings.first { $0.code == .pathsDisagreeWithComponents }
         #expect(w?.message.contains("/sell") == true, "\(report.warnings)")
         let agreeing = lint(
-            #"{"applinks":{"details":[{"appID":"ABCDE12345.com.a","appIDs":["ABCDE12345.com.a"],"components":[{"/":"/buy/*"},{"/":"/x","exclude":true}],"paths":["/buy/*","NOT /x"]}]}}"#
+            #"""
+            {"applinks":{"details":[{"appID":"ABCDE12345.com.a","appIDs":["ABCDE12345.com.a"],\#
+            "components":[{"/":"/buy/*"},{"/":"/x","exclude":true}],"paths":["/buy/*","NOT /x"]}]}}
+            """#
         )
         #expect(!agreeing.warnings.contains { $0.code == .pathsDisagreeWithComponents })
     }

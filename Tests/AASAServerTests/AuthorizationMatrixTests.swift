@@ -100,7 +100,10 @@ import Testing
     ]
 
     static let manifest =
-        #"{"apps":[{"appID":"\#(app)"}],"domains":[{"host":"example.com","apps":[{"appID":"\#(app)","rules":[{"/":"/m/*"}]}]}]}"#
+        #"""
+        {"apps":[{"appID":"\#(app)"}],"domains":[{"host":"example.com","apps":[{"appID":"\#(app)",\#
+        "rules":[{"/":"/m/*"}]}]}]}
+        """#
 
     struct Fixture: Sendable {
         var tokens: [Caller: String]

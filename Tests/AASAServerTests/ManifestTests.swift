@@ -46,7 +46,10 @@ import Testing
         var domains = [#"{"host":"example.com","apps":[{"appID":"\#(shop)","rules":[\#(rules)]}]}"#]
         if !dropShopExample {
             domains.append(
-                #"{"host":"shop.example","apps":[{"appID":"\#(shop)","rules":[{"/":"/*"},{"/":"/admin/*","exclude":true}]}]}"#
+                #"""
+                {"host":"shop.example","apps":[{"appID":"\#(shop)","rules":[{"/":"/*"},{"/":"/admin/*",\#
+                "exclude":true}]}]}
+                """#
             )
         }
         if let extraHost { domains.append(#"{"host":"\#(extraHost)","apps":[]}"#) }
@@ -54,7 +57,10 @@ import Testing
         var extra = publish ? #","publish":true"# : ""
         if let reason { extra += #","reason":"\#(reason)""# }
         return
-            #"{"apps":[{"appID":"\#(shop)","services":[\#(serviceList)]},{"appID":"\#(shopClip)","services":["appclips"]}],"domains":[\#(domains.joined(separator: ","))]\#(extra)}"#
+            #"""
+            {"apps":[{"appID":"\#(shop)","services":[\#(serviceList)]},{"appID":"\#(shopClip)",\#
+            "services":["appclips"]}],"domains":[\#(domains.joined(separator: ","))]\#(extra)}
+            """#
     }
 
     /// Every `/` pattern in a domain's draft document (the runtime re-encodes it, escaping slashes).
@@ -192,7 +198,10 @@ import Testing
         try await TestWorld.run { w in
             let (shopToken, newsToken) = try await Self.setUp(w)
             let news =
-                #"{"apps":[{"appID":"\#(Self.news)"}],"domains":[{"host":"example.com","apps":[{"appID":"\#(Self.news)","rules":[{"/":"/news/*"}]}]}]}"#
+                #"""
+                {"apps":[{"appID":"\#(Self.news)"}],"domains":[{"host":"example.com",\#
+                "apps":[{"appID":"\#(Self.news)","rules":[{"/":"/news/*"}]}]}]}
+                """#
             for round in 0..<5 {
                 async let a = w.call(
                     .post, "/v1/teams/shop/manifest", token: shopToken, raw: Self.shopManifest(["/shop/\(round)/*"]))

@@ -189,7 +189,10 @@ import Testing
             let lower = String(repeating: "ab:", count: 31) + "ab"
             try origin.serveAssetLinks(
                 "good.test",
-                #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"com.good.app","sha256_cert_fingerprints":["\#(lower)"]}}]"#
+                #"""
+                [{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app",\#
+                "package_name":"com.good.app","sha256_cert_fingerprints":["\#(lower)"]}}]
+                """#
             )
             let both = try await w.call(.post, "/v1/domains/good.test/probe", token: w.adminToken)
             let android =

@@ -103,7 +103,8 @@ import Testing
                 try await Curl.call(
                     "POST", a.baseURL + "/v1/teams/own/apps", token: admin,
                     json: """
-                        {"appID":"com.own.app","platform":"android","fingerprints":["\(AndroidTests.upload)"],"rulesFrom":"\(Self.app)"}
+                        {"appID":"com.own.app","platform":"android","fingerprints":["\(AndroidTests.upload)"],\
+                        "rulesFrom":"\(Self.app)"}
                         """
                 ).status == 201)
             #expect(try await Self.putRules(a, admin: admin, path: "/one/*") == 200)

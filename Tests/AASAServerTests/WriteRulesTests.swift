@@ -138,7 +138,8 @@ import Testing
                 warnings.contains {
                     $0["appID"] as? String == "FGHIJ67890.com.other.app" && $0["team"] as? String == "other"
                 })
-            // The whole draft, both teams' unpublished rules: an admin's view (a team sees others' published rules only).
+            // The whole draft, both teams' unpublished rules: an admin's view (a team sees others' published rules
+            // only).
             let report = try await w.call(.get, "/v1/domains/example.com/report", token: w.adminToken)
             let overlap = try #require((report.object["overlaps"] as? [[String: Any]])?.first)
             #expect(overlap["crossTeam"] as? Bool == true)

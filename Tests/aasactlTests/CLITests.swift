@@ -54,12 +54,20 @@ import Testing
     }
 
     let good =
-        #"{"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/x/*","exclude":true},{"/":"/*"}]}]}}"#
+        #"""
+        {"applinks":{"details":[{"appIDs":["ABCDE12345.com.a"],"components":[{"/":"/x/*","exclude":true},\#
+        {"/":"/*"}]}]}}
+        """#
 
     /// `diff --android`: two assetlinks.json files compared per app; exit 1 when they differ.
     @Test func diffAndroidFiles() throws {
         let old =
-            #"[{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app","package_name":"com.a.app","sha256_cert_fingerprints":["AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB"]},"relation_extensions":{"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":[{"/":"/a/*"}]}}}]"#
+            #"""
+            [{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app",\#
+            "package_name":"com.a.app","sha256_cert_fingerprints":["AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:\#
+            AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB:AB"]},"relation_extensions":\#
+            {"delegate_permission/common.handle_all_urls":{"dynamic_app_link_components":[{"/":"/a/*"}]}}}]
+            """#
         let new = old.replacingOccurrences(of: "/a/*", with: "/b/*")
         let changed = try run(["diff", "--android", try temp(old), try temp(new)])
         #expect(changed.status == 1)

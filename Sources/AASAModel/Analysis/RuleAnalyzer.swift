@@ -41,7 +41,10 @@ public struct RuleAnalysis: Sendable {
             out.append(
                 .warning(
                     .catchAllRule, at: c.rule.pointer,
-                    "this rule matches every URL, so no later rule of \(c.appIDs.joined(separator: ", ")) is ever consulted"
+                    """
+                    this rule matches every URL, so no later rule of \(c.appIDs.joined(separator: ", ")) is ever \
+                    consulted
+                    """
                 ))
         }
         for s in shadowed {
@@ -50,22 +53,39 @@ public struct RuleAnalysis: Sendable {
             switch (s.shadowExcludes, s.ruleExcludes) {
             case (true, false):
                 message =
-                    "never opens anything for \(apps): the earlier exclude rule at \(s.shadowedBy) covers every URL it matches"
+                    """
+                    never opens anything for \(apps): the earlier exclude rule at \(s.shadowedBy) covers every \
+                    URL it matches
+                    """
             case (false, true):
                 message =
-                    "this exclusion never applies for \(apps): the earlier rule at \(s.shadowedBy) already opens every URL it matches"
+                    """
+                    this exclusion never applies for \(apps): the earlier rule at \(s.shadowedBy) already opens \
+                    every URL it matches
+                    """
             default:
                 message =
-                    "never decides anything for \(apps): the earlier rule at \(s.shadowedBy) matches every URL it matches"
+                    """
+                    never decides anything for \(apps): the earlier rule at \(s.shadowedBy) matches every URL it \
+                    matches
+                    """
             }
             out.append(.warning(.shadowedRule, at: s.rule.pointer, message))
         }
         for o in overlaps {
             var message =
-                "rules of different apps match the same URLs: this rule (\(o.secondAppIDs.joined(separator: ", "))) and \(o.first) (\(o.firstAppIDs.joined(separator: ", "))) both match \(o.exampleURL), which \(o.opener ?? "no app") opens"
+                """
+                rules of different apps match the same URLs: this rule \
+                (\(o.secondAppIDs.joined(separator: ", "))) and \(o.first) \
+                (\(o.firstAppIDs.joined(separator: ", "))) both match \(o.exampleURL), which \
+                \(o.opener ?? "no app") opens
+                """
             if o.secondAlwaysLoses {
                 message +=
-                    "; every URL this rule matches is opened by \(o.firstAppIDs.joined(separator: ", ")) when it is installed"
+                    """
+                    ; every URL this rule matches is opened by \(o.firstAppIDs.joined(separator: ", ")) when it \
+                    is installed
+                    """
             }
             out.append(.warning(.overlappingRule, at: o.second.pointer, message))
         }
@@ -73,7 +93,10 @@ public struct RuleAnalysis: Sendable {
             out.append(
                 .warning(
                     .analysisIncomplete, at: JSONPointer(tokens: ["applinks"]),
-                    "rule analysis stopped at its work limit (very many rules that can match the same URLs, or patterns like *a??????): shadowed and overlapping rules may be missing from this report"
+                    """
+                    rule analysis stopped at its work limit (very many rules that can match the same URLs, or \
+                    patterns like *a??????): shadowed and overlapping rules may be missing from this report
+                    """
                 ))
         }
         return out

@@ -56,7 +56,10 @@ public enum AssetLinksValidator {
                     out.append(
                         .warning(
                             .unknownRelation, at: at / "relation" / k,
-                            "\(s) is not a relation Google defines (handle_all_urls, get_login_creds, use_as_origin): it grants nothing"
+                            """
+                            \(s) is not a relation Google defines (handle_all_urls, get_login_creds, \
+                            use_as_origin): it grants nothing
+                            """
                         ))
                 }
             }
@@ -114,7 +117,10 @@ public enum AssetLinksValidator {
                             out.append(
                                 .warning(
                                     .duplicateDynamicRules, at: path,
-                                    "statement /\(first) already declares dynamic rules for \(package); Android does not say which it uses"
+                                    """
+                                    statement /\(first) already declares dynamic rules for \(package); Android \
+                                    does not say which it uses
+                                    """
                                 ))
                         } else {
                             dynamicFor[package] = i
@@ -157,7 +163,10 @@ public enum AssetLinksValidator {
         if isHexPairs && bytes.count == 20 {
             return (
                 .fingerprintSHA1,
-                "this is a SHA-1 fingerprint (20 bytes); give the SHA-256 one (keytool -list -v, or Play Console → App signing)"
+                """
+                this is a SHA-1 fingerprint (20 bytes); give the SHA-256 one (keytool -list -v, or Play Console → \
+                App signing)
+                """
             )
         }
         if f.count == 64 && f.allSatisfy(hex.contains) {

@@ -68,7 +68,10 @@ public struct DocumentDiff: Sendable {
         }
         if old.applinks?.defaults != new.applinks?.defaults {
             settings.append(
-                "applinks.defaults changed from \(DocumentDiff.text(old.applinks?.defaults?.jsonValue)) to \(DocumentDiff.text(new.applinks?.defaults?.jsonValue))"
+                """
+                applinks.defaults changed from \(DocumentDiff.text(old.applinks?.defaults?.jsonValue)) to \
+                \(DocumentDiff.text(new.applinks?.defaults?.jsonValue))
+                """
             )
         }
         let oldVariables = Dictionary(

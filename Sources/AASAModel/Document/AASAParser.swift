@@ -19,7 +19,10 @@ public enum AASAParser {
             result.diagnostics.append(
                 .error(
                     .signedCMS, at: .root,
-                    "this is a signed (PKCS#7/CMS) binary file, not JSON: signing is obsolete since iOS 9; serve the plain JSON payload with Content-Type application/json"
+                    """
+                    this is a signed (PKCS#7/CMS) binary file, not JSON: signing is obsolete since iOS 9; serve \
+                    the plain JSON payload with Content-Type application/json
+                    """
                 ))
             return result
         }
@@ -47,7 +50,10 @@ public enum AASAParser {
             result.diagnostics.append(
                 .warning(
                     .duplicateKey, at: duplicate.objectPath / duplicate.key,
-                    "key \(JSONWriter.quoted(duplicate.key)) appears more than once in this object: only the last one counts"
+                    """
+                    key \(JSONWriter.quoted(duplicate.key)) appears more than once in this object: only the last \
+                    one counts
+                    """
                 ))
         }
         var reader = DocumentReader()

@@ -97,7 +97,11 @@ struct DocumentReader {
                     diagnostics.append(
                         .warning(
                             .detailsAsDictionary, at: memberPath,
-                            "\"details\" as a dictionary keyed by app ID is obsolete: Apple still reads it, but JSON objects have no order, so which app wins is undefined; write an array of {\"appIDs\": [...], \"components\": [...]} entries"
+                            """
+                            \"details\" as a dictionary keyed by app ID is obsolete: Apple still reads it, but \
+                            JSON objects have no order, so which app wins is undefined; write an array of \
+                            {\"appIDs\": [...], \"components\": [...]} entries
+                            """
                         ))
                     links.details = byAppID.members.map { member in
                         var entry = readEntry(member.value, at: memberPath / member.key)
@@ -281,13 +285,19 @@ struct DocumentReader {
             diagnostics.append(
                 .warning(
                     .nearMissKey, at: path,
-                    "unknown key \(JSONWriter.quoted(key)) \(context): did you mean \(JSONWriter.quoted(near))? Apple ignores keys it does not know, so this one does nothing"
+                    """
+                    unknown key \(JSONWriter.quoted(key)) \(context): did you mean \(JSONWriter.quoted(near))? \
+                    Apple ignores keys it does not know, so this one does nothing
+                    """
                 ))
         } else {
             diagnostics.append(
                 .warning(
                     .unknownKey, at: path,
-                    "unknown key \(JSONWriter.quoted(key)) \(context) is ignored by Apple's systems (known keys: \(known.joined(separator: ", ")))"
+                    """
+                    unknown key \(JSONWriter.quoted(key)) \(context) is ignored by Apple's systems (known keys: \
+                    \(known.joined(separator: ", ")))
+                    """
                 ))
         }
     }

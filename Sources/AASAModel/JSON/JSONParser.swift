@@ -398,7 +398,10 @@ private struct Cursor {
         if b == UInt8(ascii: "'") { return error("single quotes are not JSON: use double quotes") }
         if b == 0xE2, index + 2 < bytes.count, bytes[index + 1] == 0x80, (0x98...0x9D).contains(bytes[index + 2]) {
             return error(
-                "typographic quote (U+\(hex(0x2000 + Int(bytes[index + 2] & 0x3F), width: 4))) where a straight double quote '\"' belongs"
+                """
+                typographic quote (U+\(hex(0x2000 + Int(bytes[index + 2] & 0x3F), width: 4))) where a straight \
+                double quote '\"' belongs
+                """
             )
         }
         return error("unexpected \(describeByte(at: index)): expected \(expecting)")

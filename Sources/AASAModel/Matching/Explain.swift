@@ -205,8 +205,14 @@ extension AASAMatcher {
                 .init(
                     code: "percent-encoding",
                     message: rule.percentEncoded
-                        ? "the URL's \(place) is percent-encoded and the rule compares it as written: write the pattern encoded, or set \"percentEncoded\": false"
-                        : "the rule decodes the URL before comparing (\"percentEncoded\": false) but its pattern is written encoded",
+                        ? """
+                        the URL's \(place) is percent-encoded and the rule compares it as written: write the \
+                        pattern encoded, or set \"percentEncoded\": false
+                        """
+                        : """
+                        the rule decodes the URL before comparing (\"percentEncoded\": false) but its pattern is \
+                        written encoded
+                        """,
                     rule: rule.location))
         }
         if failure.component == "/", let path = rule.effective.path, !path.hasSuffix("*"),
@@ -228,7 +234,8 @@ extension AASAMatcher {
                 .init(
                     code: "query-item-absent",
                     message:
-                        "the URL has no `\(failure.component.dropFirst())` item; an absent item compares as the empty string, "
+                        "the URL has no `\(failure.component.dropFirst())` item; an absent item compares as the empty "
+                        + "string, "
                         + "which `\(failure.pattern)` does not match", rule: rule.location))
         }
         return hints
@@ -315,7 +322,10 @@ extension Explanation {
                 switch s(r, "result") {
                 case "failed":
                     lines.append(
-                        "    \(kind)\(id): \(s(r, "component")) `\(s(r, "subject"))` does not match `\(s(r, "pattern"))`"
+                        """
+                            \(kind)\(id): \(s(r, "component")) `\(s(r, "subject"))` does not match \
+                        `\(s(r, "pattern"))`
+                        """
                     )
                 case "not-reached": lines.append("    \(kind)\(id): not consulted (an earlier rule decided)")
                 default: lines.append("    \(kind)\(id): \(s(r, "result"))")
@@ -324,7 +334,8 @@ extension Explanation {
         }
         if let closest = o["closest"] {
             lines.append(
-                "  closest: \(s(closest, "appID")) \(s(closest, "ruleID").isEmpty ? s(closest, "pointer") : "rule " + s(closest, "ruleID")) "
+                "  closest: \(s(closest, "appID")) "
+                    + "\(s(closest, "ruleID").isEmpty ? s(closest, "pointer") : "rule " + s(closest, "ruleID")) "
                     + "(\(s(closest, "component")) `\(s(closest, "subject"))` vs `\(s(closest, "pattern"))`)")
         }
         for hint in o["hints"]?.arrayValue ?? [] { lines.append("  hint [\(s(hint, "code"))]: \(s(hint, "message"))") }

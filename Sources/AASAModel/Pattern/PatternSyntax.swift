@@ -28,7 +28,10 @@ public struct PatternSyntaxIssue: Sendable, Hashable {
         case .unterminated: "\"$(\" at character \(offset + 1) has no closing \")\": it is matched as literal text"
         case .emptyName: "\"$()\" at character \(offset + 1) names no variable"
         case .invalidName(let name):
-            "variable name \(JSONWriter.quoted(name)) at character \(offset + 1) contains \"$\" or \"(\", which names cannot contain"
+            """
+            variable name \(JSONWriter.quoted(name)) at character \(offset + 1) contains \"$\" or \"(\", which \
+            names cannot contain
+            """
         }
     }
 }

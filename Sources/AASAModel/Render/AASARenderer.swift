@@ -45,7 +45,11 @@ public enum AASARenderer {
                         translated.append(path)
                     } else {
                         limitations.append(
-                            "details[\(i)].components[\(k)] uses \(LegacyPaths.reason(for: effective)), which legacy paths cannot express: that entry gets no \"paths\", so iOS 12 and older open none of its URLs"
+                            """
+                            details[\(i)].components[\(k)] uses \(LegacyPaths.reason(for: effective)), which \
+                            legacy paths cannot express: that entry gets no \"paths\", so iOS 12 and older open \
+                            none of its URLs
+                            """
                         )
                         translated = []
                         paths = nil

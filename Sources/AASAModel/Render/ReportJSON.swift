@@ -107,7 +107,10 @@ extension DocumentDiff {
             for c in openers {
                 let change = c.objectValue ?? [:]
                 lines.append(
-                    "  \(change["url"]?.stringValue ?? "?"): \(change["before"]?.stringValue ?? "browser") -> \(change["after"]?.stringValue ?? "browser")"
+                    """
+                      \(change["url"]?.stringValue ?? "?"): \(change["before"]?.stringValue ?? "browser") -> \
+                    \(change["after"]?.stringValue ?? "browser")
+                    """
                 )
             }
         }

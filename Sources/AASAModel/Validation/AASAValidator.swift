@@ -81,7 +81,10 @@ public enum AASAValidator {
                     out.append(
                         .warning(
                             .pathsDisagreeWithComponents, at: JSONPointer.root / "applinks" / "details" / i,
-                            "\"paths\" (read by iOS 12 and older) and \"components\" (iOS 13+) disagree: for \(url) components say \(da.rawValue), paths say \(db.rawValue)"
+                            """
+                            \"paths\" (read by iOS 12 and older) and \"components\" (iOS 13+) disagree: for \
+                            \(url) components say \(da.rawValue), paths say \(db.rawValue)
+                            """
                         ))
                     break
                 }
@@ -110,7 +113,10 @@ private struct Checks {
             out.append(
                 .error(
                     .noService, at: .root,
-                    "the file names no service: add \"applinks\" (Universal Links), \"webcredentials\", \"appclips\" or \"activitycontinuation\""
+                    """
+                    the file names no service: add \"applinks\" (Universal Links), \"webcredentials\", \
+                    \"appclips\" or \"activitycontinuation\"
+                    """
                 ))
         }
         for (name, service) in [
@@ -137,7 +143,10 @@ private struct Checks {
             out.append(
                 .warning(
                     .legacyAppsNotEmpty, at: base / "apps",
-                    "\"apps\" must be an empty array (iOS 12 and older require it, and newer systems ignore it); app IDs belong in details"
+                    """
+                    \"apps\" must be an empty array (iOS 12 and older require it, and newer systems ignore it); \
+                    app IDs belong in details
+                    """
                 ))
         }
         for variable in links.substitutionVariables ?? [] {
@@ -162,7 +171,10 @@ private struct Checks {
                     out.append(
                         .warning(
                             .appInSeveralEntries, at: path,
-                            "\(app) is also listed in details entry \(first): its rules are read across both entries in order, a reading no recorded swcutil run confirms; keep one entry per app"
+                            """
+                            \(app) is also listed in details entry \(first): its rules are read across both \
+                            entries in order, a reading no recorded swcutil run confirms; keep one entry per app
+                            """
                         ))
                 } else {
                     firstEntryOfApp[app] = i
@@ -191,7 +203,10 @@ private struct Checks {
             out.append(
                 .warning(
                     .appIDDisagreesWithAppIDs, at: path / "appID",
-                    "\"appID\" \(id) is not one of \"appIDs\": iOS 13+ reads only appIDs (\(newer)), iOS 12 and older only appID"
+                    """
+                    \"appID\" \(id) is not one of \"appIDs\": iOS 13+ reads only appIDs (\(newer)), iOS 12 and \
+                    older only appID
+                    """
                 ))
         }
         let hasComponents = !(entry.components?.isEmpty ?? true)
@@ -235,14 +250,20 @@ private struct Checks {
             out.append(
                 .error(
                     .invalidVariableName, at: path,
-                    "variable name \(JSONWriter.quoted(name)) is not usable: names must be non-empty and contain no \"$\", \"(\" or \")\""
+                    """
+                    variable name \(JSONWriter.quoted(name)) is not usable: names must be non-empty and contain \
+                    no \"$\", \"(\" or \")\"
+                    """
                 ))
         }
         if PredefinedVariable.named(name) != nil {
             out.append(
                 .error(
                     .variableRedefinesPredefined, at: path,
-                    "$(\(name)) is one of Apple's predefined variables; a custom variable must not redefine it (choose another name)"
+                    """
+                    $(\(name)) is one of Apple's predefined variables; a custom variable must not redefine it \
+                    (choose another name)
+                    """
                 ))
         }
         if variable.values.isEmpty {
@@ -255,7 +276,10 @@ private struct Checks {
             out.append(
                 .error(
                     .variableValueReferencesVariable, at: path / i,
-                    "value \(JSONWriter.quoted(value)) contains \"$(\": a variable's values may use * and ? but no other variable"
+                    """
+                    value \(JSONWriter.quoted(value)) contains \"$(\": a variable's values may use * and ? but no \
+                    other variable
+                    """
                 ))
         }
     }
@@ -273,7 +297,10 @@ private struct Checks {
                     out.append(
                         .error(
                             .queryValueNotString, at: path / "?" / item.name,
-                            "query item pattern must be a string, found \(item.value.typeName): Apple then ignores the whole \"?\" dictionary, so this rule matches any query (write \"*\" for any value)"
+                            """
+                            query item pattern must be a string, found \(item.value.typeName): Apple then ignores \
+                            the whole \"?\" dictionary, so this rule matches any query (write \"*\" for any value)
+                            """
                         ))
                 }
             }
@@ -283,21 +310,30 @@ private struct Checks {
             out.append(
                 .warning(
                     .notInsideComponents, at: path / member.key,
-                    "\"NOT \" means nothing inside components: write {\"/\": \(JSONWriter.quoted(String(member.key.dropFirst(4)))), \"exclude\": true}"
+                    """
+                    \"NOT \" means nothing inside components: write {\"/\": \
+                    \(JSONWriter.quoted(String(member.key.dropFirst(4)))), \"exclude\": true}
+                    """
                 ))
         }
         if c.percentEncoded == false {
             out.append(
                 .warning(
                     .percentEncodedFalse, at: path / "percentEncoded",
-                    "percentEncoded false: the URL is decoded before matching, so %2F counts as \"/\" and a pattern such as /a%20b no longer matches (write /a b)"
+                    """
+                    percentEncoded false: the URL is decoded before matching, so %2F counts as \"/\" and a \
+                    pattern such as /a%20b no longer matches (write /a b)
+                    """
                 ))
         }
         if c.caseSensitive == false && (c.query != nil || c.fragment != nil) {
             out.append(
                 .warning(
                     .caseInsensitiveQueryOrFragment, at: path / "caseSensitive",
-                    "caseSensitive false on a rule with \"?\" or \"#\": Apple's folding of query values and fragments is not confirmed by any recorded swcutil run; query item names are compared exactly"
+                    """
+                    caseSensitive false on a rule with \"?\" or \"#\": Apple's folding of query values and \
+                    fragments is not confirmed by any recorded swcutil run; query item names are compared exactly
+                    """
                 ))
         }
     }
@@ -309,7 +345,10 @@ private struct Checks {
             out.append(
                 .warning(
                     .variableInLegacyPath, at: path,
-                    "legacy paths take no substitution variables: \"$(\" is matched as literal text here (use components)"
+                    """
+                    legacy paths take no substitution variables: \"$(\" is matched as literal text here (use \
+                    components)
+                    """
                 ))
         }
     }
@@ -326,7 +365,11 @@ private struct Checks {
                 out.append(
                     .error(
                         .undefinedVariable, at: path,
-                        "$(\(name)) is not defined: define it in applinks.substitutionVariables, or use a predefined one (\(PredefinedVariable.allCases.map { "$(\($0.rawValue))" }.joined(separator: ", ")))"
+                        """
+                        $(\(name)) is not defined: define it in applinks.substitutionVariables, or use a \
+                        predefined one \
+                        (\(PredefinedVariable.allCases.map { "$(\($0.rawValue))" }.joined(separator: ", ")))
+                        """
                     ))
             }
         }
@@ -334,7 +377,10 @@ private struct Checks {
             out.append(
                 .warning(
                     .variableUsedTwice, at: path,
-                    "$(\(name)) appears \(count) times in one pattern; each use is assumed to choose its value independently, which no recorded swcutil run confirms"
+                    """
+                    $(\(name)) appears \(count) times in one pattern; each use is assumed to choose its value \
+                    independently, which no recorded swcutil run confirms
+                    """
                 ))
         }
         if isPath {
@@ -342,7 +388,10 @@ private struct Checks {
                 out.append(
                     .warning(
                         .notInsideComponents, at: path,
-                        "\"NOT \" means nothing inside components (it is matched as text): write the pattern without it and add \"exclude\": true"
+                        """
+                        \"NOT \" means nothing inside components (it is matched as text): write the pattern \
+                        without it and add \"exclude\": true
+                        """
                     ))
             }
             checkPatternShape(pattern, at: path)
@@ -361,7 +410,10 @@ private struct Checks {
             out.append(
                 .warning(
                     .pathPatternLooksLikeQuery, at: path,
-                    "\"?\" in a path pattern matches one character, not a query: match the query with the \"?\" key, e.g. {\"/\": \"/search\", \"?\": {\"q\": \"*\"}}"
+                    """
+                    \"?\" in a path pattern matches one character, not a query: match the query with the \"?\" \
+                    key, e.g. {\"/\": \"/search\", \"?\": {\"q\": \"*\"}}
+                    """
                 ))
         }
         if pattern.contains("#") {

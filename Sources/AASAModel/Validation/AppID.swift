@@ -17,14 +17,20 @@ public enum AppID {
             let found = prefix.isEmpty ? "nothing" : JSONWriter.quoted(String(prefix))
             if bundle.contains(".") && !prefix.contains(where: \.isNumber) && prefix.count < 10 {
                 return
-                    "\(JSONWriter.quoted(id)) has no Team ID prefix (it starts with \(found), which looks like part of a bundle ID): write TEAMID.\(id)"
+                    """
+                    \(JSONWriter.quoted(id)) has no Team ID prefix (it starts with \(found), which looks like \
+                    part of a bundle ID): write TEAMID.\(id)
+                    """
             }
             return "\(JSONWriter.quoted(id)) does not start with a 10-character alphanumeric Team ID (found \(found))"
         }
         if bundle.isEmpty { return "\(JSONWriter.quoted(id)) has no bundle ID after the Team ID" }
         if let bad = bundle.first(where: { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".")) }) {
             return
-                "the bundle ID in \(JSONWriter.quoted(id)) contains \(JSONWriter.quoted(String(bad))): bundle IDs allow only letters, digits, hyphens and periods"
+                """
+                the bundle ID in \(JSONWriter.quoted(id)) contains \(JSONWriter.quoted(String(bad))): bundle IDs \
+                allow only letters, digits, hyphens and periods
+                """
         }
         if bundle.hasPrefix(".") || bundle.hasSuffix(".") || bundle.contains("..") {
             return "the bundle ID in \(JSONWriter.quoted(id)) has an empty part (a leading, trailing or doubled period)"

@@ -20,7 +20,10 @@ extension APIImplementation {
         if let bad = services.first(where: { !platform.services.contains($0) }) {
             throw APIProblem.invalid(
                 field: field, rule: "platform",
-                "an \(platform.rawValue) app has no \(bad.rawValue) service (it has \(platform.services.map(\.rawValue).joined(separator: ", ")))"
+                """
+                an \(platform.rawValue) app has no \(bad.rawValue) service (it has \
+                \(platform.services.map(\.rawValue).joined(separator: ", ")))
+                """
             )
         }
         return AppService.allCases.filter(services.contains)

@@ -188,7 +188,8 @@ extension APIImplementation {
     /// What a publish cannot do: make Apple's CDN fetch now.
     static func cdnNote(_ host: String) -> String {
         "Apple's CDN fetches the new file on its own schedule (up to 48 h). Watch it with `aasactl cdn \(host)` "
-            + "(GET /v1/domains/\(host)/cdn); check the origin now with `aasactl probe \(host)`; test without waiting on a development "
+            + "(GET /v1/domains/\(host)/cdn); check the origin now with `aasactl probe \(host)`; test without waiting "
+            + "on a development "
             + "device with the entitlement applinks:\(host)?mode=developer."
     }
 }

@@ -45,7 +45,10 @@ struct AndroidMatchJSON {
         case (let app?, false):
             if let iosTeam, androidTeams == [iosTeam] { return nil }
             return
-                "iOS opens it in \(app)\(Self.team(iosTeam)); Android in \(opens.map { $0 + Self.team(teams[$0]) }.joined(separator: ", "))"
+                """
+                iOS opens it in \(app)\(Self.team(iosTeam)); Android in \
+                \(opens.map { $0 + Self.team(teams[$0]) }.joined(separator: ", "))
+                """
         }
     }
 

@@ -93,7 +93,10 @@ extension Components.Schemas.Rule {
         if let unknown = additionalProperties.value.keys.sorted().first {
             throw APIProblem.invalid(
                 field: "\(field)/\(unknown)", rule: "unknown-key",
-                "`\(unknown)` is not a component key; the keys are /, ?, #, exclude, caseSensitive, percentEncoded, comment"
+                """
+                `\(unknown)` is not a component key; the keys are /, ?, #, exclude, caseSensitive, \
+                percentEncoded, comment
+                """
             )
         }
         var object = JSONObject()

@@ -35,7 +35,10 @@ enum AssetLinksRollbackBounds {
                     FieldError(
                         field: field + "/sha256_cert_fingerprints", rule: "fingerprint-removed",
                         message:
-                            "\(f) is no longer a fingerprint of \(package); a rollback does not bring a removed key back"
+                            """
+                            \(f) is no longer a fingerprint of \(package); a rollback does not bring a removed \
+                            key back
+                            """
                     ))
             }
         }
@@ -43,7 +46,8 @@ enum AssetLinksRollbackBounds {
             throw APIProblem.invalid(
                 errors,
                 detail:
-                    "assetlinks.json revision \(number) of \(domain.host) cannot be published under today's apps and grants: "
+                    "assetlinks.json revision \(number) of \(domain.host) cannot be published under today's apps and "
+                    + "grants: "
                     + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
         }
     }
@@ -72,7 +76,10 @@ enum AssetLinksRollbackBounds {
         guard others.isEmpty else {
             throw APIProblem.forbidden(
                 "rolling assetlinks.json back to revision \(number) would change the statements of "
-                    + "\(others.joined(separator: ", ")); a team rolls back only its own part of the file, an admin may roll back all of it"
+                    + """
+                    \(others.joined(separator: ", ")); a team rolls back only its own part of the file, an admin \
+                    may roll back all of it
+                    """
             )
         }
     }

@@ -52,7 +52,11 @@ enum RollbackBounds {
                             FieldError(
                                 field: "\(at)/components/\(m)", rule: "grant",
                                 message:
-                                    "\(rule.path.map { "`\($0)`" } ?? "a rule without `/` (every path)") of \(appID) is outside team \(today.app.teamName)'s grant today (\(prefixes.joined(separator: ", ")))"
+                                    """
+                                    \(rule.path.map { "`\($0)`" } ?? "a rule without `/` (every path)") of \
+                                    \(appID) is outside team \(today.app.teamName)'s grant today \
+                                    (\(prefixes.joined(separator: ", ")))
+                                    """
                             ))
                     }
                 }
@@ -63,7 +67,10 @@ enum RollbackBounds {
                             FieldError(
                                 field: "\(at)/paths/\(m)", rule: "grant",
                                 message:
-                                    "`\(path)` of \(appID) is outside team \(today.app.teamName)'s grant today (\(prefixes.joined(separator: ", ")))"
+                                    """
+                                    `\(path)` of \(appID) is outside team \(today.app.teamName)'s grant today \
+                                    (\(prefixes.joined(separator: ", ")))
+                                    """
                             ))
                     }
                 }

@@ -30,13 +30,17 @@ struct RuleBudget: Sendable {
         if grows && otherRules + after.count > maximum {
             throw APIProblem.invalid(
                 field: field, rule: "max-rules",
-                "team \(team) would have \(otherRules + after.count) rules on \(domain.host); a team may have at most \(maximum) on one domain"
+                """
+                team \(team) would have \(otherRules + after.count) rules on \(domain.host); a team may have at \
+                most \(maximum) on one domain
+                """
             )
         }
         if let budget = guardrails.maxRulesPerTeam, grows, otherRules + after.count > budget {
             throw APIProblem.invalid(
                 field: field, rule: "budget-rules",
-                "team \(team) would have \(otherRules + after.count) rules on \(domain.host) (it has \(otherRules + before.count) now); "
+                "team \(team) would have \(otherRules + after.count) rules on \(domain.host) (it has "
+                    + "\(otherRules + before.count) now); "
                     + "its budget there is \(budget)")
         }
         if let budget = guardrails.maxBytesPerTeam, let bytes {
@@ -45,7 +49,10 @@ struct RuleBudget: Sendable {
             if will > was, will > budget {
                 throw APIProblem.invalid(
                     field: field, rule: "budget-bytes",
-                    "team \(team)'s entries would take \(will) bytes of \(domain.host)'s file (they take \(was) now); its budget there is \(budget) bytes"
+                    """
+                    team \(team)'s entries would take \(will) bytes of \(domain.host)'s file (they take \(was) \
+                    now); its budget there is \(budget) bytes
+                    """
                 )
             }
         }

@@ -55,7 +55,10 @@ struct IdempotencyMiddleware: RouterMiddleware {
             }
             guard let status = existing.status else {
                 throw APIProblem.conflict(
-                    "a request with this Idempotency-Key is still running, or its answer was lost; look at the resource before retrying",
+                    """
+                    a request with this Idempotency-Key is still running, or its answer was lost; look at the \
+                    resource before retrying
+                    """,
                     field: "Idempotency-Key", rule: "in-progress")
             }
             if existing.contentType == Self.withheld {
@@ -63,8 +66,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
                     (try? JSONSerialization.jsonObject(with: Data(existing.body)) as? [String: Any])?["token"]
                     as? [String: Any]
                 throw APIProblem.conflict(
-                    "this key created token \(token?["id"] as? String ?? "?"); its secret was shown once and is stored nowhere, "
-                        + "so the answer cannot be replayed: revoke that token and create another if the secret was lost",
+                    "this key created token \(token?["id"] as? String ?? "?"); its secret was shown once and is "
+                        + "stored nowhere, "
+                            + """
+                            so the answer cannot be replayed: revoke that token and create another if the secret was \
+                            lost
+                            """,
                     field: "Idempotency-Key", rule: "secret-not-replayed")
             }
             var headers = HTTPFields()

@@ -16,7 +16,10 @@ struct SingleHostMiddleware: RouterMiddleware {
             var headers = HTTPFields()
             headers[.contentType] = "application/problem+json"
             let body =
-                #"{"status":400,"title":"The request cannot be read","type":"urn:aasad:problem:bad-request","detail":"more than one Host header"}"#
+                #"""
+                {"status":400,"title":"The request cannot be read","type":"urn:aasad:problem:bad-request",\#
+                "detail":"more than one Host header"}
+                """#
             return Response(status: .badRequest, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
         }
         return try await next(request, context)

@@ -69,7 +69,10 @@ enum CDNCheck {
         if fetched.status == 404 {
             state = "absent"
             detail =
-                "the CDN has no file for \(domain.host) (404): it has not fetched one, or its last fetch of the origin failed"
+                """
+                the CDN has no file for \(domain.host) (404): it has not fetched one, or its last fetch of the \
+                origin failed
+                """
         } else {
             let verdict = try await FetchedFile.verdict(fetched, domain: domain, current: current, session: session)
             revision = verdict.revision

@@ -34,18 +34,23 @@ struct CDNReport: Sendable {
             switch status?.state {
             case "converged"?:
                 report.message =
-                    "converged on revision \(status?.revision ?? 0) since \(ISO8601DateFormatter().string(from: status!.since))"
+                    """
+                    converged on revision \(status?.revision ?? 0) since \
+                    \(ISO8601DateFormatter().string(from: status!.since))
+                    """
             case "stale"?:
                 report.lagSeconds = current.map { Int(Date().timeIntervalSince($0.createdAt)) }
                 let serving =
                     status?.revision.map { "serving revision \($0)" }
                     ?? "serving a file that is no revision published here"
                 report.message =
-                    "\(serving); revision \(current?.number ?? 0) was published \(ago) ago. The CDN refreshes on its own schedule "
+                    "\(serving); revision \(current?.number ?? 0) was published \(ago) ago. The CDN refreshes on its "
+                    + "own schedule "
                     + "(up to 48 h); test now with applinks:\(domain.host)?mode=developer on a development device"
             case "absent"?:
                 report.message =
-                    "the CDN has no file for \(domain.host) (404): it has not fetched one yet, or its last fetch of the origin failed; "
+                    "the CDN has no file for \(domain.host) (404): it has not fetched one yet, or its last fetch of "
+                    + "the origin failed; "
                     + "run the origin probe (POST /v1/domains/\(domain.host)/probe)"
             case "error"?:
                 report.message = "the CDN's last answer was an error: \(status?.detail ?? "unknown")"

@@ -51,7 +51,10 @@ enum FetchedFile {
         if (300..<400).contains(status) {
             add(
                 .redirect,
-                "HTTP \(status) to \(fetched.header("location") ?? "(no Location)"): \(verifier) follows no redirect; serve the file at this URL"
+                """
+                HTTP \(status) to \(fetched.header("location") ?? "(no Location)"): \(verifier) follows no \
+                redirect; serve the file at this URL
+                """
             )
             return nil
         }
@@ -131,7 +134,10 @@ enum FetchedFile {
         guard let current else {
             add(
                 .notPublished,
-                "\(host) has no published \(label.isEmpty ? "revision" : label); the origin serves a file this service did not publish"
+                """
+                \(host) has no published \(label.isEmpty ? "revision" : label); the origin serves a file this \
+                service did not publish
+                """
             )
             return
         }
@@ -140,12 +146,18 @@ enum FetchedFile {
             let age = Int(Date().timeIntervalSince(current.createdAt))
             add(
                 .staleRevision,
-                "serves \(label.isEmpty ? "" : label + " ")revision \(number); the current revision is \(current.number), published \(age) s ago"
+                """
+                serves \(label.isEmpty ? "" : label + " ")revision \(number); the current revision is \
+                \(current.number), published \(age) s ago
+                """
             )
         } else {
             add(
                 .unknownBytes,
-                "serves a file that is no \(label.isEmpty ? "" : label + " ")revision of \(host); see diff (served → current revision \(current.number))"
+                """
+                serves a file that is no \(label.isEmpty ? "" : label + " ")revision of \(host); see diff (served \
+                → current revision \(current.number))
+                """
             )
             verdict.diff = diff(current.bytes)
         }

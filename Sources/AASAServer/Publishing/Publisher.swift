@@ -315,7 +315,8 @@ struct Publisher: Sendable {
                 teamOf: apps.mapValues(\.app.teamName))
             guard changed.isEmpty else {
                 throw APIProblem.forbidden(
-                    "rolling back to revision \(number) would change the rules of team \(changed.joined(separator: ", ")); "
+                    "rolling back to revision \(number) would change the rules of team "
+                        + "\(changed.joined(separator: ", ")); "
                         + "a team rolls back only its own part of the file, an admin may roll back all of it")
             }
         }

@@ -7,7 +7,8 @@ import NIOPosix
 import ServiceLifecycle
 
 /// Compares every web root with its domain's current revisions (the AASA's, and assetlinks.json's
-/// when it has one) and rewrites what is missing or was edited by hand (logged, counted, audited). Runs at start-up and every `interval`, which is
+/// when it has one) and rewrites what is missing or was edited by hand (logged, counted, audited). Runs at start-up and
+/// every `interval`, which is
 /// also how a failed target is retried; `aasad publish --all` runs it once.
 struct Reconciler: Service {
     let database: Database

@@ -32,7 +32,10 @@ struct WellKnownMiddleware: RouterMiddleware {
             var headers = HTTPFields()
             headers[.contentType] = "application/problem+json"
             let body =
-                #"{"status":404,"title":"Not found","type":"urn:aasad:problem:not-found","detail":"no published file for this host"}"#
+                #"""
+                {"status":404,"title":"Not found","type":"urn:aasad:problem:not-found",\#
+                "detail":"no published file for this host"}
+                """#
             return Response(status: .notFound, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
         }
         var headers = HTTPFields()

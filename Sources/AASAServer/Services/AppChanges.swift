@@ -88,7 +88,8 @@ struct AppChange: DomainChange {
                 let followers = try await session.followers(appPK: before.id)
                 if !followers.isEmpty || before.rulesFrom != nil {
                     throw APIProblem.conflict(
-                        "\(before.appID) shares its rules with \((followers + [before.rulesFrom].compactMap { $0 }).joined(separator: ", ")); "
+                        "\(before.appID) shares its rules with "
+                            + "\((followers + [before.rulesFrom].compactMap { $0 }).joined(separator: ", ")); "
                             + "an app moves to another team only alone: stop the sharing first", field: "/team",
                         rule: "rules-from")
                 }
@@ -139,7 +140,10 @@ struct AppChange: DomainChange {
                         let host = try await session.domain(id: id)?.host ?? "a domain"
                         throw APIProblem.invalid(
                             field: "/rulesFrom", rule: "own-rules",
-                            "\(before.appID) has rules of its own on \(host); remove them before it follows \(newRulesFrom)'s"
+                            """
+                            \(before.appID) has rules of its own on \(host); remove them before it follows \
+                            \(newRulesFrom)'s
+                            """
                         )
                     }
                     let source = try await Self.ruleSource(newRulesFrom, for: before, session: session)

@@ -102,7 +102,10 @@ struct DomainSettingsChange: DomainChange {
         let others = try await session.domainsSharing(webRoots: roots, exceptID: domainID)
         guard others.isEmpty else {
             throw APIProblem.conflict(
-                "a web root is already \(others.joined(separator: ", "))'s: two domains would overwrite each other's file",
+                """
+                a web root is already \(others.joined(separator: ", "))'s: two domains would overwrite each \
+                other's file
+                """,
                 field: "/webRoots", rule: "shared-web-root")
         }
     }

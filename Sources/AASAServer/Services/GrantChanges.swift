@@ -61,7 +61,10 @@ struct GrantChange: DomainChange {
                 {
                     throw APIProblem.invalid(
                         field: "/pathPrefixes", rule: "grant-in-use",
-                        "rule \(set.rules[index].id.uuidString.lowercased()) of \(set.appID) lies outside these prefixes; change the rule first"
+                        """
+                        rule \(set.rules[index].id.uuidString.lowercased()) of \(set.appID) lies outside these \
+                        prefixes; change the rule first
+                        """
                     )
                 }
             }
@@ -79,7 +82,10 @@ struct GrantChange: DomainChange {
         case .delete:
             guard sets.isEmpty else {
                 throw APIProblem.conflict(
-                    "team \(team.name) still has rules on \(domain.host) (\(sets.map(\.appID).joined(separator: ", "))); remove them first",
+                    """
+                    team \(team.name) still has rules on \(domain.host) \
+                    (\(sets.map(\.appID).joined(separator: ", "))); remove them first
+                    """,
                     field: "team", rule: "in-use")
             }
             try await session.deleteGrant(domainID: domain.id, teamID: team.id)

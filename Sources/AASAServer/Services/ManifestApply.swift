@@ -109,7 +109,10 @@ struct ManifestApply: Sendable {
                         FieldError(
                             field: "\(app.pointer)/platform", rule: "platform",
                             message:
-                                "\(app.appID) is registered as an \(current.platform.rawValue) app; an app's platform does not change"
+                                """
+                                \(app.appID) is registered as an \(current.platform.rawValue) app; an app's \
+                                platform does not change
+                                """
                         ))
                     continue
                 }
@@ -252,7 +255,10 @@ struct ManifestApply: Sendable {
                         FieldError(
                             field: "\(wanted.pointer)/rules/\(k)/~1", rule: "outside-grant",
                             message:
-                                "the rule is outside team \(team.name)'s grant on \(domain.host) (\(grant.pathPrefixes.joined(separator: ", ")))"
+                                """
+                                the rule is outside team \(team.name)'s grant on \(domain.host) \
+                                (\(grant.pathPrefixes.joined(separator: ", ")))
+                                """
                         ))
                     continue
                 }

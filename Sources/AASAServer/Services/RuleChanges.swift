@@ -61,14 +61,20 @@ struct RuleSetChange: DomainChange {
                     field: bodyField(rules[index].id, index).map { $0 + "/~1" } ?? "/rules/\(index)/~1",
                     rule: "catch-all",
                     "\(reason); team \(app.teamName)'s grant on \(domain.host) is "
-                        + "\(grant.pathPrefixes.joined(separator: ", ")), and only a grant of / may hold a catch-all rule"
+                        + """
+                        \(grant.pathPrefixes.joined(separator: ", ")), and only a grant of / may hold a catch-all \
+                        rule
+                        """
                 )
             }
             let path =
                 rules[index].component.objectValue?["/"]?.stringValue.map { "`\($0)`" }
                 ?? "a rule without `/` (every path)"
             throw APIProblem.forbidden(
-                "\(path) is outside team \(app.teamName)'s grant on \(domain.host) (\(grant.pathPrefixes.joined(separator: ", ")))"
+                """
+                \(path) is outside team \(app.teamName)'s grant on \(domain.host) \
+                (\(grant.pathPrefixes.joined(separator: ", ")))
+                """
             )
         }
         try await RuleBudget(maxRulesPerTeam).check(

@@ -18,7 +18,10 @@ public enum TokenIssuer {
                 guard wanted <= limit else {
                     throw APIProblem.invalid(
                         field: "/expiresAt", rule: "outlives-parent",
-                        "a token may not outlive the token that creates it (which expires at \(ISO8601DateFormatter().string(from: limit)))"
+                        """
+                        a token may not outlive the token that creates it (which expires at \
+                        \(ISO8601DateFormatter().string(from: limit)))
+                        """
                     )
                 }
             } else {

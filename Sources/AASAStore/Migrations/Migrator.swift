@@ -54,11 +54,20 @@ public enum MigrationError: Error, CustomStringConvertible, Equatable {
         case .badFileName(let name): "migration file \(name) is not named NNNN_name.sql"
         case .duplicateVersion(let v): "two migration files have the number \(v)"
         case .edited(let v, let name):
-            "migration \(v)_\(name) was applied, and the file has been edited since: migrations are append-only; restore the file and add a new one"
+            """
+            migration \(v)_\(name) was applied, and the file has been edited since: migrations are append-only; \
+            restore the file and add a new one
+            """
         case .unknownApplied(let v, let name):
-            "the database has migration \(v)_\(name) applied, which this build does not know: is the server older than the database?"
+            """
+            the database has migration \(v)_\(name) applied, which this build does not know: is the server older \
+            than the database?
+            """
         case .pending(let versions):
-            "the database is behind: migrations \(versions.map(String.init).joined(separator: ", ")) are not applied; run `aasad migrate`"
+            """
+            the database is behind: migrations \(versions.map(String.init).joined(separator: ", ")) are not \
+            applied; run `aasad migrate`
+            """
         }
     }
 }
@@ -127,7 +136,8 @@ public struct Migrator: Sendable {
                     }
                     try await session.run(
                         """
-                        INSERT INTO schema_migrations (version, name, checksum) VALUES (\(file.version), \(file.name), \(file.checksum))
+                        INSERT INTO schema_migrations (version, name, checksum) VALUES (\(file.version), \
+                        \(file.name), \(file.checksum))
                         """)
                 }
                 applied.append(file.version)

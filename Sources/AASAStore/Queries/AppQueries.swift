@@ -4,7 +4,8 @@ import PostgresNIO
 
 extension DBSession {
     static let appColumns = """
-        a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version, a.platform, a.fingerprints,
+        a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version, a.platform, \
+        a.fingerprints,
         (SELECT s.app_id FROM apps s WHERE s.id = a.rules_from)
         """
     typealias AppRow = (Int64, String, Int64, String, [String], Date, Date, Int64, String, [String], String?)
@@ -63,7 +64,8 @@ extension DBSession {
         try await write(
             """
             INSERT INTO apps (app_id, team_id, services, platform, fingerprints, rules_from)
-            VALUES (\(appID), \(teamID), \(services.map(\.rawValue)), \(platform.rawValue), \(fingerprints), \(rulesFrom))
+            VALUES (\(appID), \(teamID), \(services.map(\.rawValue)), \(platform.rawValue), \(fingerprints), \
+            \(rulesFrom))
             """)
         return try await app(appID: appID)!
     }

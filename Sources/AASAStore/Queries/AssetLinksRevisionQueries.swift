@@ -53,15 +53,18 @@ extension DBSession {
     public func assetLinksRevisionNumber(domainID: Int64, sha256: String) async throws -> Int? {
         try await first(
             """
-            SELECT number FROM assetlinks_revisions WHERE domain_id = \(domainID) AND sha256 = \(sha256) ORDER BY number DESC LIMIT 1
+            SELECT number FROM assetlinks_revisions WHERE domain_id = \(domainID) AND sha256 = \(sha256) ORDER BY \
+            number DESC LIMIT 1
             """, as: Int.self)
     }
 
     public func insertAssetLinksRevision(_ r: RevisionRecord) async throws {
         try await write(
             """
-            INSERT INTO assetlinks_revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, rollback_of)
-            VALUES (\(r.domainID), \(r.number), \(Data(r.bytes)), \(r.sha256), \(r.actorToken), \(r.actorName), \(r.reason), \(r.rollbackOf))
+            INSERT INTO assetlinks_revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, \
+            rollback_of)
+            VALUES (\(r.domainID), \(r.number), \(Data(r.bytes)), \(r.sha256), \(r.actorToken), \(r.actorName), \
+            \(r.reason), \(r.rollbackOf))
             """)
     }
 
@@ -71,10 +74,12 @@ extension DBSession {
         return try await all(
             """
             SELECT d.host,
-                   coalesce((SELECT array_agg(h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT h.is_primary), '{}'),
+                   coalesce((SELECT array_agg(h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT \
+            h.is_primary), '{}'),
                    r.number, r.bytes, r.sha256
             FROM domains d JOIN LATERAL (
-                SELECT number, bytes, sha256 FROM assetlinks_revisions WHERE domain_id = d.id ORDER BY number DESC LIMIT 1) r ON true
+                SELECT number, bytes, sha256 FROM assetlinks_revisions WHERE domain_id = d.id ORDER BY number DESC \
+            LIMIT 1) r ON true
             WHERE \(host)::text IS NULL OR d.host = \(host)
             """, as: Row.self
         ).map {

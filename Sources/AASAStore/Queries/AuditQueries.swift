@@ -37,7 +37,8 @@ extension DBSession {
                                       entity_id, before, after, request_id)
             VALUES (\(event.actorToken), \(event.actorName), \(event.actorTeam), \(event.team), \(event.domain),
                     \(event.appID), \(event.action), \(event.entityType), \(event.entityID),
-                    \(event.before.map(JSONColumn.encode))::text::jsonb, \(event.after.map(JSONColumn.encode))::text::jsonb,
+                    \(event.before.map(JSONColumn.encode))::text::jsonb, \
+            \(event.after.map(JSONColumn.encode))::text::jsonb,
                     \(event.requestID))
             """)
     }

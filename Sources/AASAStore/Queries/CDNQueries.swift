@@ -36,7 +36,8 @@ extension DBSession {
         typealias Row = (String, Int?, String?, Date, Date, Int?, String?)
         return try await first(
             """
-            SELECT state, revision, sha256, since, checked_at, http_status, detail FROM cdn_status WHERE domain_id = \(domainID)
+            SELECT state, revision, sha256, since, checked_at, http_status, detail FROM cdn_status WHERE domain_id = \
+            \(domainID)
             """, as: Row.self
         ).map {
             CDNStatusRecord(
@@ -59,14 +60,18 @@ extension DBSession {
                 """
                 INSERT INTO cdn_status (domain_id, state, revision, sha256, since, checked_at, http_status, detail)
                 VALUES (\(domainID), \(state), \(revision), \(sha256), now(), now(), \(httpStatus), \(detail))
-                ON CONFLICT (domain_id) DO UPDATE SET state = excluded.state, revision = excluded.revision, sha256 = excluded.sha256,
+                ON CONFLICT (domain_id) DO UPDATE SET state = excluded.state, revision = excluded.revision, sha256 = \
+                excluded.sha256,
                     since = CASE WHEN \(changed) THEN now() ELSE cdn_status.since END, checked_at = now(),
                     http_status = excluded.http_status, detail = excluded.detail
                 RETURNING since, checked_at
                 """, as: Row.self) ?? (Date(), Date())  // an upsert always returns its row
         if changed {
             try await run(
-                "INSERT INTO cdn_events (domain_id, state, revision, detail) VALUES (\(domainID), \(state), \(revision), \(detail))"
+                """
+                INSERT INTO cdn_events (domain_id, state, revision, detail) VALUES (\(domainID), \(state), \
+                \(revision), \(detail))
+                """
             )
         }
         return CDNStatusRecord(
@@ -78,7 +83,8 @@ extension DBSession {
         typealias Row = (Date, String, Int?, String?)
         return try await all(
             """
-            SELECT at, state, revision, detail FROM cdn_events WHERE domain_id = \(domainID) ORDER BY id DESC LIMIT \(limit)
+            SELECT at, state, revision, detail FROM cdn_events WHERE domain_id = \(domainID) ORDER BY id DESC LIMIT \
+            \(limit)
             """, as: Row.self
         ).map { CDNEventRecord(at: $0.0, state: $0.1, revision: $0.2, detail: $0.3) }
     }

@@ -5,7 +5,8 @@ import PostgresNIO
 extension DBSession {
     private static let domainColumns = """
         d.id, d.host,
-        coalesce((SELECT array_agg(h.host ORDER BY h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT h.is_primary), '{}'),
+        coalesce((SELECT array_agg(h.host ORDER BY h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT \
+        h.is_primary), '{}'),
         d.substitution_variables::text, d.defaults::text, d.web_roots, d.created_at, d.updated_at, d.version,
         d.app_order, d.order_version, d.current_revision, d.auto_publish, d.legacy_root_path, d.expectations_version
         """
@@ -66,7 +67,8 @@ extension DBSession {
     public func domain(host: String, forUpdate: Bool = false) async throws -> DomainRecord? {
         try await domains(
             """
-            SELECT \(unescaped: Self.domainColumns) FROM domains d WHERE d.host = \(host) \(unescaped: forUpdate ? "FOR UPDATE" : "")
+            SELECT \(unescaped: Self.domainColumns) FROM domains d WHERE d.host = \(host) \
+            \(unescaped: forUpdate ? "FOR UPDATE" : "")
             """
         ).first
     }
@@ -74,7 +76,8 @@ extension DBSession {
     public func domain(id: Int64, forUpdate: Bool = false) async throws -> DomainRecord? {
         try await domains(
             """
-            SELECT \(unescaped: Self.domainColumns) FROM domains d WHERE d.id = \(id) \(unescaped: forUpdate ? "FOR UPDATE" : "")
+            SELECT \(unescaped: Self.domainColumns) FROM domains d WHERE d.id = \(id) \
+            \(unescaped: forUpdate ? "FOR UPDATE" : "")
             """
         ).first
     }

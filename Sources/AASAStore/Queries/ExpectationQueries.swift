@@ -56,7 +56,8 @@ extension DBSession {
             ON CONFLICT (id) DO UPDATE SET url = excluded.url, kind = excluded.kind, app_id = excluded.app_id,
                 source = excluded.source, description = excluded.description, holds_in_draft = excluded.holds_in_draft,
                 holds_when_published = excluded.holds_when_published, draft_app = excluded.draft_app,
-                published_app = excluded.published_app, admin_pinned = excluded.admin_pinned, version = expectations.version + 1, updated_at = now()
+                published_app = excluded.published_app, admin_pinned = excluded.admin_pinned, version = \
+            expectations.version + 1, updated_at = now()
             """)
     }
 

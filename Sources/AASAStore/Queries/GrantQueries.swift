@@ -50,7 +50,8 @@ extension DBSession {
             """
             INSERT INTO grants (domain_id, team_id, path_prefixes, services)
             VALUES (\(domainID), \(teamID), \(pathPrefixes), \(services.map(\.rawValue)))
-            ON CONFLICT (domain_id, team_id) DO UPDATE SET path_prefixes = excluded.path_prefixes, services = excluded.services,
+            ON CONFLICT (domain_id, team_id) DO UPDATE SET path_prefixes = excluded.path_prefixes, services = \
+            excluded.services,
             updated_at = now(), version = grants.version + 1
             """)
         return try await grant(domainID: domainID, teamID: teamID)!

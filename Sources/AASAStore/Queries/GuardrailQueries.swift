@@ -77,7 +77,8 @@ extension DBSession {
     {
         try await first(
             """
-            INSERT INTO suspensions (team_id, domain_id, reason, created_by) VALUES (\(teamID), \(domainID), \(reason), \(createdBy))
+            INSERT INTO suspensions (team_id, domain_id, reason, created_by) VALUES (\(teamID), \(domainID), \
+            \(reason), \(createdBy))
             ON CONFLICT (team_id, coalesce(domain_id, 0)) DO NOTHING RETURNING 1
             """, as: Int.self) != nil
     }
@@ -110,7 +111,8 @@ extension DBSession {
         try await run(
             """
             INSERT INTO protected_path_exemptions (domain_id, pattern, app_id)
-            SELECT \(domainID), p, a FROM unnest(\(exemptions.map(\.pattern))::text[], \(exemptions.map(\.appID))::text[]) AS u(p, a)
+            SELECT \(domainID), p, a FROM unnest(\(exemptions.map(\.pattern))::text[], \
+            \(exemptions.map(\.appID))::text[]) AS u(p, a)
             ON CONFLICT DO NOTHING
             """)
     }

@@ -7,7 +7,8 @@ import PostgresNIO
 enum Prepared {
     struct TokenByID: SingleParameterStatement {
         static let sql = """
-            SELECT t.id, t.team_id, teams.name, t.name, t.scopes, t.secret_hash, t.created_at, t.expires_at, t.revoked_at, t.last_used_at
+            SELECT t.id, t.team_id, teams.name, t.name, t.scopes, t.secret_hash, t.created_at, t.expires_at, \
+            t.revoked_at, t.last_used_at
             FROM tokens t LEFT JOIN teams ON teams.id = t.team_id WHERE t.id = $1
             """
         typealias Row = DBSession.TokenRow
@@ -23,7 +24,8 @@ enum Prepared {
 
     struct AppsOfTeam: SingleParameterStatement {
         static let sql = """
-            SELECT a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version, a.platform, a.fingerprints,
+            SELECT a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version, \
+            a.platform, a.fingerprints,
                    (SELECT s.app_id FROM apps s WHERE s.id = a.rules_from)
             FROM apps a JOIN teams ON teams.id = a.team_id WHERE a.team_id = $1 ORDER BY a.app_id
             """

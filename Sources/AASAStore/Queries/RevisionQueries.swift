@@ -4,7 +4,8 @@ import PostgresNIO
 
 extension DBSession {
     private static let metadataColumns = """
-        domain_id, number, sha256, octet_length(bytes), actor_token, actor_name, reason, created_at, diff::text, rollback_of, overrides::text
+        domain_id, number, sha256, octet_length(bytes), actor_token, actor_name, reason, created_at, diff::text, \
+        rollback_of, overrides::text
         """
     private typealias MetadataRow = (Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, String)
 
@@ -22,7 +23,8 @@ extension DBSession {
         typealias Row = (Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, String, Data)
         return try await all(
             """
-            SELECT \(unescaped: Self.metadataColumns), bytes FROM revisions WHERE domain_id = \(domainID) AND number = \(number)
+            SELECT \(unescaped: Self.metadataColumns), bytes FROM revisions WHERE domain_id = \(domainID) AND number \
+            = \(number)
             """, as: Row.self
         ).first.map {
             RevisionRecord(
@@ -47,9 +49,12 @@ extension DBSession {
         try await write(
             """
             WITH inserted AS (
-                INSERT INTO revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, diff, rollback_of, overrides)
-                VALUES (\(r.domainID), \(r.number), \(Data(r.bytes)), \(r.sha256), \(r.actorToken), \(r.actorName), \(r.reason),
-                        \(r.diff.map(JSONColumn.encode))::text::jsonb, \(r.rollbackOf), \(JSONColumn.encode(r.overrides))::text::jsonb)
+                INSERT INTO revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, diff, \
+            rollback_of, overrides)
+                VALUES (\(r.domainID), \(r.number), \(Data(r.bytes)), \(r.sha256), \(r.actorToken), \(r.actorName), \
+            \(r.reason),
+                        \(r.diff.map(JSONColumn.encode))::text::jsonb, \(r.rollbackOf), \
+            \(JSONColumn.encode(r.overrides))::text::jsonb)
                 RETURNING domain_id, number)
             UPDATE domains SET current_revision = inserted.number FROM inserted WHERE domains.id = inserted.domain_id
             """)
@@ -69,7 +74,8 @@ extension DBSession {
     public func recordTarget(domainID: Int64, webRoot: String, revision: Int, ok: Bool, error: String?) async throws {
         try await run(
             """
-            INSERT INTO publish_targets (domain_id, web_root, revision, ok, error) VALUES (\(domainID), \(webRoot), \(revision), \(ok), \(error))
+            INSERT INTO publish_targets (domain_id, web_root, revision, ok, error) VALUES (\(domainID), \(webRoot), \
+            \(revision), \(ok), \(error))
             ON CONFLICT (domain_id, web_root) DO UPDATE SET revision = excluded.revision, ok = excluded.ok,
             error = excluded.error, attempted_at = now()
             """)
@@ -81,7 +87,8 @@ extension DBSession {
         return try await all(
             """
             SELECT d.host,
-                   coalesce((SELECT array_agg(h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT h.is_primary), '{}'),
+                   coalesce((SELECT array_agg(h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT \
+            h.is_primary), '{}'),
                    r.number, r.bytes, r.sha256
             FROM domains d JOIN revisions r ON r.domain_id = d.id AND r.number = d.current_revision
             WHERE \(host)::text IS NULL OR d.host = \(host)
@@ -97,7 +104,8 @@ extension DBSession {
     public func revisionNumber(domainID: Int64, sha256: String) async throws -> Int? {
         try await first(
             """
-            SELECT number FROM revisions WHERE domain_id = \(domainID) AND sha256 = \(sha256) ORDER BY number DESC LIMIT 1
+            SELECT number FROM revisions WHERE domain_id = \(domainID) AND sha256 = \(sha256) ORDER BY number DESC \
+            LIMIT 1
             """, as: Int.self)
     }
 }

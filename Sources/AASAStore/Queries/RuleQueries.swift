@@ -60,8 +60,10 @@ extension DBSession {
         let next = previousVersion + 1
         try await write(
             """
-            INSERT INTO rule_sets (domain_id, app_id, rules, version) VALUES (\(domainID), \(appPK), \(Self.json(rules))::text::jsonb, \(next))
-            ON CONFLICT (domain_id, app_id) DO UPDATE SET rules = excluded.rules, version = excluded.version, updated_at = now()
+            INSERT INTO rule_sets (domain_id, app_id, rules, version) VALUES (\(domainID), \(appPK), \
+            \(Self.json(rules))::text::jsonb, \(next))
+            ON CONFLICT (domain_id, app_id) DO UPDATE SET rules = excluded.rules, version = excluded.version, \
+            updated_at = now()
             """)
         return next
     }

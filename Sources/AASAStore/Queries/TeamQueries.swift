@@ -31,7 +31,10 @@ extension DBSession {
             return try await execute(Prepared.TeamByName(parameter: name)).first.map(Self.team)
         }
         return try await teams(
-            "SELECT \(unescaped: Self.teamColumns) FROM teams WHERE name = \(name) \(unescaped: forUpdate ? "FOR UPDATE" : "")"
+            """
+            SELECT \(unescaped: Self.teamColumns) FROM teams WHERE name = \(name) \
+            \(unescaped: forUpdate ? "FOR UPDATE" : "")
+            """
         ).first
     }
 
@@ -43,7 +46,8 @@ extension DBSession {
     public func updateTeam(id: Int64, displayName: String, appleTeamIDs: [String]) async throws -> TeamRecord {
         try await teams(
             """
-            UPDATE teams SET display_name = \(displayName), apple_team_ids = \(appleTeamIDs), updated_at = now(), version = version + 1
+            UPDATE teams SET display_name = \(displayName), apple_team_ids = \(appleTeamIDs), updated_at = now(), \
+            version = version + 1
             WHERE id = \(id) RETURNING \(unescaped: Self.teamColumns)
             """)[0]
     }
@@ -60,7 +64,8 @@ extension DBSession {
     public func appIDs(withPrefix prefix: String, notOfTeam teamID: Int64) async throws -> [String] {
         try await all(
             """
-            SELECT app_id FROM apps WHERE split_part(app_id, '.', 1) = \(prefix) AND team_id <> \(teamID) ORDER BY app_id LIMIT 5
+            SELECT app_id FROM apps WHERE split_part(app_id, '.', 1) = \(prefix) AND team_id <> \(teamID) ORDER BY \
+            app_id LIMIT 5
             """, as: String.self)
     }
 

@@ -4,7 +4,8 @@ import PostgresNIO
 
 extension DBSession {
     private static let tokenColumns = """
-        t.id, t.team_id, teams.name, t.name, t.scopes, t.secret_hash, t.created_at, t.expires_at, t.revoked_at, t.last_used_at
+        t.id, t.team_id, teams.name, t.name, t.scopes, t.secret_hash, t.created_at, t.expires_at, t.revoked_at, \
+        t.last_used_at
         """
     typealias TokenRow = (UUID, Int64?, String?, String, [String], Data, Date, Date?, Date?, Date?)
 
@@ -38,7 +39,8 @@ extension DBSession {
         try await write(
             """
             INSERT INTO tokens (id, team_id, name, scopes, secret_hash, expires_at, parent_id)
-            VALUES (\(id), \(teamID), \(name), \(scopes.map(\.rawValue)), \(Data(secretHash)), \(expiresAt), \(parentID))
+            VALUES (\(id), \(teamID), \(name), \(scopes.map(\.rawValue)), \(Data(secretHash)), \(expiresAt), \
+            \(parentID))
             """)
         return try await token(id: id)!
     }
@@ -53,7 +55,8 @@ extension DBSession {
                 SELECT id FROM tokens WHERE id = \(id)
                 UNION SELECT t.id FROM tokens t JOIN lineage l ON t.parent_id = l.id)
             , revoked AS (
-                UPDATE tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id IN (SELECT id FROM lineage) RETURNING id)
+                UPDATE tokens SET revoked_at = coalesce(revoked_at, now()) WHERE id IN (SELECT id FROM lineage) \
+            RETURNING id)
             SELECT count(*)::bigint - 1 FROM revoked
             """, as: Int.self) ?? 0
     }

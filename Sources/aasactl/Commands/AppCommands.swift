@@ -4,7 +4,10 @@ import ArgumentParser
 struct Apps: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Apps: iOS app IDs (TEAMID.bundle.id), Android package names with their signing fingerprints, and their services.",
+            """
+            Apps: iOS app IDs (TEAMID.bundle.id), Android package names with their signing fingerprints, and \
+            their services.
+            """,
         subcommands: [List.self, Show.self, Create.self, Update.self, Delete.self]
     )
 
@@ -47,14 +50,20 @@ struct Apps: AsyncParsableCommand {
         @Option(
             name: .customLong("service"),
             help:
-                "applinks, webcredentials, appclips, activitycontinuation (Android: the first two); repeat. Default applinks."
+                """
+                applinks, webcredentials, appclips, activitycontinuation (Android: the first two); repeat. \
+                Default applinks.
+                """
         )
         var services: [String] = []
         @Option(help: "ios (default) or android: an Android app's ID is its package name.") var platform: String?
         @Option(
             name: .customLong("fingerprint"),
             help:
-                "An Android app's signing certificate SHA-256 (AB:CD:…); repeat for the upload, Play App Signing and debug keys."
+                """
+                An Android app's signing certificate SHA-256 (AB:CD:…); repeat for the upload, Play App Signing \
+                and debug keys.
+                """
         )
         var fingerprints: [String] = []
         @Option(help: "An Android app: follow this iOS app's rules (same team) on every domain.") var rulesFrom: String?

@@ -5,10 +5,16 @@ import ArgumentParser
 struct Probe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Fetch the domain's file from every host it is served for, as Apple's fetcher does; exit 1 on an error finding.",
+            """
+            Fetch the domain's file from every host it is served for, as Apple's fetcher does; exit 1 on an error \
+            finding.
+            """,
         discussion:
             "Finding codes: P001 unreachable, P002 tls, P003 timeout, P010 status, P011 redirect, P012 too-large, "
-            + "P020 content-type (a warning), P030 unparseable, P031 lint-errors, P040 stale-revision, P041 unknown-bytes, P042 not-published."
+                + """
+                P020 content-type (a warning), P030 unparseable, P031 lint-errors, P040 stale-revision, P041 \
+                unknown-bytes, P042 not-published.
+                """
     )
     @OptionGroup var remote: RemoteOptions
     @Argument var host: String
@@ -22,7 +28,10 @@ struct Probe: AsyncParsableCommand {
                 lines.append("\(Table.value(r, "url")): \(status), \(revision), \(Table.value(r, "elapsedMs")) ms")
                 for f in r.objectValue?["findings"]?.arrayValue ?? [] {
                     lines.append(
-                        "  \(Table.value(f, "code")) \(Table.value(f, "name")) (\(Table.value(f, "severity"))): \(Table.value(f, "message"))"
+                        """
+                          \(Table.value(f, "code")) \(Table.value(f, "name")) (\(Table.value(f, "severity"))): \
+                        \(Table.value(f, "message"))
+                        """
                     )
                 }
             }

@@ -24,19 +24,30 @@ struct Report: AsyncParsableCommand {
         let json = try response.json()
         try remote.show(response) { json in
             var lines = [
-                "\(Table.value(json, "host")): \(json.objectValue?["valid"]?.boolValue == true ? "valid" : "INVALID"), \(Table.value(json, "byteCount")) bytes"
+                """
+                \(Table.value(json, "host")): \
+                \(json.objectValue?["valid"]?.boolValue == true ? "valid" : "INVALID"), \
+                \(Table.value(json, "byteCount")) bytes
+                """
             ]
             lines += Table.findings(json.objectValue?["errors"], heading: "Errors:")
             lines += Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
             for s in json.objectValue?["shadowed"]?.arrayValue ?? [] {
                 lines.append(
-                    "shadowed: \(Table.value(s, "rule.appID")) \(Table.value(s, "rule.path")) by \(Table.value(s, "shadowedBy.appID")) \(Table.value(s, "shadowedBy.path"))"
+                    """
+                    shadowed: \(Table.value(s, "rule.appID")) \(Table.value(s, "rule.path")) by \
+                    \(Table.value(s, "shadowedBy.appID")) \(Table.value(s, "shadowedBy.path"))
+                    """
                 )
             }
             for o in json.objectValue?["overlaps"]?.arrayValue ?? [] {
                 let cross = o.objectValue?["crossTeam"]?.boolValue == true ? " (cross-team)" : ""
                 lines.append(
-                    "overlap\(cross): \(Table.value(o, "first.appID")) \(Table.value(o, "first.path")) and \(Table.value(o, "second.appID")) \(Table.value(o, "second.path")), e.g. \(Table.value(o, "exampleURL")) opens \(Table.value(o, "opener"))"
+                    """
+                    overlap\(cross): \(Table.value(o, "first.appID")) \(Table.value(o, "first.path")) and \
+                    \(Table.value(o, "second.appID")) \(Table.value(o, "second.path")), e.g. \
+                    \(Table.value(o, "exampleURL")) opens \(Table.value(o, "opener"))
+                    """
                 )
             }
             return lines

@@ -47,7 +47,10 @@ struct Grants: AsyncParsableCommand {
         @Option(
             name: .customLong("service"),
             help:
-                "A domain-wide service the team's apps may be listed for: webcredentials, appclips, activitycontinuation; repeat."
+                """
+                A domain-wide service the team's apps may be listed for: webcredentials, appclips, \
+                activitycontinuation; repeat.
+                """
         )
         var services: [String] = []
         @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?

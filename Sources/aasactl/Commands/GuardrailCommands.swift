@@ -43,8 +43,11 @@ struct Expectations: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Register a golden URL (422 if it does not hold in the draft today).",
             discussion:
-                "Examples:\n  aasactl expectations add example.com https://example.com/shop/1 --opens ABCDE12345.com.example.shop\n"
-                + "  aasactl expectations add example.com https://example.com/account/login --opens-none")
+                """
+                Examples:\n  aasactl expectations add example.com https://example.com/shop/1 --opens \
+                ABCDE12345.com.example.shop\n
+                """
+                    + "  aasactl expectations add example.com https://example.com/account/login --opens-none")
         @OptionGroup var remote: RemoteOptions
         @Argument var host: String
         @Argument var url: String
@@ -116,7 +119,10 @@ struct Expectations: AsyncParsableCommand {
                                 cell(item.objectValue?["draft"]), cell(item.objectValue?["published"]),
                             ]
                         }) + [
-                        "\(Table.value(json, "brokenInDraft")) broken in the draft, \(Table.value(json, "brokenWhenPublished")) in the published revision"
+                        """
+                        \(Table.value(json, "brokenInDraft")) broken in the draft, \
+                        \(Table.value(json, "brokenWhenPublished")) in the published revision
+                        """
                     ]
             }
             let json = try response.json()

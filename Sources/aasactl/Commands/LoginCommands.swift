@@ -43,7 +43,10 @@ struct Login: AsyncParsableCommand {
         try profiles.save()
         if !quiet {
             CLIOutput.print(
-                "Logged in to \(server) as \(Table.value(me, "name")) (team \(team ?? "none, admin"), scopes \(Table.value(me, "scopes")))."
+                """
+                Logged in to \(server) as \(Table.value(me, "name")) (team \(team ?? "none, admin"), scopes \
+                \(Table.value(me, "scopes"))).
+                """
             )
             CLIOutput.print("Profile \(profile) saved in \(Profiles.path).")
         }

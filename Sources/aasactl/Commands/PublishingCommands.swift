@@ -6,20 +6,33 @@ func publishLines(_ json: JSONValue) -> [String] {
     let created = json.objectValue?["created"]?.boolValue == true
     var lines = [
         created
-            ? "Published \(Table.value(json, "revision.host")) revision \(Table.value(json, "revision.number")) (\(Table.value(json, "revision.byteCount")) bytes, sha256 \(Table.value(json, "revision.sha256").prefix(12)))."
-            : "No change: \(Table.value(json, "revision.host")) revision \(Table.value(json, "revision.number")) has these bytes already; web roots written again."
+            ? """
+            Published \(Table.value(json, "revision.host")) revision \(Table.value(json, "revision.number")) \
+            (\(Table.value(json, "revision.byteCount")) bytes, sha256 \
+            \(Table.value(json, "revision.sha256").prefix(12))).
+            """
+            : """
+            No change: \(Table.value(json, "revision.host")) revision \(Table.value(json, "revision.number")) has \
+            these bytes already; web roots written again.
+            """
     ]
     for target in json.objectValue?["targets"]?.arrayValue ?? [] {
         let ok = target.objectValue?["ok"]?.boolValue == true
         lines.append(
-            "  \(ok ? "ok    " : "FAILED") \(Table.value(target, "webRoot"))\(ok ? "" : ": " + Table.value(target, "error"))"
+            """
+              \(ok ? "ok    " : "FAILED") \
+            \(Table.value(target, "webRoot"))\(ok ? "" : ": " + Table.value(target, "error"))
+            """
         )
     }
     if let android = json.objectValue?["assetLinks"] {
         let created = android.objectValue?["created"]?.boolValue == true
         lines.append(
             created
-                ? "Published assetlinks.json revision \(Table.value(android, "revision.number")) (\(Table.value(android, "revision.byteCount")) bytes)."
+                ? """
+                Published assetlinks.json revision \(Table.value(android, "revision.number")) \
+                (\(Table.value(android, "revision.byteCount")) bytes).
+                """
                 : "assetlinks.json unchanged at revision \(Table.value(android, "revision.number")).")
         for target in android.objectValue?["targets"]?.arrayValue ?? []
         where target.objectValue?["ok"]?.boolValue == false {
@@ -35,13 +48,19 @@ func assetLinksLines(_ json: JSONValue) -> [String] {
     let created = json.objectValue?["created"]?.boolValue == true
     var lines = [
         created
-            ? "Published assetlinks.json of \(Table.value(json, "revision.host")) as revision \(Table.value(json, "revision.number"))."
+            ? """
+            Published assetlinks.json of \(Table.value(json, "revision.host")) as revision \
+            \(Table.value(json, "revision.number")).
+            """
             : "No change: assetlinks.json revision \(Table.value(json, "revision.number")) has these bytes already."
     ]
     for target in json.objectValue?["targets"]?.arrayValue ?? [] {
         let ok = target.objectValue?["ok"]?.boolValue == true
         lines.append(
-            "  \(ok ? "ok    " : "FAILED") \(Table.value(target, "webRoot"))\(ok ? "" : ": " + Table.value(target, "error"))"
+            """
+              \(ok ? "ok    " : "FAILED") \
+            \(Table.value(target, "webRoot"))\(ok ? "" : ": " + Table.value(target, "error"))
+            """
         )
     }
     return lines
@@ -59,7 +78,10 @@ struct Publish: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Publish a domain's draft as a new revision and write it to its web roots.",
         discussion:
-            "Exit status 1 when a web root could not be written (the revision is still current; reconciliation retries)."
+            """
+            Exit status 1 when a web root could not be written (the revision is still current; reconciliation \
+            retries).
+            """
     )
     @OptionGroup var remote: RemoteOptions
     @Argument var host: String

@@ -17,7 +17,10 @@ struct Rules: AsyncParsableCommand {
             rows.append(["\(i)", id, JSONWriter().string(.object(component))])
         }
         return [
-            "\(Table.value(json, "appID")) on \(Table.value(json, "host")) (team \(Table.value(json, "team")), version \(Table.value(json, "version")))"
+            """
+            \(Table.value(json, "appID")) on \(Table.value(json, "host")) (team \(Table.value(json, "team")), \
+            version \(Table.value(json, "version")))
+            """
         ]
             + Table.align(rows) + Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
     }

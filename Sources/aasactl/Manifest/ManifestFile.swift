@@ -51,7 +51,10 @@ struct ManifestFile: Sendable {
             case .object(let settings):
                 for key in settings.keys where !["services", "platform", "fingerprints", "rulesFrom"].contains(key) {
                     throw CLIFailure(
-                        "\(path): apps.\(member.key): unknown key `\(key)`; an app has services, platform, fingerprints and rulesFrom"
+                        """
+                        \(path): apps.\(member.key): unknown key `\(key)`; an app has services, platform, \
+                        fingerprints and rulesFrom
+                        """
                     )
                 }
                 apps.append((member.key, settings))

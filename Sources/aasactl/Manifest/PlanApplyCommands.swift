@@ -35,7 +35,10 @@ enum PlanText {
             case "update":
                 counts.update += 1
                 lines.append(
-                    "~ app \(Table.value(app, "appID")) services \(Table.value(app, "previousServices")) -> \(Table.value(app, "services"))"
+                    """
+                    ~ app \(Table.value(app, "appID")) services \(Table.value(app, "previousServices")) -> \
+                    \(Table.value(app, "services"))
+                    """
                 )
             default: break
             }
@@ -58,7 +61,10 @@ enum PlanText {
             }
             for rules in ruleChanges {
                 lines.append(
-                    "  ~ \(Table.value(rules, "appID")): \(Table.value(rules, "rulesBefore")) -> \(Table.value(rules, "rulesAfter")) rules (\(Table.value(rules, "action")))"
+                    """
+                      ~ \(Table.value(rules, "appID")): \(Table.value(rules, "rulesBefore")) -> \
+                    \(Table.value(rules, "rulesAfter")) rules (\(Table.value(rules, "action")))
+                    """
                 )
             }
             for e in domain.objectValue?["expectations"]?.arrayValue ?? [] where Table.value(e, "action") != "unchanged"
@@ -77,8 +83,14 @@ enum PlanText {
         } else {
             lines.append(
                 applied
-                    ? "Applied: \(counts.create) app(s) created, \(counts.update) updated, \(counts.ruleSets) rule set(s) changed on \(counts.domains) domain(s)."
-                    : "Plan: \(counts.create) app(s) to create, \(counts.update) to update, \(counts.ruleSets) rule set(s) to change on \(counts.domains) domain(s)."
+                    ? """
+                    Applied: \(counts.create) app(s) created, \(counts.update) updated, \(counts.ruleSets) rule \
+                    set(s) changed on \(counts.domains) domain(s).
+                    """
+                    : """
+                    Plan: \(counts.create) app(s) to create, \(counts.update) to update, \(counts.ruleSets) rule \
+                    set(s) to change on \(counts.domains) domain(s).
+                    """
             )
         }
         return lines
@@ -182,7 +194,10 @@ struct Apply: AsyncParsableCommand {
         } catch let failure as APIFailure {
             if failure.status == 412 {
                 CLIOutput.error(
-                    "error: the apps or rules this manifest owns changed on the server after the plan; nothing was applied. Run aasactl apply again."
+                    """
+                    error: the apps or rules this manifest owns changed on the server after the plan; nothing was \
+                    applied. Run aasactl apply again.
+                    """
                 )
             } else {
                 PlanText.failure(failure, manifest: manifest).forEach(CLIOutput.error)

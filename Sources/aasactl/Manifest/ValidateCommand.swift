@@ -65,7 +65,10 @@ struct Validate: ParsableCommand {
         }
         if errors > 0 { throw ExitCode(1) }
         CLIOutput.print(
-            "\(file): valid (\(manifest.apps.count) app(s), \(manifest.domains.count) domain(s)); grants and other teams' rules are checked by aasactl plan."
+            """
+            \(file): valid (\(manifest.apps.count) app(s), \(manifest.domains.count) domain(s)); grants and other \
+            teams' rules are checked by aasactl plan.
+            """
         )
     }
 

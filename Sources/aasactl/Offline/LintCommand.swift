@@ -73,7 +73,10 @@ struct Lint: ParsableCommand {
                 ]))
         } else {
             CLIOutput.print(
-                "\(file): \(errors.isEmpty ? "valid" : "invalid") assetlinks.json (\(errors.count) errors, \(warnings.count) warnings)"
+                """
+                \(file): \(errors.isEmpty ? "valid" : "invalid") assetlinks.json (\(errors.count) errors, \
+                \(warnings.count) warnings)
+                """
             )
             for d in diagnostics { CLIOutput.print("  \(d)") }
         }

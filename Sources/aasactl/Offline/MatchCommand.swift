@@ -39,7 +39,10 @@ struct Match: AsyncParsableCommand {
 
     @Option(
         help:
-            "ios (an apple-app-site-association file) or android (an assetlinks.json with Dynamic App Links rules); with the server also both."
+            """
+            ios (an apple-app-site-association file) or android (an assetlinks.json with Dynamic App Links \
+            rules); with the server also both.
+            """
     )
     var platform: String = "ios"
 
@@ -150,7 +153,11 @@ struct Match: AsyncParsableCommand {
                 let source =
                     Table.value(r, "source") + (r.objectValue?["revision"].map { " revision " + Table.text($0) } ?? "")
                 var line =
-                    "\(Table.value(r, "url")) -> \(Table.value(r, "appID") == "-" ? "none" : Table.value(r, "appID")) [\(Table.value(r, "host")) \(source)]"
+                    """
+                    \(Table.value(r, "url")) -> \
+                    \(Table.value(r, "appID") == "-" ? "none" : Table.value(r, "appID")) \
+                    [\(Table.value(r, "host")) \(source)]
+                    """
                 if r.objectValue?["rule"] != nil {
                     line += " rule \(Table.value(r, "rule.path"))"
                     if let team = r.objectValue?["rule"]?.objectValue?["team"]?.stringValue {
@@ -162,7 +169,10 @@ struct Match: AsyncParsableCommand {
                 }
                 if Table.value(r, "appID") == "-", !excluded.isEmpty {
                     line +=
-                        " (excluded: an exclude rule decides it for \(excluded.map { Table.value($0, "appID") }.joined(separator: ", ")))"
+                        """
+                         (excluded: an exclude rule decides it for \
+                        \(excluded.map { Table.value($0, "appID") }.joined(separator: ", ")))
+                        """
                 }
                 if let parent = r.objectValue?["wildcardParent"]?.stringValue {
                     line += " (no domain of its own: apps with applinks:*.\(parent) read \(parent)'s file)"
@@ -180,8 +190,9 @@ struct Match: AsyncParsableCommand {
                     for d in android.objectValue?["decisions"]?.arrayValue ?? [] {
                         lines.append(
                             "    \(Table.value(d, "packageName")): \(Table.value(d, "decision"))"
-                                + (d.objectValue?["ruleIndex"].map {
-                                    " (rule \(Table.text($0))\(d.objectValue?["team"]?.stringValue.map { ", team " + $0 } ?? ""))"
+                                + (d.objectValue?["ruleIndex"].map { rule in
+                                    let team = d.objectValue?["team"]?.stringValue.map { ", team " + $0 } ?? ""
+                                    return " (rule \(Table.text(rule))\(team))"
                                 } ?? ""))
                     }
                 }
