@@ -73,11 +73,12 @@ import Testing
                 ])
             #expect(aasa.etag?.hasPrefix("\"sha256-") == true)
 
-            // The second team is refused outside its grant, and cannot even see the first team's app.
+            // The second team is refused outside its grant (422 naming the rule, as a manifest is), and
+            // cannot even see the first team's app.
             let outside = try await w.call(
                 .put, "/v1/domains/\(host)/apps/FGHIJ67890.com.example.news/rules", token: news.secret,
                 json: ["rules": [["/": "/shop/*"]]])
-            #expect(outside.status == 403)
+            #expect(outside.status == 422 && outside.problemRules == ["outside-grant"], "\(outside.text)")
             #expect(outside.headers[.contentType] == "application/problem+json")
             #expect(
                 try await w.call(.get, "/v1/domains/\(host)/apps/ABCDE12345.com.example.shop/rules", token: news.secret)

@@ -14,17 +14,54 @@ enum AndroidProtectedPaths {
         var ruleID: String?
     }
 
+    /// One app's dynamic rules as a protected-path check sees them.
+    struct AppRules: Sendable {
+        var appID: String
+        var team: String
+        /// The stored rules' IDs, in order (empty for old bytes, which have none).
+        var ruleIDs: [UUID]
+        var components: [JSONValue]
+    }
+
+    /// The rendered file's apps, with their teams and rule IDs.
     static func openings(_ android: AndroidDocument, patterns: [String], host: String) -> (
         openings: [Found], complete: Bool
     ) {
+        let apps = android.entries.enumerated().compactMap { i, entry -> AppRules? in
+            guard !entry.ruleIDs.isEmpty, android.document.statements.indices.contains(i),
+                let components = android.document.statements[i].statement.dynamicComponents
+            else { return nil }
+            return AppRules(appID: entry.appID, team: entry.team, ruleIDs: entry.ruleIDs, components: components)
+        }
+        return openings(apps, patterns: patterns, host: host)
+    }
+
+    /// A file as it stands (an assetlinks.json rollback's old revision), each app named with its
+    /// team today (`teams`: package → team).
+    static func openings(
+        _ document: AssetLinksDocument, teams: [String: String], patterns: [String], host: String
+    ) -> (openings: [Found], complete: Bool) {
+        let apps = document.statements.compactMap { _, statement -> AppRules? in
+            guard case .androidApp(let package, _) = statement.target, let components = statement.dynamicComponents
+            else { return nil }
+            return AppRules(appID: package, team: teams[package] ?? "?", ruleIDs: [], components: components)
+        }
+        return openings(apps, patterns: patterns, host: host)
+    }
+
+    /// The packages a file's statements name.
+    static func packages(_ document: AssetLinksDocument) -> [String] {
+        document.statements.compactMap { _, statement in
+            if case .androidApp(let package, _) = statement.target { package } else { nil }
+        }
+    }
+
+    static func openings(_ apps: [AppRules], patterns: [String], host: String) -> (openings: [Found], complete: Bool) {
         var found: [Found] = []
         var complete = true
-        for (i, entry) in android.entries.enumerated() where !entry.ruleIDs.isEmpty {
-            guard android.document.statements.indices.contains(i),
-                let components = android.document.statements[i].statement.dynamicComponents
-            else { continue }
+        for app in apps {
             // The rules in the AASA's syntax: Android's keys are a subset, `comments` aside.
-            let rules: [JSONValue] = components.map { c in
+            let rules: [JSONValue] = app.components.map { c in
                 guard var o = c.objectValue else { return c }
                 o.members.removeAll { $0.key == "comments" }
                 return .object(o)
@@ -32,7 +69,7 @@ enum AndroidProtectedPaths {
             let root: JSONValue = .object([
                 "applinks": .object([
                     "details": .array([
-                        .object(["appIDs": .array([.string(entry.appID)]), "components": .array(rules)])
+                        .object(["appIDs": .array([.string(app.appID)]), "components": .array(rules)])
                     ])
                 ])
             ])
@@ -41,9 +78,9 @@ enum AndroidProtectedPaths {
             complete = complete && done
             found += openings.map { o in
                 Found(
-                    opening: o, team: entry.team,
-                    ruleID: entry.ruleIDs.indices.contains(o.rule.index)
-                        ? entry.ruleIDs[o.rule.index].uuidString.lowercased() : nil)
+                    opening: o, team: app.team,
+                    ruleID: app.ruleIDs.indices.contains(o.rule.index)
+                        ? app.ruleIDs[o.rule.index].uuidString.lowercased() : nil)
             }
         }
         return (found, complete)

@@ -51,8 +51,14 @@ struct ProtectedPathPolicy: DomainPolicy {
         let (iosOpenings, iosComplete) = ProtectedPaths.openings(
             in: document, matcher: matcher, patterns: patterns, host: candidate.domain.host)
         // assetlinks.json too, when it is at stake (an AASA rollback leaves it as it is).
-        let android = candidate.document.map {
+        var android = candidate.document.map {
             AndroidProtectedPaths.openings($0.android, patterns: patterns, host: candidate.domain.host)
+        }
+        if android == nil, let bytes = candidate.assetLinks {
+            let file = AssetLinksDocument.parse(bytes).document ?? AssetLinksDocument(statements: [])
+            let teams = try await session.teamNames(ofApps: AndroidProtectedPaths.packages(file))
+            android = AndroidProtectedPaths.openings(
+                file, teams: teams, patterns: patterns, host: candidate.domain.host)
         }
         let openings = iosOpenings + (android?.openings.map(\.opening) ?? [])
         let complete = iosComplete && android?.complete != false
@@ -61,7 +67,12 @@ struct ProtectedPathPolicy: DomainPolicy {
         }
         // Exemptions whose opening is gone lapse; forced openings become exemptions.
         var keep = openings.filter(isExempt).map { (pattern: $0.pattern, appID: $0.appID) }
-        let fresh = openings.filter { !isExempt($0) }
+        // An assetlinks.json rollback changes only Android's answers: the current AASA's openings
+        // are not its doing, and refuse nothing here.
+        let androidOnly = candidate.assetLinks != nil
+        let fresh = openings.filter { o in
+            !isExempt(o) && (!androidOnly || android?.openings.contains { $0.opening == o } == true)
+        }
         if candidate.actor.override != nil { keep += fresh.map { (pattern: $0.pattern, appID: $0.appID) } }
         if keep.count != exempt.count || !fresh.isEmpty && candidate.actor.override != nil {
             try await session.setProtectedPathExemptions(domainID: candidate.domain.id, keep)

@@ -266,6 +266,14 @@ struct Publisher: Sendable {
                             old: old.bytes, current: current?.bytes ?? [], number: number,
                             team: team, session: session)
                     }
+                    // The domain's policies judge the old file as an AASA rollback's are judged: the
+                    // golden URLs and protected paths of today, on the AASA as it is and this file.
+                    try await policies.check(
+                        PolicyCandidate(
+                            stage: .publish(rollbackOf: number), action: "assetlinks.rollback", domain: domain,
+                            document: nil, bytes: try await session.currentRevision(of: domain)?.bytes ?? [],
+                            actor: actor, assetLinks: old.bytes),
+                        session: session)
                     return (
                         domain,
                         try await storeAssetLinks(

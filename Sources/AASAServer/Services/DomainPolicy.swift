@@ -28,6 +28,10 @@ struct PolicyCandidate: Sendable {
     var document: DomainDocument?
     var bytes: [UInt8]
     var actor: Actor
+    /// The assetlinks.json about to become current in an assetlinks.json rollback (its old bytes).
+    /// A draft change or a publish has the Android file in `document`; an AASA rollback leaves it
+    /// as it is, and has neither.
+    var assetLinks: [UInt8]? = nil
 
     var isPublish: Bool {
         if case .publish = stage { return true }
@@ -38,6 +42,15 @@ struct PolicyCandidate: Sendable {
     func matcher() -> AASAMatcher {
         if let document { return document.matcher }
         return AASAMatcher((try? AASADocument(json: bytes)) ?? AASADocument())
+    }
+
+    /// The Android file at stake, compiled: the rendered one, or a rollback's old bytes; nil when an
+    /// AASA rollback leaves it as it is.
+    func androidMatcher() -> AndroidMatcher? {
+        if let document { return document.android.matcher }
+        return assetLinks.map {
+            AndroidMatcher(AssetLinksDocument.parse($0).document ?? AssetLinksDocument(statements: []))
+        }
     }
 
     /// Names the rule at `location` for an answer: team, app and rule ID when the document was

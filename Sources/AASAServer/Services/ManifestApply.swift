@@ -240,26 +240,12 @@ struct ManifestApply: Sendable {
                             message: "\(app.appID) does not have the applinks service; add it under apps"))
                     continue
                 }
-                if let grant,
-                    let k = GrantCoverage.firstRuleOutside(
-                        rules, prefixes: grant.pathPrefixes, defaults: domain.defaults), let wanted
+                if let grant, let wanted,
+                    let problem = GrantCoverage.problem(
+                        rules, grant: grant, team: team.name, domain: domain,
+                        field: { "\(wanted.pointer)/rules/\($0)/~1" })
                 {
-                    if let reason = GrantCoverage.catchAll(rules[k], domain: domain) {
-                        errors.append(
-                            FieldError(
-                                field: "\(wanted.pointer)/rules/\(k)/~1", rule: "catch-all",
-                                message: "\(reason); only a grant of / may hold a catch-all rule"))
-                        continue
-                    }
-                    errors.append(
-                        FieldError(
-                            field: "\(wanted.pointer)/rules/\(k)/~1", rule: "outside-grant",
-                            message:
-                                """
-                                the rule is outside team \(team.name)'s grant on \(domain.host) \
-                                (\(grant.pathPrefixes.joined(separator: ", ")))
-                                """
-                        ))
+                    errors.append(problem)
                     continue
                 }
                 do {

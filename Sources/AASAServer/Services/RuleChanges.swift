@@ -55,27 +55,11 @@ struct RuleSetChange: DomainChange {
         guard let grant = try await session.grant(domainID: domain.id, teamID: app.teamID) else {
             throw APIProblem.forbidden("team \(app.teamName) has no grant on \(domain.host)")
         }
-        if let index = GrantCoverage.firstRuleOutside(rules, prefixes: grant.pathPrefixes, defaults: domain.defaults) {
-            if let reason = GrantCoverage.catchAll(rules[index], domain: domain) {
-                throw APIProblem.invalid(
-                    field: bodyField(rules[index].id, index).map { $0 + "/~1" } ?? "/rules/\(index)/~1",
-                    rule: "catch-all",
-                    "\(reason); team \(app.teamName)'s grant on \(domain.host) is "
-                        + """
-                        \(grant.pathPrefixes.joined(separator: ", ")), and only a grant of / may hold a catch-all \
-                        rule
-                        """
-                )
-            }
-            let path =
-                rules[index].component.objectValue?["/"]?.stringValue.map { "`\($0)`" }
-                ?? "a rule without `/` (every path)"
-            throw APIProblem.forbidden(
-                """
-                \(path) is outside team \(app.teamName)'s grant on \(domain.host) \
-                (\(grant.pathPrefixes.joined(separator: ", ")))
-                """
-            )
+        if let problem = GrantCoverage.problem(
+            rules, grant: grant, team: app.teamName, domain: domain,
+            field: { bodyField(rules[$0].id, $0).map { $0 + "/~1" } ?? "/rules/\($0)/~1" })
+        {
+            throw APIProblem.invalid([problem])
         }
         try await RuleBudget(maxRulesPerTeam).check(
             session, domain: domain, team: app.teamName, appID: app.appID,
