@@ -160,49 +160,6 @@ import Testing
         #expect(plain.decide(packageName: "com.example.app", url: "https://example.com/anything") == .manifest)
     }
 
-    /// The compiled glob against a direct reading of Google's sentence, on random patterns and paths.
-    @Test func compiledGlobAgreesWithTheNaiveReading() async {
-        await propertyCheck(count: 500, input: Gen.uint64(in: 0...UInt64.max)) { seed in
-            var rng = SplitMix(seed)
-            let pieces = ["a", "b", "/", "*", "?", "x", "-"]
-            let pattern = (0..<Int.random(in: 0...6, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }
-                .joined()
-            let subject = (0..<Int.random(in: 0...7, using: &rng)).map { _ in
-                ["a", "b", "/", "x", "-"].randomElement(using: &rng)!
-            }.joined()
-            let compiled = AndroidGlob(pattern).matches(subject.unicodeScalars.map(\.value))
-            #expect(compiled == Self.naive(Array(pattern), Array(subject)), "pattern \(pattern) subject \(subject)")
-        }
-    }
-
-    /// Google's words, read literally: `?` one character; `*` zero or more characters up until the
-    /// character after the wildcard is found (the first such, no backtracking); a run of wildcards
-    /// counts its `?`s as a minimum.
-    static func naive(_ p: [Character], _ s: [Character]) -> Bool {
-        var i = 0
-        var j = 0
-        while i < p.count {
-            if p[i] == "*" || (p[i] == "?" && i + 1 < p.count && p[i + 1] == "*") {
-                var minimum = 0
-                while i < p.count && (p[i] == "*" || p[i] == "?") {
-                    if p[i] == "?" { minimum += 1 }
-                    i += 1
-                }
-                j += minimum
-                if j > s.count { return false }
-                if i == p.count { return true }
-                if p[i] == "?" { continue }
-                guard let k = s[j...].firstIndex(of: p[i]) else { return false }
-                j = k
-                continue
-            }
-            guard j < s.count, p[i] == "?" || p[i] == s[j] else { return false }
-            i += 1
-            j += 1
-        }
-        return j == s.count
-    }
-
     /// Render → parse gives the same statements, for generated documents.
     @Test func renderThenParseRoundTrips() async {
         await propertyCheck(count: 200, input: Gen.uint64(in: 0...UInt64.max)) { seed in

@@ -62,6 +62,10 @@ public enum AndroidRuleForm {
                 out.append(member.key, member.value)  // the validator names it (L061)
             }
         }
+        // Apple reads a rule without `/`, `?` or `#` as every URL; a device reads a filter group with
+        // no filter as no URL (UriRelativeFilterGroup.matchData). `"/": "*"`, a prefix of nothing,
+        // keeps Apple's meaning.
+        if out["/"] == nil && out["?"] == nil && out["#"] == nil { out.append("/", .string("*")) }
         return (.object(out), problems)
     }
 

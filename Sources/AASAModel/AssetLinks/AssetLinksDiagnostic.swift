@@ -22,6 +22,12 @@ public struct AssetLinksDiagnostic: Sendable, Hashable, CustomStringConvertible 
         case relationExtensions = "L060"
         case componentSyntax = "L061"
         case unverifiedReading = "L062"
+        /// A `.` in a pattern with wildcards: on a device it matches any character (issue 26).
+        case dotMatchesAnyCharacter = "L063"
+        /// `*` followed by `?` or `*`: the run waits for a literal `.` (issue 26).
+        case starBeforeWildcard = "L064"
+        /// A `#` rule: a URL without a fragment never matches it (issue 26).
+        case fragmentRule = "L065"
         case tooLarge = "L070"
     }
 

@@ -226,7 +226,8 @@ public enum AssetLinksValidator {
                 out.append(
                     .warning(
                         .componentSyntax, at: at,
-                        "an empty rule matches every URL; Android may treat it as empty and discard the dynamic rules"))
+                        "an empty rule has no filter, and a filter group without one matches no URL on a device "
+                            + "(UriRelativeFilterGroup); write `\"/\": \"*\"` for every URL"))
             }
             for member in o {
                 switch member.key {
@@ -238,6 +239,13 @@ public enum AssetLinksValidator {
                         continue
                     }
                     out += readings(s, at: at / member.key)
+                    if member.key == "#" {
+                        out.append(
+                            .warning(
+                                .fragmentRule, at: at / "#",
+                                "a URL without `#` has no fragment (Uri.getFragment() is null), which no pattern "
+                                    + "matches, not even `*`: this rule never opens such a URL"))
+                    }
                 case "?":
                     guard let q = member.value.objectValue, !q.isEmpty,
                         q.allSatisfy({ $0.value.stringValue?.isEmpty == false })
@@ -248,7 +256,15 @@ public enum AssetLinksValidator {
                                 "`?` is an object of query parameter → non-empty pattern string"))
                         continue
                     }
-                    for item in q { out += readings(item.value.stringValue!, at: at / "?" / item.key) }
+                    // Each entry is matched as the expression `name=value` (the one reading left:
+                    // docs/assetlinks-spec.md).
+                    for item in q { out += readings(item.key + "=" + item.value.stringValue!, at: at / "?" / item.key) }
+                    out.append(
+                        .warning(
+                            .unverifiedReading, at: at / "?",
+                            "how a device turns a `?` entry into a filter is not in AOSP's public source; this "
+                                + "service matches `name=value` against each `&`-separated, decoded piece of the query"
+                        ))
                 case "exclude":
                     if member.value.boolValue == nil {
                         out.append(.error(.componentSyntax, at: at / "exclude", "exclude is true or false"))
@@ -268,26 +284,41 @@ public enum AssetLinksValidator {
         return out
     }
 
-    /// Patterns whose meaning depends on a reading Google does not document (docs/assetlinks-spec.md).
+    /// Patterns whose device behaviour surprises (docs/assetlinks-spec.md, "Matching").
     static func readings(_ pattern: String, at: JSONPointer) -> [AssetLinksDiagnostic] {
         var out: [AssetLinksDiagnostic] = []
         let scalars = Array(pattern.unicodeScalars)
+        let isGlob = AndroidPattern(pattern)?.kind == .simpleGlob
         for (i, c) in scalars.enumerated()
         where c == "*" && i + 1 < scalars.count && scalars[i + 1] != "*" && scalars[i + 1] != "?" {
             let next = scalars[i + 1]
             out.append(
                 .warning(
                     .unverifiedReading, at: at,
-                    "`*` stops at the first `\(next)` that follows (Google's description, "
-                        + "no backtracking); a URL with an earlier `\(next)` than you mean will not match"))
+                    "`*` stops at the first `\(next)` that follows (PatternMatcher, no backtracking); "
+                        + "a URL with an earlier `\(next)` than you mean will not match"))
             break
+        }
+        if isGlob && pattern.contains(".") {
+            out.append(
+                .warning(
+                    .dotMatchesAnyCharacter, at: at,
+                    "with wildcards the pattern is a PatternMatcher glob, where `.` (written `\\.`) still matches "
+                        + "any character except right after a `*`: `/a.b*c` matches `/aXbZc` on a device"))
+        }
+        if pattern.contains("*?") || pattern.contains("**") {
+            out.append(
+                .warning(
+                    .starBeforeWildcard, at: at,
+                    "a `*` followed by `?` or `*` becomes `.*.`, whose run waits for a literal `.`: "
+                        + "`/foo*?bar` does not match `/foobarbar` on a device; write `?*` for one or more"))
         }
         if pattern.contains("%") {
             out.append(
                 .warning(
                     .unverifiedReading, at: at,
-                    "Google does not say whether URLs are decoded before matching; this service "
-                        + "matches the decoded URL, so `%` in a pattern is a literal percent sign"))
+                    "Android decodes the URL before matching (Uri.getPath(), getQuery(), getFragment()), so `%` "
+                        + "in a pattern is a literal percent sign"))
         }
         return out
     }

@@ -3,10 +3,11 @@ import Foundation
 
 /// Protected paths in assetlinks.json. Each Android app decides alone (Android may offer several
 /// apps for a URL), so each app's dynamic rules are checked as a one-app document with the same
-/// automata as the AASA's (`ProtectedPaths`). Reading: Android's `*` stops at the first next
-/// character, so it matches a subset of what the automaton's `*` matches, and a rule is never
-/// missed; an exclude with a `*` followed by a literal (warned as `L062`) may hide less on Android
-/// than the check assumes.
+/// automata as the AASA's (`ProtectedPaths`). Reading: Android's `*` stops at the next pattern
+/// character, so it matches a subset of what the automaton's `*` matches; but a `.` in an Android
+/// glob matches any character (warned as `L063`), which the automaton reads as a dot, so such a
+/// rule may open more on a device than the check sees. An exclude with a `*` followed by a
+/// literal (`L062`) may hide less on Android than the check assumes.
 enum AndroidProtectedPaths {
     struct Found: Sendable {
         var opening: ProtectedPathOpening
