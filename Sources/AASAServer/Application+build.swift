@@ -24,9 +24,9 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let migrator = Migrator(files: files)
 
     let served = WellKnownFiles()
-    // The organisation's domain policies: checked on every change to a draft and on every publish.
-    let policies = DomainPolicies.standard()
-    let publisher = Publisher(database: database, served: served, policies: policies, webRootBases: config.webRootBases)
+    // Built once and handed to everything that publishes: the API, the change pipeline (whose
+    // policies are the publisher's), suspensions and the reconciler.
+    let publisher = Publisher(database: database, served: served, webRootBases: config.webRootBases)
 
     let router = Router(context: AppRequestContext.self)
     // The served file is answered first, by Host, before request IDs, metrics or routing; a
@@ -45,7 +45,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     // After the body middleware: its fingerprint reads the body that middleware collected.
     router.add(middleware: IdempotencyMiddleware(database: database))
     let pipeline = DomainChangePipeline(
-        database: database, publisher: publisher, served: served, policies: policies,
+        database: database, publisher: publisher, served: served,
         skipValidation: config.skipValidationForBenchmark)
     let fetcher = try AppleFetcher(config: config.fetch)
     let api = APIImplementation(

@@ -29,7 +29,7 @@ struct Publish: AsyncParsableCommand {
             }
             // The same bases as `serve`: reconciliation from the command line writes nowhere the
             // server would not (a root outside them is that target's failure).
-            return try await Reconciliation.runOnce(database: db, webRootBases: bases.resolved, logger: logger)
+            return try await PublishingService(database: db, webRootBases: bases.resolved).reconcileAll(logger: logger)
         }
         print(
             "checked \(summary.checked) web root(s); rewrote \(summary.rewritten.count); failed \(summary.failed.count)"

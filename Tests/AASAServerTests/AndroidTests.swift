@@ -477,17 +477,17 @@ import Testing
             let published = try #require(FileManager.default.contents(atPath: path))
             try Data("[]".utf8).write(to: URL(fileURLWithPath: path))
             let summary = try await w.withDatabase { db in
-                try await Reconciliation.runOnce(database: db, webRootBases: [], logger: Logger(label: "t"))
+                try await PublishingService(database: db, webRootBases: []).reconcileAll(logger: Logger(label: "t"))
             }
             #expect(summary.rewritten == ["example.com \(root) assetlinks.json"])
             #expect(FileManager.default.contents(atPath: path) == published)
             try FileManager.default.removeItem(atPath: path)
             _ = try await w.withDatabase { db in
-                try await Reconciliation.runOnce(database: db, webRootBases: [], logger: Logger(label: "t"))
+                try await PublishingService(database: db, webRootBases: []).reconcileAll(logger: Logger(label: "t"))
             }
             #expect(FileManager.default.contents(atPath: path) == published)
             let clean = try await w.withDatabase { db in
-                try await Reconciliation.runOnce(database: db, webRootBases: [], logger: Logger(label: "t"))
+                try await PublishingService(database: db, webRootBases: []).reconcileAll(logger: Logger(label: "t"))
             }
             #expect(clean.rewritten.isEmpty && clean.checked == 2)
         }

@@ -53,14 +53,14 @@ struct FilesystemFaultTests {
 
             // Still broken: reconciliation reports it and changes nothing.
             let stillBroken = try await w.withDatabase {
-                try await Reconciliation.runOnce(database: $0, webRootBases: [], logger: Logger(label: "t"))
+                try await PublishingService(database: $0, webRootBases: []).reconcileAll(logger: Logger(label: "t"))
             }
             #expect(stillBroken.failed == ["example.com \(broken.path)"])
             #expect(PublishingTests.file(broken.path) == first)
 
             try await repair(broken)
             let repaired = try await w.withDatabase {
-                try await Reconciliation.runOnce(database: $0, webRootBases: [], logger: Logger(label: "t"))
+                try await PublishingService(database: $0, webRootBases: []).reconcileAll(logger: Logger(label: "t"))
             }
             #expect(repaired.rewritten == ["example.com \(broken.path)"] && repaired.failed.isEmpty)
             #expect(PublishingTests.file(broken.path) == second)
@@ -68,7 +68,7 @@ struct FilesystemFaultTests {
             let reconciles = (audit.object["items"] as? [[String: Any]] ?? []).filter {
                 $0["action"] as? String == "publish.reconcile"
             }
-            #expect(reconciles.count == 2, "both passes are audited")
+            #expect(reconciles.count == 2, "both passes are audited \(reconciles)")
         }
     }
 

@@ -161,17 +161,17 @@ import Testing
             try Data("{\"edited\":true}".utf8).write(
                 to: URL(fileURLWithPath: root + "/.well-known/apple-app-site-association"))
             let summary = try await w.withDatabase { db in
-                try await Reconciliation.runOnce(database: db, webRootBases: [], logger: Logger(label: "t"))
+                try await PublishingService(database: db, webRootBases: []).reconcileAll(logger: Logger(label: "t"))
             }
             #expect(summary.rewritten.count == 1)
             #expect(Self.file(root) == published)
             try FileManager.default.removeItem(atPath: root + "/.well-known/apple-app-site-association")
             _ = try await w.withDatabase { db in
-                try await Reconciliation.runOnce(database: db, webRootBases: [], logger: Logger(label: "t"))
+                try await PublishingService(database: db, webRootBases: []).reconcileAll(logger: Logger(label: "t"))
             }
             #expect(Self.file(root) == published)
             let clean = try await w.withDatabase { db in
-                try await Reconciliation.runOnce(database: db, webRootBases: [], logger: Logger(label: "t"))
+                try await PublishingService(database: db, webRootBases: []).reconcileAll(logger: Logger(label: "t"))
             }
             #expect(clean.rewritten.isEmpty && clean.checked == 1)
             let audit = try await w.call(.get, "/v1/audit?domain=example.com&limit=1", token: w.adminToken)

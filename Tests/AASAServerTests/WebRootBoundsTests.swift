@@ -75,7 +75,8 @@ import Testing
             let victim = elsewhere.path + "/.apple-app-site-association.0000.tmp"
             _ = FileManager.default.createFile(atPath: victim, contents: Data("keep".utf8))
             _ = try await w.withDatabase { database in
-                try await Reconciliation.runOnce(database: database, webRootBases: [], logger: .init(label: "test"))
+                try await PublishingService(database: database, webRootBases: []).reconcileAll(
+                    logger: .init(label: "test"))
             }
             #expect(FileManager.default.fileExists(atPath: victim), "a file outside the root was deleted")
         }
@@ -94,14 +95,15 @@ import Testing
             #expect(try await Self.setUp(w, root: root.path).status == 201)
             try FileManager.default.removeItem(atPath: root.path + "/.well-known/apple-app-site-association")
             let summary = try await w.withDatabase { database in
-                try await Reconciliation.runOnce(
-                    database: database, webRootBases: [base.path], logger: .init(label: "test"))
+                try await PublishingService(database: database, webRootBases: [base.path]).reconcileAll(
+                    logger: .init(label: "test"))
             }
             #expect(summary.failed.count == 1 && summary.rewritten.isEmpty, "\(summary.failed)")
             #expect(!FileManager.default.fileExists(atPath: root.path + "/.well-known/apple-app-site-association"))
             // Within the bases (none configured: any), the same run rewrites it.
             let again = try await w.withDatabase { database in
-                try await Reconciliation.runOnce(database: database, webRootBases: [], logger: .init(label: "test"))
+                try await PublishingService(database: database, webRootBases: []).reconcileAll(
+                    logger: .init(label: "test"))
             }
             #expect(again.rewritten.count == 1, "\(again.failed)")
             #expect(FileManager.default.fileExists(atPath: root.path + "/.well-known/apple-app-site-association"))

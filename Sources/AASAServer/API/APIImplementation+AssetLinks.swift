@@ -55,17 +55,17 @@ extension APIImplementation {
         let principal = try principal()
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let reason = try Self.reason(body)
-        let outcome = try await publisher.rollbackAssetLinks(
-            host: try Names.pathHost(input.path.host), number: Int(input.path.number),
-            team: principal.isAdmin ? nil : principal.teamName,
-            reason: reason, actor: actor(principal), logger: logger,
-            authorize: PublishRights.check(principal))
         let host = try Names.pathHost(input.path.host)
+        let outcome = try await publisher.publish(
+            host: host, reason: reason,
+            source: .revision(.assetLinks, Int(input.path.number), team: principal.isAdmin ? nil : principal.teamName),
+            actor: actor(principal), logger: logger, authorize: PublishRights.check(principal)
+        ).primary
         let result = Self.assetLinksPublish(outcome, host: host)
         return outcome.created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
     }
 
-    static func assetLinksPublish(_ o: Publisher.AssetLinksOutcome, host: String)
+    static func assetLinksPublish(_ o: Publisher.FileOutcome, host: String)
         -> Components.Schemas.AssetLinksPublish
     {
         .init(

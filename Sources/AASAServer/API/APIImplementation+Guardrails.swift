@@ -183,7 +183,7 @@ extension APIImplementation {
             suspension: r.suspension.map(suspension),
             published: r.published.map {
                 .init(
-                    host: $0.host, revision: $0.revision.number, created: $0.created || $0.assetLinks?.created == true,
+                    host: $0.host, revision: $0.primary.revision.number, created: $0.files.contains(where: \.created),
                     files: fileRevisions($0))
             })
     }

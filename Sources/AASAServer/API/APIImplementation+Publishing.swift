@@ -34,7 +34,7 @@ extension APIImplementation {
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
         let outcome = try await publisher.publish(
             host: try Names.pathHost(input.path.host), reason: try Self.reason(body),
-            source: .revision(Int(input.path.number), team: principal.isAdmin ? nil : principal.teamName),
+            source: .revision(.aasa, Int(input.path.number), team: principal.isAdmin ? nil : principal.teamName),
             actor: actor(principal),
             logger: logger, authorize: PublishRights.check(principal))
         let result = Self.publishResult(outcome)
@@ -163,12 +163,15 @@ extension APIImplementation {
                 ? try r.overrides.arrayValue?.map { try OpenAPIObjectContainer(json: $0) } : nil)
     }
 
+    /// The answer of a publish or an AASA rollback: the AASA's revision first, then every file it settled.
     static func publishResult(_ o: Publisher.Outcome) -> Components.Schemas.PublishResult {
-        .init(
-            revision: (try? revision(o.revision, host: o.host, withDiff: true))
-                ?? (try! revision(o.revision, host: o.host, withDiff: false)),
-            created: o.created || o.assetLinks?.created == true, files: fileRevisions(o),
-            targets: o.targets.map { .init(webRoot: $0.webRoot, ok: $0.ok, error: $0.error, paths: $0.paths) },
+        let aasa = o.primary
+        return .init(
+            revision: (try? revision(aasa.revision, host: o.host, withDiff: true))
+                ?? (try! revision(aasa.revision, host: o.host, withDiff: false)),
+            created: o.files.contains(where: \.created),
+            files: fileRevisions(o),
+            targets: aasa.targets.map { .init(webRoot: $0.webRoot, ok: $0.ok, error: $0.error, paths: $0.paths) },
             warnings: o.warnings.map(Components.Schemas.Finding.init),
             cdn: cdnNote(o.host),
             assetLinks: o.assetLinks.map { assetLinksPublish($0, host: o.host) })
@@ -176,13 +179,11 @@ extension APIImplementation {
 
     /// Each file a publish settled, the AASA first: its current revision and whether this made it.
     static func fileRevisions(_ o: Publisher.Outcome) -> [Components.Schemas.FileRevision] {
-        var files: [Components.Schemas.FileRevision] = [
-            .init(file: .appleAppSiteAssociation, revision: o.revision.number, created: o.created)
-        ]
-        if let android = o.assetLinks {
-            files.append(.init(file: .assetlinks_json, revision: android.revision.number, created: android.created))
+        o.files.map {
+            .init(
+                file: $0.file == .aasa ? .appleAppSiteAssociation : .assetlinks_json,
+                revision: $0.revision.number, created: $0.created)
         }
-        return files
     }
 
     /// What a publish cannot do: make Apple's CDN fetch now.

@@ -40,51 +40,23 @@ struct Reconciler: Service {
             report = try await publisher.withDomainLock(domainID: domain.id, logger: logger) { [report] session in
                 var report = report
                 // Read again under the lock: a publish may have finished meanwhile.
-                guard let current = try await session.domain(id: domain.id), let number = current.currentRevision,
-                    let revision = try await session.revision(domainID: domain.id, number: number)
-                else { return report }
-                let android = try await session.currentAssetLinksRevision(domainID: domain.id)
-                for root in current.webRoots {
-                    if let android {
-                        report = try await reconcileAssetLinks(
-                            session, domain: current, root: root, revision: android, report: report)
+                guard let current = try await session.domain(id: domain.id) else { return report }
+                var revisions: [(PublishedFile, RevisionRecord)] = []
+                for file in PublishedFile.allCases {
+                    if let revision = try await file.current(session, domain: current) {
+                        revisions.append((file, revision))
                     }
-                    report.checked += 1
+                }
+                for root in current.webRoots {
                     let legacy = current.legacyRootPath
                     let bases = publisher.webRootBases
-                    let onDisk = try await NIOThreadPool.singleton.runIfActive {
+                    _ = try await NIOThreadPool.singleton.runIfActive {
                         WebRootWriter.removeTemporaries(root: root, legacy: legacy, bases: bases)
-                        return (
-                            WebRootWriter.read(root: root),
-                            legacy
-                                ? FileManager.default.contents(atPath: root + "/" + WebRootWriter.fileName).map {
-                                    [UInt8]($0)
-                                } : revision.bytes
-                        )
                     }
-                    guard onDisk.0 != revision.bytes || onDisk.1 != revision.bytes else { continue }
-                    let state = onDisk.0 == nil ? "missing" : "different"
-                    logger.warning(
-                        "web root does not match the current revision; rewriting",
-                        metadata: [
-                            "host": .string(current.host), "web_root": .string(root), "state": .string(state),
-                            "revision": .stringConvertible(number),
-                        ])
-                    Counter(label: "aasad_reconcile_rewrites_total", dimensions: [("state", state)]).increment()
-                    var single = current
-                    single.webRoots = [root]
-                    let outcome = await publisher.writeTargets(session, domain: single, revision: revision)
-                    if outcome.allSatisfy(\.ok) {
-                        report.rewritten.append("\(current.host) \(root)")
-                    } else {
-                        report.failed.append("\(current.host) \(root)")
+                    for (file, revision) in revisions {
+                        report = try await reconcile(
+                            session, file: file, domain: current, root: root, revision: revision, report: report)
                     }
-                    try await session.appendAudit(
-                        AuditEntry(
-                            action: "publish.reconcile", entityType: "web-root", entityID: root, domain: current.host,
-                            before: .string(state),
-                            after: .object(["revision": .number(String(number)), "ok": .bool(outcome.allSatisfy(\.ok))])
-                        ).record(by: Actor(tokenID: nil, name: "aasad reconcile", team: nil, requestID: nil)))
                 }
                 return report
             }
@@ -92,59 +64,37 @@ struct Reconciler: Service {
         return report
     }
 
-    /// One web root's assetlinks.json against the domain's current Android revision.
-    private func reconcileAssetLinks(
-        _ session: DBSession, domain: DomainRecord, root: String, revision: RevisionRecord,
+    /// One web root's copy of one file against the file's current revision: rewritten (logged,
+    /// counted, audited) when missing or edited by hand.
+    private func reconcile(
+        _ session: DBSession, file: PublishedFile, domain: DomainRecord, root: String, revision: RevisionRecord,
         report: Report
     ) async throws -> Report {
         var report = report
         report.checked += 1
-        let onDisk = try await NIOThreadPool.singleton.runIfActive {
-            WebRootWriter.read(root: root, name: WebRootWriter.assetLinksName)
-        }
-        guard onDisk != revision.bytes else { return report }
-        let state = onDisk == nil ? "missing" : "different"
+        let copies = try await NIOThreadPool.singleton.runIfActive { file.copiesOnDisk(root: root, domain: domain) }
+        guard copies.contains(where: { $0 != revision.bytes }) else { return report }
+        let state = copies[0] == nil ? "missing" : "different"
         logger.warning(
-            "web root's assetlinks.json does not match the current revision; rewriting",
+            "web root does not match the current revision; rewriting",
             metadata: [
-                "host": .string(domain.host), "web_root": .string(root), "state": .string(state),
-                "revision": .stringConvertible(revision.number),
+                "host": .string(domain.host), "web_root": .string(root), "file": .string(file.name),
+                "state": .string(state), "revision": .stringConvertible(revision.number),
             ])
         Counter(label: "aasad_reconcile_rewrites_total", dimensions: [("state", state)]).increment()
         var single = domain
         single.webRoots = [root]
-        let ok = await publisher.writeAssetLinksTargets(session, domain: single, revision: revision).allSatisfy(\.ok)
-        if ok {
-            report.rewritten.append("\(domain.host) \(root) assetlinks.json")
-        } else {
-            report.failed.append("\(domain.host) \(root) assetlinks.json")
-        }
+        let ok = await publisher.writeTargets(session, file: file, domain: single, revision: revision)
+            .allSatisfy(\.ok)
+        let label = file == .aasa ? "\(domain.host) \(root)" : "\(domain.host) \(root) \(file.name)"
+        if ok { report.rewritten.append(label) } else { report.failed.append(label) }
+        let entity = file.reconcileEntity(root: root)
         try await session.appendAudit(
             AuditEntry(
-                action: "publish.reconcile", entityType: "web-root", entityID: root + "/.well-known/assetlinks.json",
-                domain: domain.host,
+                action: "publish.reconcile", entityType: "web-root", entityID: entity.id, domain: domain.host,
                 before: .string(state),
-                after: .object(["assetLinksRevision": .number(String(revision.number)), "ok": .bool(ok)])
+                after: .object([entity.revisionKey: .number(String(revision.number)), "ok": .bool(ok)])
             ).record(by: Actor(tokenID: nil, name: "aasad reconcile", team: nil, requestID: nil)))
         return report
-    }
-}
-
-/// `aasad publish --all`: one reconciliation pass, for operators and deploy scripts.
-public enum Reconciliation {
-    public struct Summary: Sendable {
-        public var checked: Int
-        public var rewritten: [String]
-        public var failed: [String]
-    }
-
-    /// - Parameter webRootBases: the directories web roots must lie in, as the server is configured
-    ///   (empty: any); a root outside them is reported as a failed target and not written.
-    public static func runOnce(database: Database, webRootBases: [String], logger: Logger) async throws -> Summary {
-        let reconciler = Reconciler(
-            database: database, publisher: Publisher(database: database, served: nil, webRootBases: webRootBases),
-            logger: logger)
-        let report = try await reconciler.reconcileAll()
-        return Summary(checked: report.checked, rewritten: report.rewritten, failed: report.failed)
     }
 }

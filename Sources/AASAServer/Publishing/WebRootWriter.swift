@@ -87,6 +87,11 @@ enum WebRootWriter {
         return [UInt8](data)
     }
 
+    /// The legacy copy at the root itself, or nil when it does not exist.
+    static func readRoot(root: String, name: String = fileName) -> [UInt8]? {
+        FileManager.default.contents(atPath: root + "/" + name).map { [UInt8]($0) }
+    }
+
     /// Removes temporary files a killed writer left behind; returns how many. Called with the
     /// domain's publishing lock held, so no writer of this domain is running anywhere. It goes only
     /// where the writer would: never through a root outside the bases or a `.well-known` symlink

@@ -19,7 +19,8 @@ struct DomainChangePipeline: Sendable {
     let database: Database
     let publisher: Publisher
     let served: WellKnownFiles
-    let policies: DomainPolicies
+    /// The organisation's domain policies: the publisher's, so a change and a publish are judged alike.
+    var policies: DomainPolicies { publisher.policies }
     /// Benchmarks only: see `AppConfig.skipValidationForBenchmark`.
     var skipValidation = false
 
