@@ -161,6 +161,37 @@ import Testing
         }
     }
 
+    /// Issue 28: a rule on a domain where the team holds no grant is one wrong with one answer, 422
+    /// `no-grant`, from the rules API (it was 403) as from a manifest; nothing is written by either.
+    @Test func noGrantIsOneAnswerFromBothEntryPoints() async throws {
+        try await TestWorld.run { w in
+            _ = try await Self.setUp(w)
+            try await w.createTeam("other")
+            let other = try await w.teamToken("other", scopes: ["write"]).secret
+            #expect(
+                try await w.call(
+                    .post, "/v1/teams/other/apps", token: other, json: ["appID": "FGHIJ67890.com.other.app"]
+                ).status == 201)
+            let api = try await w.call(
+                .put, "/v1/domains/example.com/apps/FGHIJ67890.com.other.app/rules", token: other,
+                json: ["rules": [["/": "/other/*"]]])
+            #expect(api.status == 422, "\(api.text)")
+            #expect(api.problemRules == ["no-grant"] && api.problemFields == ["host"], "\(api.text)")
+            let manifest = try await w.call(
+                .post, "/v1/teams/other/manifest", token: other,
+                raw:
+                    #"""
+                    {"apps":[{"appID":"FGHIJ67890.com.other.app"}],"domains":[{"host":"example.com","apps":\#
+                    [{"appID":"FGHIJ67890.com.other.app","rules":[{"/":"/other/*"}]}]}]}
+                    """#)
+            #expect(manifest.status == 422, "\(manifest.text)")
+            #expect(manifest.problemRules == ["no-grant"] && manifest.problemFields == ["/domains/0/host"])
+            let rules = try await w.call(
+                .get, "/v1/domains/example.com/apps/FGHIJ67890.com.other.app/rules", token: other)
+            #expect((rules.object["rules"] as? [Any])?.isEmpty ?? true, "nothing was written: \(rules.text)")
+        }
+    }
+
     @Test func conflictsAre409() async throws {
         try await TestWorld.run { w in
             _ = try await Self.setUp(w)

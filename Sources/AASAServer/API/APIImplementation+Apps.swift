@@ -69,35 +69,14 @@ extension APIImplementation {
     func createApp(_ input: Operations.CreateApp.Input) async throws -> Operations.CreateApp.Output {
         _ = try principal()  // 401 before the body is read
         guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
-        let platform = AppPlatform(rawValue: body.platform?.rawValue ?? "ios") ?? .ios
-        guard body.appID.count <= 255 else {
-            throw APIProblem.invalid(field: "/appID", rule: "maxLength", "an app ID is at most 255 characters")
-        }
-        if let problem = platform.identifierProblem(body.appID) {
-            throw APIProblem.invalid(field: "/appID", rule: platform == .ios ? "app-id" : "package-name", problem)
-        }
-        let services = try Self.services(body.services, field: "/services", platform: platform)
-        let fingerprints: [String]?
-        switch platform {
-        case .ios:
-            if body.rulesFrom != nil {
-                throw APIProblem.invalid(
-                    field: "/rulesFrom", rule: "platform", "only an Android app follows another app's rules")
-            }
-            if body.fingerprints != nil {
-                throw APIProblem.invalid(
-                    field: "/fingerprints", rule: "platform",
-                    "an iOS app has no signing certificate fingerprints; leave them out")
-            }
-            fingerprints = nil
-        case .android:
-            fingerprints = try Self.fingerprints(body.fingerprints, field: "/fingerprints")
-        }
+        let app = try AppInput.check(
+            appID: body.appID, platform: AppPlatform(rawValue: body.platform?.rawValue ?? "ios") ?? .ios,
+            services: body.services, fingerprints: body.fingerprints, rulesFrom: body.rulesFrom, pointer: "")
         let changed = try await change(
             AppChange(
                 kind: .create(
-                    team: input.path.team, appID: body.appID, services: services,
-                    android: fingerprints, rulesFrom: try Self.rulesFrom(body.rulesFrom)), ifMatch: nil))
+                    team: input.path.team, appID: app.appID, services: app.services,
+                    android: app.fingerprints, rulesFrom: app.rulesFrom), ifMatch: nil))
         return .created(
             .init(
                 headers: .init(eTag: ETag.of(changed.output.version)),

@@ -60,40 +60,18 @@ struct ManifestRequest: Sendable {
         var seenApps = Set<String>()
         for (i, app) in body.apps.enumerated() {
             let pointer = "/apps/\(i)"
-            let platform = AppPlatform(rawValue: app.platform?.rawValue ?? "ios") ?? .ios
-            if let problem = platform.identifierProblem(app.appID) {
-                fail("\(pointer)/appID", platform == .ios ? "app-id" : "package-name", problem)
-                continue
-            }
             guard seenApps.insert(app.appID).inserted else {
                 fail("\(pointer)/appID", "unique", "\(app.appID) is listed twice")
                 continue
             }
             do {
-                let services = try APIImplementation.services(
-                    app.services, field: "\(pointer)/services", platform: platform)
-                var fingerprints: [String] = []
-                switch platform {
-                case .ios:
-                    if app.fingerprints != nil {
-                        fail(
-                            "\(pointer)/fingerprints", "platform", "an iOS app has no signing certificate fingerprints")
-                    }
-                    if app.rulesFrom != nil {
-                        fail("\(pointer)/rulesFrom", "platform", "only an Android app follows another app's rules")
-                    }
-                case .android:
-                    fingerprints = try APIImplementation.fingerprints(
-                        app.fingerprints, field: "\(pointer)/fingerprints")
-                }
-                if let source = app.rulesFrom, source.count > 255 {
-                    fail("\(pointer)/rulesFrom", "maxLength", "an app ID is at most 255 characters")
-                }
+                let input = try AppInput.check(
+                    appID: app.appID, platform: AppPlatform(rawValue: app.platform?.rawValue ?? "ios") ?? .ios,
+                    services: app.services, fingerprints: app.fingerprints, rulesFrom: app.rulesFrom, pointer: pointer)
                 apps.append(
                     App(
-                        appID: app.appID, services: services, pointer: pointer, platform: platform,
-                        fingerprints: fingerprints,
-                        rulesFrom: app.rulesFrom))
+                        appID: input.appID, services: input.services, pointer: pointer, platform: input.platform,
+                        fingerprints: input.fingerprints ?? [], rulesFrom: input.rulesFrom))
             } catch let problem as APIProblem { errors += problem.errors }
         }
 

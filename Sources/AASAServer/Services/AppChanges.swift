@@ -53,16 +53,9 @@ struct AppChange: DomainChange {
     func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<AppRecord> {
         switch (kind, locked) {
         case (.create(_, let appID, let services, let fingerprints, let rulesFrom), .team(let team)):
-            // An Android package name has no Apple Team ID to claim.
-            if fingerprints == nil { try await AppleTeamIDs.checkApp(appID, team: team, session: session) }
-            var app: AppRecord
-            do {
-                app = try await session.insertApp(
-                    appID: appID, teamID: team.id, services: services,
-                    platform: fingerprints == nil ? .ios : .android, fingerprints: fingerprints ?? [])
-            } catch StoreError.duplicate {
-                throw APIProblem.conflict("the app ID \(appID) is already registered", field: "/appID", rule: "unique")
-            }
+            var app = try await Self.register(
+                appID: appID, team: team, services: services, fingerprints: fingerprints, session: session,
+                field: "/appID")
             var domains: [Int64] = []
             if let rulesFrom {
                 let source = try await Self.ruleSource(rulesFrom, for: app, session: session)
@@ -192,14 +185,33 @@ struct AppChange: DomainChange {
         }
     }
 
-    /// The iOS app of the same team whose rules an Android app follows (422 naming `/rulesFrom` otherwise).
-    static func ruleSource(_ appID: String, for app: AppRecord, session: DBSession) async throws -> AppRecord {
+    /// Registers an app for the apps API and a manifest alike: an iOS app ID's prefix must be one the
+    /// team may use (`AppleTeamIDs`; an Android package has none to claim), and an ID registered
+    /// already is 409 naming `field`.
+    static func register(
+        appID: String, team: TeamRecord, services: [AppService], fingerprints: [String]?, session: DBSession,
+        field: String
+    ) async throws -> AppRecord {
+        if fingerprints == nil { try await AppleTeamIDs.checkApp(appID, team: team, session: session) }
+        do {
+            return try await session.insertApp(
+                appID: appID, teamID: team.id, services: services,
+                platform: fingerprints == nil ? .ios : .android, fingerprints: fingerprints ?? [])
+        } catch StoreError.duplicate {
+            throw APIProblem.conflict("the app ID \(appID) is already registered", field: field, rule: "unique")
+        }
+    }
+
+    /// The iOS app of the same team whose rules an Android app follows (422 naming `field` otherwise).
+    static func ruleSource(
+        _ appID: String, for app: AppRecord, session: DBSession, field: String = "/rulesFrom"
+    ) async throws -> AppRecord {
         guard let source = try await session.app(appID: appID), source.teamID == app.teamID else {
-            throw APIProblem.invalid(field: "/rulesFrom", rule: "exists", "team \(app.teamName) has no app \(appID)")
+            throw APIProblem.invalid(field: field, rule: "exists", "team \(app.teamName) has no app \(appID)")
         }
         guard source.platform == .ios else {
             throw APIProblem.invalid(
-                field: "/rulesFrom", rule: "platform", "an Android app follows an iOS app's rules; \(appID) is not one")
+                field: field, rule: "platform", "an Android app follows an iOS app's rules; \(appID) is not one")
         }
         return source
     }

@@ -139,22 +139,17 @@ struct ManifestApply: Sendable {
             } else {
                 let created: AppRecord
                 do {
-                    if app.platform == .ios { try await AppleTeamIDs.checkApp(app.appID, team: team, session: session) }
-                } catch let problem as APIProblem {
+                    created = try await AppChange.register(
+                        appID: app.appID, team: team, services: app.services,
+                        fingerprints: app.platform == .android ? app.fingerprints : nil, session: session,
+                        field: "\(app.pointer)/appID")
+                } catch let problem as APIProblem where problem.status == .forbidden {
+                    // Among the manifest's other errors, a prefix the team may not use is one more field error.
                     errors.append(
                         FieldError(
                             field: "\(app.pointer)/appID", rule: "apple-team-id",
                             message: problem.detail ?? problem.title))
                     continue
-                }
-                do {
-                    created = try await session.insertApp(
-                        appID: app.appID, teamID: team.id, services: app.services,
-                        platform: app.platform, fingerprints: app.fingerprints)
-                } catch StoreError.duplicate {
-                    throw APIProblem.conflict(
-                        "the app ID \(app.appID) was registered meanwhile; plan again", field: "\(app.pointer)/appID",
-                        rule: "unique")
                 }
                 apps[app.appID] = created
                 try await session.appendAudit(
@@ -171,16 +166,14 @@ struct ManifestApply: Sendable {
             guard let record = apps[app.appID], record.rulesFrom != app.rulesFrom else { continue }
             var sourcePK: Int64?
             if let wanted = app.rulesFrom {
-                let found: AppRecord? =
-                    if let listed = apps[wanted] { listed } else { try await session.app(appID: wanted) }
-                guard let source = found, source.teamID == team.id, source.platform == .ios else {
-                    errors.append(
-                        FieldError(
-                            field: "\(app.pointer)/rulesFrom", rule: "exists",
-                            message: "\(wanted) is not an iOS app of team \(team.name)"))
+                do {
+                    sourcePK = try await AppChange.ruleSource(
+                        wanted, for: record, session: session, field: "\(app.pointer)/rulesFrom"
+                    ).id
+                } catch let problem as APIProblem {
+                    errors += problem.errors
                     continue
                 }
-                sourcePK = source.id
             }
             try await session.setRulesFrom(id: record.id, source: sourcePK)
             guard let after = try await session.app(appID: app.appID) else { continue }
@@ -196,16 +189,9 @@ struct ManifestApply: Sendable {
         // where it lists nothing). Pointers let errors name the manifest's own rules.
         var pointers: [String: String] = [:]  // "host appID ruleID" → body pointer of the rule
         var ruleChanges: [Int64: [Components.Schemas.ManifestRuleChange]] = [:]
+        let check = RuleWriteCheck(maxRulesPerTeam: maxRulesPerTeam)
         for domain in locked {
             let entry = manifest.domains.first { $0.host == domain.host }
-            let grant = try await session.grant(domainID: domain.id, teamID: team.id)
-            if let entry, grant == nil, entry.apps.contains(where: { !$0.rules.isEmpty }) {
-                errors.append(
-                    FieldError(
-                        field: "\(entry.pointer)/host", rule: "no-grant",
-                        message: "team \(team.name) holds no grant on \(domain.host); ask an admin for one"))
-                continue
-            }
             for app in manifest.apps {
                 guard let record = apps[app.appID] else { continue }
                 let wanted = entry?.apps.first { $0.appID == app.appID }
@@ -226,34 +212,14 @@ struct ManifestApply: Sendable {
                     }
                     continue
                 }
-                if !rules.isEmpty, let source = record.rulesFrom, let wanted {
-                    errors.append(
-                        FieldError(
-                            field: "\(wanted.pointer)/appID", rule: "rules-from",
-                            message: "\(app.appID) follows \(source)'s rules: list them there"))
-                    continue
-                }
-                if !rules.isEmpty, !record.services.contains(.applinks), let wanted {
-                    errors.append(
-                        FieldError(
-                            field: "\(wanted.pointer)/appID", rule: "applinks-disabled",
-                            message: "\(app.appID) does not have the applinks service; add it under apps"))
-                    continue
-                }
-                if let grant, let wanted,
-                    let problem = GrantCoverage.problem(
-                        rules, grant: grant, team: team.name, domain: domain,
-                        field: { "\(wanted.pointer)/rules/\($0)/~1" })
+                let base = wanted?.pointer ?? app.pointer
+                if let problem = try await check.problem(
+                    session, domain: domain, app: record, before: current.rules, after: rules,
+                    fields: .init(
+                        app: "\(base)/appID", domain: "\(entry?.pointer ?? app.pointer)/host", rules: "\(base)/rules",
+                        rulePath: { "\(base)/rules/\($0)/~1" }))
                 {
-                    errors.append(problem)
-                    continue
-                }
-                do {
-                    try await RuleBudget(maxRulesPerTeam).check(
-                        session, domain: domain, team: team.name, appID: app.appID,
-                        before: current.rules, after: rules, field: "\(wanted?.pointer ?? app.pointer)/rules")
-                } catch let problem as APIProblem {
-                    errors += problem.errors
+                    if !errors.contains(problem) { errors.append(problem) }
                     continue
                 }
                 let version = try await session.saveRuleSet(

@@ -42,28 +42,15 @@ struct RuleSetChange: DomainChange {
 
     func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<Output> {
         let (domain, app, current) = (locked.domain, locked.app, locked.current)
-        guard app.services.contains(.applinks) else {
-            throw APIProblem.invalid(
-                field: "appID", rule: "applinks-disabled", "\(app.appID) does not have the applinks service enabled")
-        }
-        if let source = app.rulesFrom {
-            throw APIProblem.invalid(
-                field: "appID", rule: "rules-from",
-                "\(app.appID) follows \(source)'s rules: change those, or make it keep its own (PATCH rulesFrom: \"\")")
-        }
         let rules = try edit(current.rules)
-        guard let grant = try await session.grant(domainID: domain.id, teamID: app.teamID) else {
-            throw APIProblem.forbidden("team \(app.teamName) has no grant on \(domain.host)")
-        }
-        if let problem = GrantCoverage.problem(
-            rules, grant: grant, team: app.teamName, domain: domain,
-            field: { bodyField(rules[$0].id, $0).map { $0 + "/~1" } ?? "/rules/\($0)/~1" })
+        if let problem = try await RuleWriteCheck(maxRulesPerTeam: maxRulesPerTeam).problem(
+            session, domain: domain, app: app, before: current.rules, after: rules,
+            fields: .init(
+                app: "appID", domain: "host", rules: "/rules",
+                rulePath: { bodyField(rules[$0].id, $0).map { $0 + "/~1" } ?? "/rules/\($0)/~1" }))
         {
             throw APIProblem.invalid([problem])
         }
-        try await RuleBudget(maxRulesPerTeam).check(
-            session, domain: domain, team: app.teamName, appID: app.appID,
-            before: current.rules, after: rules, field: "/rules")
         let version = try await session.saveRuleSet(
             domainID: domain.id, appPK: app.id, rules: rules, previousVersion: current.version)
         var saved = current
