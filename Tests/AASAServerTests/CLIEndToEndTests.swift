@@ -281,9 +281,8 @@ import Testing
             try proxy.run()
             // SIGKILL: a child of the test runner may inherit a mask that blocks SIGTERM.
             defer { kill(proxy.processIdentifier, SIGKILL) }
-            for _ in 0..<50 {
-                if (try? await Curl.get("http://127.0.0.1:\(port)/health/live").status) == 200 { break }
-                try await Task.sleep(for: .milliseconds(100))
+            _ = try await eventually(every: .milliseconds(100)) {
+                (try? await Curl.get("http://127.0.0.1:\(port)/health/live").status) == 200
             }
             let manifest = try Self.temp("aasa.yaml", Self.manifest)
             let apply = try await cli(

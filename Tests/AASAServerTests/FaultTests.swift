@@ -116,12 +116,11 @@ import Testing
 
         _ = try await cluster.script()
         var recovered: Duration?
-        for _ in 0..<100 {
-            if try await Curl.call("GET", api + "/v1/teams", token: token).status == 200 {
-                recovered = ContinuousClock.now - stopped
-                break
-            }
-            try await Task.sleep(for: .milliseconds(100))
+        if try await eventually(
+            timeout: .seconds(10), every: .milliseconds(100),
+            { try await Curl.call("GET", api + "/v1/teams", token: token).status == 200 })
+        {
+            recovered = ContinuousClock.now - stopped
         }
         #expect(recovered != nil, "aasad did not recover after PostgreSQL came back: \(server.output.suffix(2000))")
         #expect(try await Curl.call("POST", api + "/v1/teams", token: token, json: #"{"name":"news"}"#).status == 201)

@@ -40,9 +40,10 @@ import Testing
 
         func start() async throws {
             try process.run()
-            for _ in 0..<50 {
-                if (try? await Curl.get("http://127.0.0.1:\(port)/").status) != 0 { return }
-                try await Task.sleep(for: .milliseconds(100))
+            if try await eventually(
+                every: .milliseconds(100), { (try? await Curl.get("http://127.0.0.1:\(port)/").status) != 0 })
+            {
+                return
             }
             Issue.record(
                 "nginx did not start: \((try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? "")"

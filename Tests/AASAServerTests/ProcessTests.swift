@@ -57,7 +57,7 @@ import Testing
                     return try await group.reduce(into: []) { $0 += $1 }
                 }
             }
-            for _ in 0..<200 where answeredSoFar.value < 20 { try await Task.sleep(for: .milliseconds(100)) }
+            _ = try await eventually(timeout: .seconds(20), every: .milliseconds(100)) { answeredSoFar.value >= 20 }
             // Five writes held open inside the server: head sent, body half sent.
             let held = try (0..<5).map { i in
                 try SlowRequest(

@@ -60,11 +60,10 @@ import Testing
     /// Waits until `server` serves `bytes`; returns how long it took.
     static func waitUntilServed(_ server: ServerProcess, _ bytes: [UInt8]) async throws -> Duration? {
         let start = ContinuousClock.now
-        for _ in 0..<50 {
-            if try await served(server) == bytes { return ContinuousClock.now - start }
-            try await Task.sleep(for: .milliseconds(50))
+        guard try await eventually(timeout: .milliseconds(2500), { try await served(server) == bytes }) else {
+            return nil
         }
-        return nil
+        return ContinuousClock.now - start
     }
 
     @Test func replicasFollowEachOthersRevisions() async throws {
@@ -115,11 +114,7 @@ import Testing
             }
             let published = try #require(try await android(a))
             #expect(String(decoding: published, as: UTF8.self).contains("com.own.app"))
-            var followed = false
-            for _ in 0..<50 where !followed {
-                followed = try await android(b) == published
-                if !followed { try await Task.sleep(for: .milliseconds(50)) }
-            }
+            let followed = try await eventually(timeout: .milliseconds(2500)) { try await android(b) == published }
             #expect(followed, "replica b never served assetlinks.json revision 1")
         }
     }
@@ -146,17 +141,14 @@ import Testing
                 }
             }
             // Kill once a publish has finished (the test needs one revision), not after a guessed delay.
-            var published = false
-            for _ in 0..<600 where !published {
-                published =
-                    (try? await TestDatabase.shared.withClient(url: url) { db in
-                        try await db.read(logger: Logger(label: "t")) {
-                            let newest: Int? = try await $0.first(
-                                "SELECT coalesce(max(number), 0) FROM revisions", as: Int.self)
-                            return newest ?? 0
-                        }
-                    }).map { $0 >= 2 } ?? false
-                if !published { try await Task.sleep(for: .milliseconds(50)) }
+            let published = try await eventually(timeout: .seconds(30)) {
+                (try? await TestDatabase.shared.withClient(url: url) { db in
+                    try await db.read(logger: Logger(label: "t")) {
+                        let newest: Int? = try await $0.first(
+                            "SELECT coalesce(max(number), 0) FROM revisions", as: Int.self)
+                        return newest ?? 0
+                    }
+                }).map { $0 >= 2 } ?? false
             }
             #expect(published, "a publish finished before the kill")
             server.killHard()
@@ -187,13 +179,10 @@ import Testing
             let expected = try await Curl.call(
                 "GET", restarted.baseURL + "/v1/domains/example.com/revisions/\(currentNumber)/file", token: admin
             ).body
-            var agreed = false
-            for _ in 0..<50 where !agreed {
-                agreed =
-                    FileManager.default.contents(atPath: root + "/.well-known/apple-app-site-association").map {
-                        [UInt8]($0)
-                    } == expected
-                if !agreed { try await Task.sleep(for: .milliseconds(100)) }
+            let agreed = try await eventually(every: .milliseconds(100)) {
+                FileManager.default.contents(atPath: root + "/.well-known/apple-app-site-association").map {
+                    [UInt8]($0)
+                } == expected
             }
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: root + "/.well-known").filter {
                 $0.hasSuffix(".tmp")

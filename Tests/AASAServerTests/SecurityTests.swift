@@ -240,7 +240,8 @@ import Testing
             let secret = try #require(body?["secret"] as? String)
             #expect(try await Curl.call("GET", server.baseURL + "/v1/teams/shop", token: secret).status == 200)
             #expect(try await Curl.call("GET", server.baseURL + "/v1/teams", token: secret + "x").status == 401)
-            try await Task.sleep(for: .milliseconds(200))
+            // The log is written as the requests are answered; wait for the last one's line, not a delay.
+            #expect(try await server.waitForLog(["/v1/teams"], count: 3))
             let log = server.output
             #expect(log.contains("/v1/teams"), "the log has the requests (trace level)")
             for token in [admin, secret] {

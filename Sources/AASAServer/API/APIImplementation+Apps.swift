@@ -68,7 +68,10 @@ extension APIImplementation {
 
     func createApp(_ input: Operations.CreateApp.Input) async throws -> Operations.CreateApp.Output {
         _ = try principal()  // 401 before the body is read
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let app = try AppInput.check(
             appID: body.appID, platform: AppPlatform(rawValue: body.platform?.rawValue ?? "ios") ?? .ios,
             services: body.services, fingerprints: body.fingerprints, rulesFrom: body.rulesFrom, pointer: "")
@@ -91,7 +94,10 @@ extension APIImplementation {
     }
 
     func updateApp(_ input: Operations.UpdateApp.Input) async throws -> Operations.UpdateApp.Output {
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         // The platform's own services are checked against the app.
         let services = try body.services.map { try Self.services($0, field: "/services") }
         let fingerprints = try body.fingerprints.map { try Self.fingerprints($0, field: "/fingerprints") }

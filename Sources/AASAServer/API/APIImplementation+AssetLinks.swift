@@ -53,7 +53,10 @@ extension APIImplementation {
         -> Operations.RollbackAssetLinks.Output
     {
         let principal = try principal()
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let reason = try Self.reason(body)
         let host = try Names.pathHost(input.path.host)
         let outcome = try await publisher.publish(

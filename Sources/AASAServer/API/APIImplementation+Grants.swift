@@ -17,7 +17,10 @@ extension APIImplementation {
     func putGrant(_ input: Operations.PutGrant.Input) async throws -> Operations.PutGrant.Output {
         let principal = try principal()
         try requireAdmin(principal)
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         guard !body.pathPrefixes.isEmpty else {
             throw APIProblem.invalid(
                 field: "/pathPrefixes", rule: "non-empty", "a grant needs at least one path prefix")

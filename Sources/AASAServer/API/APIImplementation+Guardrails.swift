@@ -20,7 +20,10 @@ extension APIImplementation {
     func createExpectation(_ input: Operations.CreateExpectation.Input) async throws
         -> Operations.CreateExpectation.Output
     {
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let record = try await expectations(try principal()).create(
             input.path.host, Self.expectationInput(body), team: body.team)
         let host = try Names.pathHost(input.path.host)
@@ -58,7 +61,10 @@ extension APIImplementation {
     }
 
     func putExpectation(_ input: Operations.PutExpectation.Input) async throws -> Operations.PutExpectation.Output {
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let record = try await expectations(try principal()).replace(
             input.path.host, id: input.path.expectationID,
             Self.expectationInput(body), ifMatch: input.headers.ifMatch)
@@ -103,7 +109,10 @@ extension APIImplementation {
     }
 
     func putGuardrails(_ input: Operations.PutGuardrails.Input) async throws -> Operations.PutGuardrails.Output {
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let (_, record) = try await guardrails(try principal()).put(
             nil, Self.guardrailsInput(body), ifMatch: input.headers.ifMatch)
         return .ok(
@@ -121,7 +130,10 @@ extension APIImplementation {
     func putDomainGuardrails(_ input: Operations.PutDomainGuardrails.Input) async throws
         -> Operations.PutDomainGuardrails.Output
     {
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let (host, record) = try await guardrails(try principal()).put(
             input.path.host, Self.guardrailsInput(body), ifMatch: input.headers.ifMatch)
         return .ok(
@@ -153,7 +165,10 @@ extension APIImplementation {
     }
 
     func suspendTeam(_ input: Operations.SuspendTeam.Input) async throws -> Operations.SuspendTeam.Output {
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let reason = body.reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !reason.isEmpty else {
             throw APIProblem.invalid(field: "/reason", rule: "non-empty", "say why the team is suspended")

@@ -13,7 +13,10 @@ extension APIImplementation {
     /// touched domain, and commits — or, for a plan, rolls back and answers what it would do.
     func applyManifest(_ input: Operations.ApplyManifest.Input) async throws -> Operations.ApplyManifest.Output {
         let principal = try principal()
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let manifest = try ManifestRequest(body)
         let dryRun = input.query.dryRun ?? false
         let result = try await ManifestApply(

@@ -12,7 +12,10 @@ extension APIImplementation {
     }
 
     func putOrder(_ input: Operations.PutOrder.Input) async throws -> Operations.PutOrder.Output {
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let changed = try await change(
             OrderChange(host: input.path.host, apps: body.apps, ifMatch: input.headers.ifMatch))
         let domain = changed.output

@@ -19,7 +19,10 @@ extension APIImplementation {
 
     func publishDomain(_ input: Operations.PublishDomain.Input) async throws -> Operations.PublishDomain.Output {
         let principal = try principal()
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let outcome = try await publisher.publish(
             host: try Names.pathHost(input.path.host), reason: try Self.reason(body),
             source: .draft, actor: actor(principal), logger: logger,
@@ -31,7 +34,10 @@ extension APIImplementation {
     func rollbackRevision(_ input: Operations.RollbackRevision.Input) async throws -> Operations.RollbackRevision.Output
     {
         let principal = try principal()
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let outcome = try await publisher.publish(
             host: try Names.pathHost(input.path.host), reason: try Self.reason(body),
             source: .revision(.aasa, Int(input.path.number), team: principal.isAdmin ? nil : principal.teamName),
@@ -78,77 +84,45 @@ extension APIImplementation {
 
     func matchURL(_ input: Operations.MatchURL.Input) async throws -> Operations.MatchURL.Output {
         let principal = try principal()
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
-        guard let components = URLComponents(string: body.url), let scheme = components.scheme?.lowercased(),
-            scheme == "https" || scheme == "http", let rawHost = components.host, !rawHost.isEmpty
-        else {
-            throw APIProblem.invalid(field: "/url", rule: "url", "an absolute http(s) URL with a host")
-        }
-        let urlHost = (try? HostName.normalized(rawHost)) ?? rawHost.lowercased()
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let source = body.source ?? .published
-        let answer = try await reads(principal).matchSource(urlHost: urlHost, draft: source == .draft)
-        var result = Components.Schemas.MatchResult(
-            url: body.url, host: answer.host, source: source == .draft ? .draft : .published,
-            revision: answer.revision, decisions: [], wildcardParent: answer.wildcardParent)
-        var serverHints: [Explanation.Hint] = []
-        if let parent = answer.wildcardParent {
-            serverHints.append(
-                .init(
-                    code: "wildcard-subdomain",
-                    message: "no domain here answers to \(urlHost); an app whose entitlement is "
-                        + "applinks:*.\(parent) asks for \(urlHost)'s own file, which this service does not publish",
-                    rule: nil))
-        } else if urlHost != answer.host {
-            serverHints.append(
-                .init(
-                    code: "host-alias",
-                    message: "\(urlHost) is an alias of \(answer.host): it serves \(answer.host)'s file, "
-                        + "and an app needs applinks:\(urlHost) in its entitlements for it", rule: nil))
-        }
         let platform = body.platform ?? .ios
-        let iosBytes = platform == .android ? nil : answer.bytes
-        let androidBytes = platform == .ios ? nil : answer.assetLinksBytes
-        if iosBytes == nil && androidBytes == nil && answer.wildcardParent == nil && source == .published {
-            let file = platform == .android ? "its assetlinks.json" : "it"
-            throw APIProblem.notFound("\(answer.host) has not published \(file) yet; ask with source: draft")
-        }
-        if platform != .android {
-            if let bytes = iosBytes {
-                let document = try AASADocument(json: bytes)
-                // The file is served for the URL's own host (an alias included), so the host check uses it.
-                let matcher = AASAMatcher(document)
-                let resolution = matcher.resolve(url: body.url, domain: urlHost)
-                if body.explain == true {
-                    result.explanation = try ExplanationJSON.explanation(
-                        matcher.explain(url: body.url, domain: urlHost, expectedApp: body.expectedAppID),
-                        document: answer.document, serverHints: serverHints)
-                }
-                result.appID = resolution.appID
-                result.decisions = resolution.decisions.map {
-                    .init(
-                        appID: $0.appID,
-                        decision: $0.decision.decision == .match
-                            ? .match : $0.decision.decision == .exclude ? .exclude : .none)
-                }
-                if let location = resolution.rule {
-                    let ref = answer.document?.ruleRef(location)
-                    result.rule = .init(
-                        team: ref?.team, appID: resolution.appID ?? "", ruleID: ref?.ruleID,
-                        path: location.pointer.description)
-                }
-            } else if body.explain == true {
-                result.explanation = .init(
-                    apps: [], hints: serverHints.map { .init(code: $0.code, message: $0.message) })
+        let answer = try await MatchService(reads: reads(principal)).match(
+            .init(
+                url: body.url, draft: source == .draft,
+                platform: platform == .ios ? .ios : platform == .android ? .android : .both,
+                explain: body.explain == true, expectedAppID: body.expectedAppID))
+        var result = Components.Schemas.MatchResult(
+            url: body.url, host: answer.source.host, source: source == .draft ? .draft : .published,
+            revision: answer.source.revision, decisions: [], wildcardParent: answer.source.wildcardParent)
+        if let ios = answer.ios {
+            result.appID = ios.resolution.appID
+            result.decisions = ios.resolution.decisions.map {
+                .init(
+                    appID: $0.appID,
+                    decision: $0.decision.decision == .match
+                        ? .match : $0.decision.decision == .exclude ? .exclude : .none)
             }
-        }
-        if platform != .ios {
-            let android = AndroidMatchJSON(bytes: androidBytes ?? [], document: answer.document?.android, url: body.url)
-            var teams = try await reads(principal).teams(ofApps: android.packages + (result.appID.map { [$0] } ?? []))
-            if let document = answer.document {
-                for entry in document.android.entries { teams[entry.appID] = entry.team }
+            if let rule = ios.rule {
+                result.rule = .init(
+                    team: rule.team, appID: ios.resolution.appID ?? "", ruleID: rule.ruleID, path: rule.path)
             }
-            result.android = android.json(revision: answer.assetLinksRevision, teams: teams)
-            if platform == .both { result.disagreement = android.disagreement(iosOpener: result.appID, teams: teams) }
+            if let explanation = ios.explanation {
+                result.explanation = try ExplanationJSON.explanation(
+                    explanation, document: answer.source.document, serverHints: answer.hints)
+            }
+        } else if body.explain == true && platform != .android {
+            result.explanation = .init(
+                apps: [], hints: answer.hints.map { .init(code: $0.code, message: $0.message) })
+        }
+        if let android = answer.android {
+            result.android = android.json(revision: answer.source.assetLinksRevision, teams: answer.teams)
+            if platform == .both {
+                result.disagreement = android.disagreement(iosOpener: result.appID, teams: answer.teams)
+            }
         }
         return .ok(.init(body: .json(result)))
     }

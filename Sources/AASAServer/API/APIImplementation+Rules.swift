@@ -12,7 +12,10 @@ extension APIImplementation {
     }
 
     func putRules(_ input: Operations.PutRules.Input) async throws -> Operations.PutRules.Output {
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         var seen = Set<UUID>()
         let rules = try body.rules.enumerated().map { i, rule -> StoredRule in
             var id = UUID()
@@ -37,7 +40,10 @@ extension APIImplementation {
     }
 
     func appendRule(_ input: Operations.AppendRule.Input) async throws -> Operations.AppendRule.Output {
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let rule = StoredRule(id: UUID(), component: try body.component(field: ""))
         let changed = try await change(
             ruleChange(

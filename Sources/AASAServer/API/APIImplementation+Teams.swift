@@ -12,7 +12,10 @@ extension APIImplementation {
     func createTeam(_ input: Operations.CreateTeam.Input) async throws -> Operations.CreateTeam.Output {
         let principal = try principal()
         try requireAdmin(principal)
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         if let problem = Names.teamProblem(body.name) {
             throw APIProblem.invalid(field: "/name", rule: "team-name", problem)
         }
@@ -30,7 +33,10 @@ extension APIImplementation {
 
     func updateTeam(_ input: Operations.UpdateTeam.Input) async throws -> Operations.UpdateTeam.Output {
         let principal = try principal()
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         if let name = body.displayName { _ = try Names.displayName(name, field: "/displayName") }
         let claims = try body.appleTeamIDs.map(AppleTeamIDs.normalized)
         let team = try await accounts(principal).updateTeam(

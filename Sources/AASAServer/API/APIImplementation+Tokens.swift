@@ -12,7 +12,10 @@ extension APIImplementation {
 
     func createToken(_ input: Operations.CreateToken.Input) async throws -> Operations.CreateToken.Output {
         let principal = try principal()
-        guard case .json(let body) = input.body else { throw APIProblem.badRequest("expected application/json") }
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
         let scopes = Set(body.scopes.compactMap { TokenScope(rawValue: $0.rawValue) })
         guard !scopes.isEmpty else {
             throw APIProblem.invalid(field: "/scopes", rule: "non-empty", "a token needs at least one scope")

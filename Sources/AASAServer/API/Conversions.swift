@@ -122,67 +122,6 @@ extension Components.Schemas.Rule {
     }
 }
 
-/// Records as the audit trail's before/after JSON.
-enum AuditJSON {
-    static func team(_ r: TeamRecord) -> JSONValue {
-        .object(["name": .string(r.name), "displayName": .string(r.displayName), "version": .number(String(r.version))])
-    }
-
-    static func token(_ r: TokenRecord) -> JSONValue {
-        var o: JSONObject = [
-            "id": .string(r.id.uuidString.lowercased()), "name": .string(r.name),
-            "scopes": .array(r.scopes.sorted().map { .string($0.rawValue) }),
-        ]
-        if let team = r.teamName { o.append("team", .string(team)) }
-        if let e = r.expiresAt { o.append("expiresAt", .string(ISO8601DateFormatter().string(from: e))) }
-        return .object(o)
-    }
-
-    static func app(_ r: AppRecord) -> JSONValue {
-        var o: JSONObject = [
-            "appID": .string(r.appID), "team": .string(r.teamName), "platform": .string(r.platform.rawValue),
-            "services": .array(r.services.map { .string($0.rawValue) }), "version": .number(String(r.version)),
-        ]
-        if r.platform == .android { o.append("fingerprints", .array(r.fingerprints.map(JSONValue.string))) }
-        if let source = r.rulesFrom { o.append("rulesFrom", .string(source)) }
-        return .object(o)
-    }
-
-    static func domain(_ r: DomainRecord) -> JSONValue {
-        var variables = JSONObject()
-        for v in r.substitutionVariables { variables.append(v.name, .array(v.values.map(JSONValue.string))) }
-        var defaults = JSONObject()
-        if let c = r.defaults.caseSensitive { defaults.append("caseSensitive", .bool(c)) }
-        if let p = r.defaults.percentEncoded { defaults.append("percentEncoded", .bool(p)) }
-        return .object([
-            "host": .string(r.host), "aliases": .array(r.aliases.map(JSONValue.string)),
-            "substitutionVariables": .object(variables), "defaults": .object(defaults),
-            "webRoots": .array(r.webRoots.map(JSONValue.string)), "autoPublish": .bool(r.autoPublish),
-            "legacyRootPath": .bool(r.legacyRootPath), "version": .number(String(r.version)),
-        ])
-    }
-
-    static func grant(_ r: GrantRecord) -> JSONValue {
-        .object([
-            "host": .string(r.host), "team": .string(r.teamName),
-            "pathPrefixes": .array(r.pathPrefixes.map(JSONValue.string)),
-            "services": .array(r.services.map { .string($0.rawValue) }), "version": .number(String(r.version)),
-        ])
-    }
-
-    static func rules(_ rules: [StoredRule], version: Int64) -> JSONValue {
-        .object([
-            "rules": .array(
-                rules.map { .object(["id": .string($0.id.uuidString.lowercased()), "component": $0.component]) }),
-            "version": .number(String(version)),
-        ])
-    }
-
-    static func order(_ apps: [String], version: Int64) -> JSONValue {
-        .object(["apps": .array(apps.map(JSONValue.string)), "version": .number(String(version))])
-    }
-}
-
 extension OpenAPIObjectContainer {
     /// A JSON object as the runtime's free-form object (rule references, overrides).
     init(json: JSONValue) throws {

@@ -4,9 +4,9 @@ import AASAStore
 /// A domain created, its settings changed, or the domain deleted (admin only).
 struct DomainSettingsChange: DomainChange {
     enum Kind: Sendable {
-        case create(host: String, settings: APIImplementation.DomainSettings)
+        case create(host: String, settings: DomainSettings)
         /// The settings are made from the body against the locked domain.
-        case update(host: String, settings: @Sendable (DomainRecord) throws -> APIImplementation.DomainSettings)
+        case update(host: String, settings: @Sendable (DomainRecord) throws -> DomainSettings)
         case delete(host: String)
     }
 

@@ -36,11 +36,10 @@ final class ServerProcess: @unchecked Sendable {
     /// does not listen within 15 s, rather than going on against a dead server.
     func start() async throws {
         try process.run()
-        for _ in 0..<150 {
-            if output.contains("listening on") { return }
-            if !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(100))
+        let listening = try await eventually(timeout: .seconds(15), every: .milliseconds(100)) {
+            output.contains("listening on") || !process.isRunning
         }
+        if listening && output.contains("listening on") { return }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         throw DidNotStart(description: "aasad did not start: \(output)")
     }
@@ -48,12 +47,9 @@ final class ServerProcess: @unchecked Sendable {
     /// Waits until the log holds `count` lines containing every one of `needles` (an event
     /// inside the server), up to `seconds`.
     func waitForLog(_ needles: [String], count: Int = 1, seconds: Int = 30) async throws -> Bool {
-        for _ in 0..<(seconds * 20) {
-            let lines = output.split(separator: "\n").filter { line in needles.allSatisfy { line.contains($0) } }
-            if lines.count >= count { return true }
-            try await Task.sleep(for: .milliseconds(50))
+        try await eventually(timeout: .seconds(seconds)) {
+            output.split(separator: "\n").filter { line in needles.allSatisfy { line.contains($0) } }.count >= count
         }
-        return false
     }
 
     func killHard() {

@@ -1,0 +1,53 @@
+import AASAAPI
+import AASAModel
+import AASAStore
+import Foundation
+import Logging
+
+/// Names in paths and bodies, checked the same way everywhere.
+enum Names {
+    static func teamProblem(_ name: String) -> String? {
+        let ok =
+            !name.isEmpty && name.utf8.count <= 63
+            && name.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
+            && name.utf8.first != 0x2D
+        return ok ? nil : "a team name is 1 to 63 lower-case letters, digits and hyphens, not starting with a hyphen"
+    }
+
+    /// The punycode form of a host given in a path; a host that cannot be one is simply not found.
+    static func pathHost(_ host: String) throws -> String {
+        guard let normalized = try? HostName.normalized(host) else { throw APIProblem.notFound("no domain \(host)") }
+        return normalized
+    }
+
+    /// A `limit` query parameter within the bounds openapi.yaml declares (the generated code does not check them).
+    static func limit(_ value: Int?, default fallback: Int, maximum: Int = 500) throws -> Int {
+        guard let value else { return fallback }
+        guard (1...maximum).contains(value) else {
+            throw APIProblem.badRequest("limit is between 1 and \(maximum)", field: "limit", rule: "range")
+        }
+        return value
+    }
+
+    /// A revision page's `before` (openapi.yaml's minimum 1; the generated code does not check it).
+    static func before(_ value: Int32?) throws -> Int? {
+        guard let value else { return nil }
+        guard value >= 1 else {
+            throw APIProblem.badRequest("before is a revision number, 1 or more", field: "before", rule: "minimum")
+        }
+        return Int(value)
+    }
+
+    /// A display name or token name within openapi.yaml's `maxLength` (200 characters).
+    static func displayName(_ name: String, field: String) throws -> String {
+        guard name.count <= 200 else {
+            throw APIProblem.badRequest("a name is at most 200 characters", field: field, rule: "maxLength")
+        }
+        return name
+    }
+
+    static func uuid(_ string: String, what: String) throws -> UUID {
+        guard let id = UUID(uuidString: string) else { throw APIProblem.notFound("no \(what) \(string)") }
+        return id
+    }
+}
