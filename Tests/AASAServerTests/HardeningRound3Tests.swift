@@ -219,7 +219,7 @@ import Testing
             for await _ in release { break }
         }
         for await _ in started { break }
-        await #expect(throws: APIProblem.self) { try await limiter.run("probe", host: "x.example") {} }
+        await #expect(throws: ServiceError.self) { try await limiter.run("probe", host: "x.example") {} }
         try await limiter.run("probe", host: "y.example") {}
         open.yield()
         try await first

@@ -15,10 +15,10 @@ extension APIImplementation {
     {
         let services = (list ?? [.applinks]).compactMap { AppService(rawValue: $0.rawValue) }
         guard Set(services).count == services.count else {
-            throw APIProblem.invalid(field: field, rule: "unique", "a service is listed twice")
+            throw ServiceError.invalid(field: field, rule: "unique", "a service is listed twice")
         }
         if let bad = services.first(where: { !platform.services.contains($0) }) {
-            throw APIProblem.invalid(
+            throw ServiceError.invalid(
                 field: field, rule: "platform",
                 """
                 an \(platform.rawValue) app has no \(bad.rawValue) service (it has \
@@ -32,7 +32,7 @@ extension APIImplementation {
     /// `rulesFrom` within openapi.yaml's bound (the generated code does not check it).
     static func rulesFrom(_ value: String?) throws -> String? {
         if let value, value.count > 255 {
-            throw APIProblem.invalid(field: "/rulesFrom", rule: "maxLength", "an app ID is at most 255 characters")
+            throw ServiceError.invalid(field: "/rulesFrom", rule: "maxLength", "an app ID is at most 255 characters")
         }
         return value
     }
@@ -41,11 +41,11 @@ extension APIImplementation {
     /// lower-case, colon-less or SHA-1 one is refused with its fix), none twice.
     static func fingerprints(_ list: [String]?, field: String) throws -> [String] {
         guard let list, !list.isEmpty else {
-            throw APIProblem.invalid(
+            throw ServiceError.invalid(
                 field: field, rule: "required", "an Android app lists its signing certificates' SHA-256 fingerprints")
         }
         guard list.count <= 20 else {
-            throw APIProblem.invalid(field: field, rule: "maxItems", "at most 20 fingerprints")
+            throw ServiceError.invalid(field: field, rule: "maxItems", "at most 20 fingerprints")
         }
         var errors: [FieldError] = []
         for (i, f) in list.enumerated() {
@@ -62,7 +62,7 @@ extension APIImplementation {
                 errors.append(FieldError(field: "\(field)/\(i)", rule: "unique", message: "\(f) is listed twice"))
             }
         }
-        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+        guard errors.isEmpty else { throw ServiceError.invalid(errors) }
         return list
     }
 

@@ -13,21 +13,21 @@ extension APIImplementation {
         if let domain = q.domain { filter.domain = (try? Names.pathHost(domain)) ?? domain }
         if let actor = q.actor {
             guard let id = UUID(uuidString: actor) else {
-                throw APIProblem.badRequest("actor is a token ID (UUID)", field: "actor", rule: "uuid")
+                throw ServiceError.badRequest("actor is a token ID (UUID)", field: "actor", rule: "uuid")
             }
             filter.actor = id
         }
         if let cursor = q.cursor {
             guard let id = Self.decodeCursor(cursor) else {
-                throw APIProblem.badRequest("cursor is not one this server gave", field: "cursor", rule: "cursor")
+                throw ServiceError.badRequest("cursor is not one this server gave", field: "cursor", rule: "cursor")
             }
             filter.before = id
         }
         // A team token reads its own team's history only.
         if !principal.isAdmin {
-            guard let own = principal.teamName else { throw APIProblem.forbidden("this token belongs to no team") }
+            guard let own = principal.teamName else { throw ServiceError.forbidden("this token belongs to no team") }
             if let asked = q.team, asked != own {
-                throw APIProblem.forbidden("a team token reads its own team's audit trail only")
+                throw ServiceError.forbidden("a team token reads its own team's audit trail only")
             }
             filter.team = own
         }

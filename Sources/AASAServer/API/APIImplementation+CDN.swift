@@ -49,7 +49,7 @@ extension APIImplementation {
     }
 
     func checkCDN(_ input: Operations.CheckCDN.Input) async throws -> Operations.CheckCDN.Output {
-        guard try principal().canWrite else { throw APIProblem.forbidden("asking Apple's CDN needs a write token") }
+        guard try principal().canWrite else { throw ServiceError.forbidden("asking Apple's CDN needs a write token") }
         let report = try await fetchLimiter.run("CDN check", host: Self.limiterKey(input.path.host)) {
             try await CDNReport.read(input.path.host, fetcher: fetcher, work: work, checkNow: true)
         }

@@ -21,7 +21,7 @@ extension APIImplementation {
             }
         let host: String
         do { host = try HostName.associatedDomain(body.host) } catch {
-            throw APIProblem.invalid(field: "/host", rule: "host", "\(body.host): \(error)")
+            throw ServiceError.invalid(field: "/host", rule: "host", "\(body.host): \(error)")
         }
         let settings = try DomainSettings(
             host: host, aliases: body.aliases,

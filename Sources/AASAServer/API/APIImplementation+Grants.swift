@@ -22,27 +22,27 @@ extension APIImplementation {
             case .json(let body): body
             }
         guard !body.pathPrefixes.isEmpty else {
-            throw APIProblem.invalid(
+            throw ServiceError.invalid(
                 field: "/pathPrefixes", rule: "non-empty", "a grant needs at least one path prefix")
         }
         let prefixes = try body.pathPrefixes.enumerated().map { i, prefix in
             do { return try PathGrant.normalized(prefix) } catch {
-                throw APIProblem.invalid(field: "/pathPrefixes/\(i)", rule: "path-prefix", "\(prefix): \(error)")
+                throw ServiceError.invalid(field: "/pathPrefixes/\(i)", rule: "path-prefix", "\(prefix): \(error)")
             }
         }
         guard Set(prefixes).count == prefixes.count else {
-            throw APIProblem.invalid(field: "/pathPrefixes", rule: "unique", "a prefix is listed twice")
+            throw ServiceError.invalid(field: "/pathPrefixes", rule: "unique", "a prefix is listed twice")
         }
         let services = (body.services ?? []).compactMap { AppService(rawValue: $0.rawValue) }
         guard Set(services).count == services.count else {
-            throw APIProblem.invalid(field: "/services", rule: "unique", "a service is listed twice")
+            throw ServiceError.invalid(field: "/services", rule: "unique", "a service is listed twice")
         }
         let changed = try await change(
             GrantChange(
                 host: input.path.host, team: input.path.team,
                 kind: .put(prefixes, services: AppService.allCases.filter(services.contains)),
                 ifMatch: input.headers.ifMatch))
-        guard let grant = changed.output else { throw APIProblem.notFound("no grant") }
+        guard let grant = changed.output else { throw ServiceError.notFound("no grant") }
         return .ok(.init(headers: .init(eTag: ETag.of(grant.version)), body: .json(.init(grant))))
     }
 

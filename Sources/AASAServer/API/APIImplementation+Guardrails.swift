@@ -171,7 +171,7 @@ extension APIImplementation {
             }
         let reason = body.reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !reason.isEmpty else {
-            throw APIProblem.invalid(field: "/reason", rule: "non-empty", "say why the team is suspended")
+            throw ServiceError.invalid(field: "/reason", rule: "non-empty", "say why the team is suspended")
         }
         let result = try await suspensions(try principal()).suspend(
             Self.suspensionScope(input.path.host), team: body.team, reason: reason)

@@ -16,7 +16,7 @@ extension APIImplementation {
                 group.addTask { try await services.migrationStatus(logger) }
                 group.addTask {
                     try await Task.sleep(for: .seconds(2))
-                    throw APIProblem.unavailable("timeout")
+                    throw ServiceError.unavailable("timeout")
                 }
                 let first = try await group.next()!
                 group.cancelAll()

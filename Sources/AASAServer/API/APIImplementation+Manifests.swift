@@ -35,7 +35,7 @@ extension APIImplementation {
                             actor: actor(principal), logger: logger,
                             authorize: PublishRights.check(principal))
                         domains[i].publish = Self.publishResult(outcome)
-                    } catch let problem as APIProblem {
+                    } catch let problem as ServiceError {
                         domains[i].publishError = problem.detail ?? problem.title
                     } catch {
                         logger.error(

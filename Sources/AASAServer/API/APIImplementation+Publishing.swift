@@ -9,10 +9,10 @@ extension APIImplementation {
     static func reason(_ body: Components.Schemas.PublishRequest) throws -> String {
         let reason = body.reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !reason.isEmpty else {
-            throw APIProblem.invalid(field: "/reason", rule: "non-empty", "say why you publish")
+            throw ServiceError.invalid(field: "/reason", rule: "non-empty", "say why you publish")
         }
         guard body.reason.count <= 1000 else {
-            throw APIProblem.badRequest("a reason is at most 1000 characters", field: "/reason", rule: "maxLength")
+            throw ServiceError.badRequest("a reason is at most 1000 characters", field: "/reason", rule: "maxLength")
         }
         return reason
     }

@@ -21,12 +21,12 @@ extension APIImplementation {
             var id = UUID()
             if let given = rule.id {
                 guard let parsed = UUID(uuidString: given) else {
-                    throw APIProblem.invalid(field: "/rules/\(i)/id", rule: "uuid", "a rule ID is a UUID")
+                    throw ServiceError.invalid(field: "/rules/\(i)/id", rule: "uuid", "a rule ID is a UUID")
                 }
                 id = parsed
             }
             guard seen.insert(id).inserted else {
-                throw APIProblem.invalid(
+                throw ServiceError.invalid(
                     field: "/rules/\(i)/id", rule: "unique", "two rules have the ID \(id.uuidString.lowercased())")
             }
             return StoredRule(id: id, component: try rule.component(field: "/rules/\(i)"))
@@ -62,7 +62,7 @@ extension APIImplementation {
                 bodyField: { _, _ in nil }
             ) { current in
                 guard current.contains(where: { $0.id == id }) else {
-                    throw APIProblem.notFound("no rule \(input.path.ruleID)")
+                    throw ServiceError.notFound("no rule \(input.path.ruleID)")
                 }
                 return current.filter { $0.id != id }
             })

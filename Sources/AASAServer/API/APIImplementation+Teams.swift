@@ -17,7 +17,7 @@ extension APIImplementation {
             case .json(let body): body
             }
         if let problem = Names.teamProblem(body.name) {
-            throw APIProblem.invalid(field: "/name", rule: "team-name", problem)
+            throw ServiceError.invalid(field: "/name", rule: "team-name", problem)
         }
         let displayName = try Names.displayName(body.displayName ?? body.name, field: "/displayName")
         let team = try await accounts(principal).createTeam(name: body.name, displayName: displayName)

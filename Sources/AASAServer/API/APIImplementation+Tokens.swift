@@ -18,13 +18,15 @@ extension APIImplementation {
             }
         let scopes = Set(body.scopes.compactMap { TokenScope(rawValue: $0.rawValue) })
         guard !scopes.isEmpty else {
-            throw APIProblem.invalid(field: "/scopes", rule: "non-empty", "a token needs at least one scope")
+            throw ServiceError.invalid(field: "/scopes", rule: "non-empty", "a token needs at least one scope")
         }
         let name = body.name.trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty else { throw APIProblem.invalid(field: "/name", rule: "non-empty", "a token needs a name") }
+        guard !name.isEmpty else {
+            throw ServiceError.invalid(field: "/name", rule: "non-empty", "a token needs a name")
+        }
         _ = try Names.displayName(name, field: "/name")
         if let expiry = body.expiresAt, expiry <= Date() {
-            throw APIProblem.invalid(field: "/expiresAt", rule: "future", "the expiry must be in the future")
+            throw ServiceError.invalid(field: "/expiresAt", rule: "future", "the expiry must be in the future")
         }
         let (token, secret) = try await accounts(principal).createToken(
             team: input.path.team, tokenName: name, scopes: scopes,

@@ -27,13 +27,13 @@ struct APIImplementation: APIProtocol {
 
     func principal() throws -> Principal {
         guard let principal = state.principal else {
-            throw APIProblem.unauthorized("send `Authorization: Bearer <token>`")
+            throw ServiceError.unauthorized("send `Authorization: Bearer <token>`")
         }
         return principal
     }
 
     func requireAdmin(_ principal: Principal) throws {
-        guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+        guard principal.isAdmin else { throw ServiceError.forbidden("this needs an admin token") }
     }
 
     /// Teams and tokens, as this caller.

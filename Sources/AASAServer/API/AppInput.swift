@@ -30,7 +30,7 @@ struct AppInput: Sendable {
         var checkedServices: [AppService] = []
         do {
             checkedServices = try APIImplementation.services(services, field: "\(pointer)/services", platform: platform)
-        } catch let problem as APIProblem {
+        } catch let problem as ServiceError {
             errors += problem.errors
         } catch {}
         var checkedFingerprints: [String]?
@@ -51,7 +51,7 @@ struct AppInput: Sendable {
         case .android:
             do {
                 checkedFingerprints = try APIImplementation.fingerprints(fingerprints, field: "\(pointer)/fingerprints")
-            } catch let problem as APIProblem {
+            } catch let problem as ServiceError {
                 errors += problem.errors
             } catch {}
         }
@@ -60,7 +60,7 @@ struct AppInput: Sendable {
                 FieldError(
                     field: "\(pointer)/rulesFrom", rule: "maxLength", message: "an app ID is at most 255 characters"))
         }
-        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+        guard errors.isEmpty else { throw ServiceError.invalid(errors) }
         return AppInput(
             appID: appID, platform: platform, services: checkedServices, fingerprints: checkedFingerprints,
             rulesFrom: rulesFrom)

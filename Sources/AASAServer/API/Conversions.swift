@@ -91,7 +91,7 @@ extension Components.Schemas.Rule {
     /// (a typo such as `excluded` would otherwise be silently ignored by Apple).
     func component(field: String) throws -> JSONValue {
         if let unknown = additionalProperties.value.keys.sorted().first {
-            throw APIProblem.invalid(
+            throw ServiceError.invalid(
                 field: "\(field)/\(unknown)", rule: "unknown-key",
                 """
                 `\(unknown)` is not a component key; the keys are /, ?, #, exclude, caseSensitive, \

@@ -43,7 +43,7 @@ enum AssetLinksRollbackBounds {
             }
         }
         guard errors.isEmpty else {
-            throw APIProblem.invalid(
+            throw ServiceError.invalid(
                 errors,
                 detail:
                     "assetlinks.json revision \(number) of \(domain.host) cannot be published under today's apps and "
@@ -74,7 +74,7 @@ enum AssetLinksRollbackBounds {
         let owners = try await session.teamNames(ofApps: Array(packages))
         let others = Set(packages.filter { owners[$0] != team }.map { owners[$0] ?? "no team (\($0))" }).sorted()
         guard others.isEmpty else {
-            throw APIProblem.forbidden(
+            throw ServiceError.forbidden(
                 "rolling assetlinks.json back to revision \(number) would change the statements of "
                     + """
                     \(others.joined(separator: ", ")); a team rolls back only its own part of the file, an admin \

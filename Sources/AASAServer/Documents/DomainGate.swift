@@ -22,14 +22,14 @@ enum DomainGate {
         ).increment()
         guard androidErrors.isEmpty || !errors.isEmpty else {
             let fieldErrors = androidErrors.map { fieldError($0, field: field) }
-            throw APIProblem.invalid(
+            throw ServiceError.invalid(
                 fieldErrors, warnings: rendered.android.warnings,
                 detail: "the domain \(domain.host)'s assetlinks.json would be invalid: "
                     + fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
         }
         guard errors.isEmpty else {
             let fieldErrors = errors.map { fieldError(rendered.finding($0), field: field) }
-            throw APIProblem.invalid(
+            throw ServiceError.invalid(
                 fieldErrors, warnings: rendered.warnings.map(rendered.finding),
                 detail: "the domain \(domain.host)'s apple-app-site-association would be invalid: "
                     + fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))

@@ -28,7 +28,7 @@ extension RollbackBounds {
             errors.append(FieldError(field: d.path.description, rule: d.code.rawValue, message: d.message))
         }
         guard errors.isEmpty else {
-            throw APIProblem.invalid(
+            throw ServiceError.invalid(
                 errors,
                 detail: "revision \(number) of \(domain.host) cannot be published under today's grants and apps: "
                     + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
@@ -37,7 +37,7 @@ extension RollbackBounds {
             let changed = otherTeamsChanged(
                 old: old, current: currentDocument, team: team, teamOf: apps.mapValues(\.app.teamName))
             guard changed.isEmpty else {
-                throw APIProblem.forbidden(
+                throw ServiceError.forbidden(
                     "rolling back to revision \(number) would change the rules of team "
                         + "\(changed.joined(separator: ", ")); "
                         + "a team rolls back only its own part of the file, an admin may roll back all of it")

@@ -34,7 +34,7 @@ struct ExpectationInput: Sendable, Equatable {
     /// Throws (422) when `boundsProblems` finds any.
     func checkBounds() throws {
         let errors = boundsProblems(pointer: "")
-        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+        guard errors.isEmpty else { throw ServiceError.invalid(errors) }
     }
 
     /// Every problem with this expectation for `team` on `domain`, with fields under `pointer`.

@@ -29,10 +29,10 @@ struct ExpectationService: Sendable {
     /// Registers an expectation for `team` (the caller's own; an admin names any, or the team of
     /// the app an `opens` names). 422 when it does not hold in the draft today.
     func create(_ host: String, _ input: ExpectationInput, team teamName: String?) async throws -> ExpectationRecord {
-        guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot register expectations") }
+        guard principal.canWrite else { throw ServiceError.forbidden("a read token cannot register expectations") }
         try input.checkBounds()
         if let teamName, teamName.utf8.count > 63 {
-            throw APIProblem.invalid(field: "/team", rule: "maxLength", "a team name is at most 63 characters")
+            throw ServiceError.invalid(field: "/team", rule: "maxLength", "a team name is at most 63 characters")
         }
         return try await work.transaction { session in
             let domain = try await Lookup.domain(host, session: session, forUpdate: true)
@@ -50,7 +50,7 @@ struct ExpectationService: Sendable {
     func replace(_ host: String, id: String, _ input: ExpectationInput, ifMatch: String?) async throws
         -> ExpectationRecord
     {
-        guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot change expectations") }
+        guard principal.canWrite else { throw ServiceError.forbidden("a read token cannot change expectations") }
         try input.checkBounds()
         return try await work.transaction { session in
             let domain = try await Lookup.domain(host, session: session, forUpdate: true)
@@ -68,7 +68,7 @@ struct ExpectationService: Sendable {
     }
 
     func delete(_ host: String, id: String, ifMatch: String?) async throws {
-        guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot delete expectations") }
+        guard principal.canWrite else { throw ServiceError.forbidden("a read token cannot delete expectations") }
         try await work.transaction { session in
             let domain = try await Lookup.domain(host, session: session, forUpdate: true)
             let current = try await owned(id, domain: domain, session: session)
@@ -132,7 +132,7 @@ struct ExpectationService: Sendable {
                     message: "the expectation does not hold in \(domain.host)'s draft: "
                         + input.kind.brokenMessage(url: input.url, appID: input.appID, opener: draftOpener)))
         }
-        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+        guard errors.isEmpty else { throw ServiceError.invalid(errors) }
         let record = ExpectationRecord(
             id: id, domainID: domain.id, teamID: team.id, teamName: team.name, url: input.url,
             kind: input.kind.rawValue,
@@ -142,7 +142,7 @@ struct ExpectationService: Sendable {
             publishedApp: evaluation.published?.opener(url: input.url, appID: input.appID, isAndroid: isAndroid)?.appID,
             adminPinned: adminPinned)
         do { try await session.saveExpectation(record) } catch StoreError.duplicate {
-            throw APIProblem.conflict(
+            throw ServiceError.conflict(
                 "team \(team.name) already expects this of \(input.url)", field: pointer + "/url", rule: "unique")
         }
         return try await session.expectation(id: id, domainID: domain.id) ?? record
@@ -166,7 +166,7 @@ struct ExpectationService: Sendable {
         guard let uuid = UUID(uuidString: id),
             let found = try await session.expectation(id: uuid, domainID: domain.id, forUpdate: forUpdate)
         else {
-            throw APIProblem.notFound("no expectation \(id) on \(domain.host)")
+            throw ServiceError.notFound("no expectation \(id) on \(domain.host)")
         }
         return found
     }
@@ -175,7 +175,8 @@ struct ExpectationService: Sendable {
     private func owned(_ id: String, domain: DomainRecord, session: DBSession) async throws -> ExpectationRecord {
         let found = try await Self.find(id, domain: domain, session: session, forUpdate: true)
         guard principal.isAdmin || principal.isMember(of: found.teamID) else {
-            throw APIProblem.forbidden("the expectation belongs to team \(found.teamName); a team changes only its own")
+            throw ServiceError.forbidden(
+                "the expectation belongs to team \(found.teamName); a team changes only its own")
         }
         return found
     }
@@ -185,21 +186,22 @@ struct ExpectationService: Sendable {
     private func owner(_ name: String?, input: ExpectationInput, session: DBSession) async throws -> TeamRef {
         if !principal.isAdmin {
             guard let id = principal.teamID, let team = principal.teamName else {
-                throw APIProblem.forbidden("this token belongs to no team")
+                throw ServiceError.forbidden("this token belongs to no team")
             }
-            if let name, name != team { throw APIProblem.forbidden("a team registers expectations only for itself") }
+            if let name, name != team { throw ServiceError.forbidden("a team registers expectations only for itself") }
             return TeamRef(id: id, name: team)
         }
         if let name {
             guard let team = try await session.team(named: name) else {
-                throw APIProblem.invalid(field: "/team", rule: "exists", "no team \(name)")
+                throw ServiceError.invalid(field: "/team", rule: "exists", "no team \(name)")
             }
             return TeamRef(id: team.id, name: team.name)
         }
         if input.kind == .opens, let appID = input.appID, let app = try await session.app(appID: appID) {
             return TeamRef(id: app.teamID, name: app.teamName)
         }
-        throw APIProblem.invalid(field: "/team", rule: "required", "an admin names the team whose expectation this is")
+        throw ServiceError.invalid(
+            field: "/team", rule: "required", "an admin names the team whose expectation this is")
     }
 }
 

@@ -27,7 +27,7 @@ struct GuardrailService: Sendable {
 
     func put(_ host: String?, _ input: Input, ifMatch: String?) async throws -> (host: String?, record: GuardrailRecord)
     {
-        guard principal.isAdmin else { throw APIProblem.forbidden("guardrails are set by an admin") }
+        guard principal.isAdmin else { throw ServiceError.forbidden("guardrails are set by an admin") }
         var errors: [FieldError] = []
         var seen = Set<String>()
         for (i, pattern) in input.protectedPaths.enumerated() {
@@ -59,7 +59,7 @@ struct GuardrailService: Sendable {
                     field: "/maxBytesPerTeam", rule: "maximum",
                     message: "a byte budget is at most the file's limit, \(AASAValidator.maxFileSize)"))
         }
-        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+        guard errors.isEmpty else { throw ServiceError.invalid(errors) }
         return try await work.transaction { session in
             let domain: DomainRecord? =
                 if let host { try await Lookup.domain(host, session: session, forUpdate: true) } else { nil }

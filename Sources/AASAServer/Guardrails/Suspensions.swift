@@ -42,14 +42,14 @@ struct SuspensionChange: DomainChange {
 
     func authorize(_ principal: Principal) throws {
         guard principal.isAdmin else {
-            throw APIProblem.forbidden("suspending and resuming a team needs an admin token")
+            throw ServiceError.forbidden("suspending and resuming a team needs an admin token")
         }
     }
 
     func lock(_ session: DBSession, principal: Principal) async throws -> Locked {
         let domain = host == "*" ? nil : try await Lookup.domain(host, session: session)
         guard let team = try await session.team(named: team, forUpdate: true) else {
-            throw APIProblem.notFound("no team \(team)")
+            throw ServiceError.notFound("no team \(team)")
         }
         let ids = try await session.domainIDsOfTeam(teamID: team.id).filter { domain == nil || $0 == domain?.id }
         var affected: [DomainRecord] = []
@@ -69,14 +69,14 @@ struct SuspensionChange: DomainChange {
                     teamID: locked.team.id, domainID: locked.domain?.id, reason: reason,
                     createdBy: principal.auditName)
             else {
-                throw APIProblem.conflict(
+                throw ServiceError.conflict(
                     "team \(locked.team.name) is already suspended on \(scope)", field: "team", rule: "suspended")
             }
             suspension = try await session.suspensions(affecting: locked.domain?.id)
                 .first { $0.teamID == locked.team.id && $0.domainID == locked.domain?.id }
         case .resume:
             guard try await session.deleteSuspension(teamID: locked.team.id, domainID: locked.domain?.id) else {
-                throw APIProblem.notFound("team \(locked.team.name) is not suspended on \(scope)")
+                throw ServiceError.notFound("team \(locked.team.name) is not suspended on \(scope)")
             }
         }
         var after: JSONObject = ["team": .string(locked.team.name), "host": .string(host)]

@@ -54,7 +54,7 @@ struct ManifestRequest: Sendable {
         for (i, domain) in body.domains.enumerated() where (domain.expect?.count ?? 0) > 1000 {
             fail("/domains/\(i)/expect", "maxItems", "a domain lists at most 1000 expectations")
         }
-        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+        guard errors.isEmpty else { throw ServiceError.invalid(errors) }
 
         var apps: [App] = []
         var seenApps = Set<String>()
@@ -72,7 +72,7 @@ struct ManifestRequest: Sendable {
                     App(
                         appID: input.appID, services: input.services, pointer: pointer, platform: input.platform,
                         fingerprints: input.fingerprints ?? [], rulesFrom: input.rulesFrom))
-            } catch let problem as APIProblem { errors += problem.errors }
+            } catch let problem as ServiceError { errors += problem.errors }
         }
 
         var domains: [Domain] = []
@@ -119,7 +119,7 @@ struct ManifestRequest: Sendable {
                     }
                     do {
                         rules.append(ManifestRule(id: id, component: try rule.component(field: rulePointer)))
-                    } catch let problem as APIProblem { errors += problem.errors }
+                    } catch let problem as ServiceError { errors += problem.errors }
                 }
                 entries.append(Rules(appID: entry.appID, rules: rules, pointer: entryPointer))
             }
@@ -153,7 +153,7 @@ struct ManifestRequest: Sendable {
         if let reason = body.reason, reason.count > 1000 {
             fail("/reason", "maxLength", "a reason is at most 1000 characters")
         }
-        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+        guard errors.isEmpty else { throw ServiceError.invalid(errors) }
         self.apps = apps
         self.domains = domains
     }

@@ -20,11 +20,11 @@ struct AuthMiddleware: RouterMiddleware {
 
         guard let header = request.headers[.authorization] else {
             Counter(label: "aasad_auth_failures_total", dimensions: [("reason", "missing")]).increment()
-            throw APIProblem.unauthorized("send `Authorization: Bearer <token>`")
+            throw ServiceError.unauthorized("send `Authorization: Bearer <token>`")
         }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            throw APIProblem.unauthorized("the Authorization header must be `Bearer <token>`")
+            throw ServiceError.unauthorized("the Authorization header must be `Bearer <token>`")
         }
         let bearer = String(parts[1])
         return try await authenticator.database.read(logger: state.logger) { session in
@@ -32,7 +32,7 @@ struct AuthMiddleware: RouterMiddleware {
                 state.principal = try await authenticator.authenticate(bearer: bearer, session: session)
             } catch let failure as Authenticator.Failure {
                 Counter(label: "aasad_auth_failures_total", dimensions: [("reason", "\(failure)")]).increment()
-                throw APIProblem.unauthorized(failure.message)
+                throw ServiceError.unauthorized(failure.message)
             }
             state.logger[metadataKey: "token_id"] = .string(state.principal!.tokenID.uuidString.lowercased())
             let query = request.uri.queryParameters

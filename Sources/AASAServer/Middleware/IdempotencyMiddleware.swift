@@ -33,7 +33,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else {
-            throw APIProblem.badRequest(
+            throw ServiceError.badRequest(
                 "Idempotency-Key must be 1 to 255 printable ASCII characters",
                 field: "Idempotency-Key", rule: "format")
         }
@@ -49,12 +49,12 @@ struct IdempotencyMiddleware: RouterMiddleware {
         }
         if let existing {
             guard existing.fingerprint == fingerprint else {
-                throw APIProblem.invalid(
+                throw ServiceError.invalid(
                     field: "Idempotency-Key", rule: "idempotency-key-reused",
                     "this key was used for a different request; use a new key for a new request")
             }
             guard let status = existing.status else {
-                throw APIProblem.conflict(
+                throw ServiceError.conflict(
                     """
                     a request with this Idempotency-Key is still running, or its answer was lost; look at the \
                     resource before retrying
@@ -65,7 +65,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
                 let token =
                     (try? JSONSerialization.jsonObject(with: Data(existing.body)) as? [String: Any])?["token"]
                     as? [String: Any]
-                throw APIProblem.conflict(
+                throw ServiceError.conflict(
                     "this key created token \(token?["id"] as? String ?? "?"); its secret was shown once and is "
                         + "stored nowhere, "
                             + """

@@ -59,8 +59,8 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             let allowed = routes.methods(for: request.uri.path)
             guard !allowed.isEmpty, !allowed.contains(request.method) else { throw error }
-            var problem = APIProblem(
-                status: .methodNotAllowed, slug: "method-not-allowed", title: "Method not allowed",
+            var problem = ServiceError(
+                kind: .methodNotAllowed, slug: "method-not-allowed", title: "Method not allowed",
                 detail: "\(request.uri.path) answers \(allowed.map(\.rawValue).joined(separator: ", "))")
             problem.allow = allowed.map(\.rawValue)
             throw problem

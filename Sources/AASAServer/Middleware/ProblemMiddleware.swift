@@ -24,19 +24,20 @@ struct ProblemMiddleware: RouterMiddleware {
         }
     }
 
-    static func problem(for error: any Error, logger: Logger) -> APIProblem {
+    static func problem(for error: any Error, logger: Logger) -> ServiceError {
         switch error {
-        case let problem as APIProblem:
+        case let problem as ServiceError:
             return problem
         case let serverError as ServerError:
-            if serverError.underlyingError is APIProblem || serverError.underlyingError is PSQLError
+            if serverError.underlyingError is ServiceError || serverError.underlyingError is PSQLError
                 || serverError.underlyingError is DecodingError
             {
                 return problem(for: serverError.underlyingError, logger: logger)
             }
             if (400..<500).contains(serverError.httpStatus.code) {
-                return APIProblem(
-                    status: serverError.httpStatus, slug: "bad-request", title: "The request cannot be read",
+                return ServiceError(
+                    kind: .transport(status: serverError.httpStatus.code), slug: "bad-request",
+                    title: "The request cannot be read",
                     detail: serverError.causeDescription)
             }
             return problem(for: serverError.underlyingError, logger: logger)
@@ -48,8 +49,8 @@ struct ProblemMiddleware: RouterMiddleware {
                 status == .contentTooLarge
                 ? "the request body is larger than the server accepts"
                 : status == .notFound ? "no such endpoint" : httpError.body ?? status.reasonPhrase
-            return APIProblem(
-                status: status, slug: status == .notFound ? "not-found" : "http-\(status.code)",
+            return ServiceError(
+                kind: .transport(status: status.code), slug: status == .notFound ? "not-found" : "http-\(status.code)",
                 title: status.reasonPhrase, detail: detail)
         case let psql as PSQLError where psql.sqlState == "40P01" || psql.sqlState == "40001":
             // Two transactions crossed (deadlock or serialization failure); PostgreSQL undid one.
@@ -67,8 +68,8 @@ struct ProblemMiddleware: RouterMiddleware {
             return .unavailable("the database is unavailable; retry later")
         default:
             logger.error("unexpected error", metadata: ["error": .string(String(reflecting: error))])
-            return APIProblem(
-                status: .internalServerError, slug: "internal", title: "Internal server error",
+            return ServiceError(
+                kind: .internal, slug: "internal", title: "Internal server error",
                 detail: "an unexpected error occurred; the request ID identifies it in the server's log")
         }
     }
@@ -79,7 +80,7 @@ struct ProblemMiddleware: RouterMiddleware {
     }
 
     /// A body that could not be decoded: which field, and why.
-    static func problem(_ error: DecodingError) -> APIProblem {
+    static func problem(_ error: DecodingError) -> ServiceError {
         func pointer(_ path: [any CodingKey]) -> String {
             path.isEmpty ? "/" : path.map { "/" + ($0.intValue.map(String.init) ?? $0.stringValue) }.joined()
         }
@@ -103,9 +104,28 @@ struct ProblemMiddleware: RouterMiddleware {
         }
     }
 
-    static func response(_ problem: APIProblem, instance: String) -> Response {
+    /// The one place a service's kind of wrong becomes an HTTP status.
+    static func status(_ kind: ServiceError.Kind) -> HTTPResponse.Status {
+        switch kind {
+        case .badRequest: .badRequest
+        case .unauthorized: .unauthorized
+        case .forbidden: .forbidden
+        case .notFound: .notFound
+        case .methodNotAllowed: .methodNotAllowed
+        case .conflict: .conflict
+        case .preconditionFailed: .preconditionFailed
+        case .invalid: .unprocessableContent
+        case .tooManyRequests: .tooManyRequests
+        case .unavailable: .serviceUnavailable
+        case .internal: .internalServerError
+        case .transport(let status): HTTPResponse.Status(code: status)
+        }
+    }
+
+    static func response(_ problem: ServiceError, instance: String) -> Response {
+        let status = status(problem.kind)
         let body = ProblemBody(
-            type: "urn:aasad:problem:\(problem.slug)", title: problem.title, status: Int(problem.status.code),
+            type: "urn:aasad:problem:\(problem.slug)", title: problem.title, status: Int(status.code),
             detail: problem.detail, instance: instance, requestId: RequestState.current?.requestID,
             errors: problem.errors.isEmpty ? nil : problem.errors,
             warnings: problem.warnings.isEmpty ? nil : problem.warnings,
@@ -115,11 +135,11 @@ struct ProblemMiddleware: RouterMiddleware {
         let data = (try? encoder.encode(body)) ?? Data("{\"title\":\"Internal server error\",\"status\":500}".utf8)
         var headers = HTTPFields()
         headers[.contentType] = "application/problem+json"
-        if problem.status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        if problem.kind == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         if !problem.allow.isEmpty { headers[.allow] = problem.allow.joined(separator: ", ") }
         if let seconds = problem.retryAfter { headers[.retryAfter] = String(seconds) }
         return Response(
-            status: problem.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
+            status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
     }
 }
 

@@ -27,17 +27,17 @@ struct RequestInputMiddleware: RouterMiddleware {
         }
         // As sent: the generated code URI-decodes header values, so `%22…` would shrink under the bound.
         if let ifMatch = request.headers[.ifMatch], ifMatch.count > 100 {
-            throw APIProblem.badRequest("If-Match is at most 100 characters", field: "If-Match", rule: "maxLength")
+            throw ServiceError.badRequest("If-Match is at most 100 characters", field: "If-Match", rule: "maxLength")
         }
         if Self.hasEncodedNUL(request.uri.path) {
-            throw APIProblem.badRequest(
+            throw ServiceError.badRequest(
                 "the path contains U+0000 (%00), which no name holds", field: "path", rule: "no-nul")
         }
         if let query = request.uri.query, Self.hasEncodedNUL(query) {
             let name =
                 query.split(separator: "&").first { Self.hasEncodedNUL(String($0)) }?.split(separator: "=").first.map(
                     String.init) ?? "query"
-            throw APIProblem.badRequest("the query parameter contains U+0000 (%00)", field: name, rule: "no-nul")
+            throw ServiceError.badRequest("the query parameter contains U+0000 (%00)", field: name, rule: "no-nul")
         }
         if request.method != .get && request.method != .head {
             let body: ByteBuffer
@@ -58,7 +58,7 @@ struct RequestInputMiddleware: RouterMiddleware {
         func pointer(_ extra: [String] = []) -> String { JSONPointer(tokens: path + extra).description }
         switch value {
         case .null:
-            throw APIProblem.badRequest(
+            throw ServiceError.badRequest(
                 "null is not a value here; leave the field out instead", field: pointer(), rule: "type")
         case .string(let text):
             try checkText(text, field: pointer())
@@ -76,10 +76,11 @@ struct RequestInputMiddleware: RouterMiddleware {
 
     private static func checkText(_ text: String, field: String) throws {
         if text.utf8.contains(0) {
-            throw APIProblem.badRequest("U+0000 is not allowed in text", field: field, rule: "no-nul")
+            throw ServiceError.badRequest("U+0000 is not allowed in text", field: field, rule: "no-nul")
         }
         if text.utf8.count > maxStringBytes {
-            throw APIProblem.badRequest("a string is at most \(maxStringBytes) bytes", field: field, rule: "maxLength")
+            throw ServiceError.badRequest(
+                "a string is at most \(maxStringBytes) bytes", field: field, rule: "maxLength")
         }
     }
 

@@ -6,7 +6,7 @@ import AASAStore
 /// validation and before commit: golden URLs (`ExpectationPolicy`) and protected paths
 /// (`ProtectedPathPolicy`).
 protocol DomainPolicy: Sendable {
-    /// Throws an `APIProblem` to refuse the change (`APIProblem.policy`: an admin may force it);
+    /// Throws an `ServiceError` to refuse the change (`ServiceError.policy`: an admin may force it);
     /// nothing is then written. May record what it found in the change's transaction.
     func check(_ candidate: PolicyCandidate, session: DBSession) async throws
 }
@@ -77,7 +77,7 @@ struct DomainPolicies: Sendable {
         for policy in all {
             do {
                 try await policy.check(candidate, session: session)
-            } catch let problem as APIProblem where problem.overridable {
+            } catch let problem as ServiceError where problem.overridable {
                 guard let override = candidate.actor.override else { throw problem }
                 try await session.appendAudit(
                     AuditEntry(

@@ -77,7 +77,7 @@ struct ExpectationPolicy: DomainPolicy {
         try await session.updateOutcomes(outcomes, published: published)
         guard broken.isEmpty else {
             let stage = published ? "publishing this file" : "this change"
-            throw APIProblem.policy(
+            throw ServiceError.policy(
                 .conflict, slug: "expectation-broken", title: "The change breaks another team's links",
                 detail: "\(stage) would break \(broken.count) golden URL(s) on \(candidate.domain.host): "
                     + broken.compactMap { $0.objectValue?["message"]?.stringValue }.joined(separator: "; "),

@@ -12,20 +12,20 @@ struct PolicyOverride: Sendable {
     /// admin, 400 without a reason.
     static func from(force: String?, reason: String?, principal: Principal) throws -> PolicyOverride? {
         if let reason, reason.count > 1000 {
-            throw APIProblem.badRequest("a reason is at most 1000 characters", field: "reason", rule: "maxLength")
+            throw ServiceError.badRequest("a reason is at most 1000 characters", field: "reason", rule: "maxLength")
         }
         guard let force else { return nil }
         switch force {
         case "false": return nil
         case "true": break
-        default: throw APIProblem.badRequest("force is true or false", field: "force", rule: "boolean")
+        default: throw ServiceError.badRequest("force is true or false", field: "force", rule: "boolean")
         }
         guard principal.isAdmin else {
-            throw APIProblem.forbidden("only an admin may force a change past the domain policies")
+            throw ServiceError.forbidden("only an admin may force a change past the domain policies")
         }
         let reason = (reason ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !reason.isEmpty else {
-            throw APIProblem.badRequest("force needs a reason: say why", field: "reason", rule: "required")
+            throw ServiceError.badRequest("force needs a reason: say why", field: "reason", rule: "required")
         }
         return PolicyOverride(reason: reason)
     }

@@ -84,7 +84,7 @@ struct ProtectedPathPolicy: DomainPolicy {
                 complete: complete || !openings.isEmpty, candidate: candidate, matcher: matcher)
             + androidFresh.map(AndroidProtectedPaths.describe)
         guard violations.isEmpty else {
-            throw APIProblem.policy(
+            throw ServiceError.policy(
                 .conflict, slug: "protected-path", title: "The change opens a protected path in an app",
                 detail: violations.compactMap { $0.objectValue?["message"]?.stringValue }.joined(separator: "; "),
                 violations: violations)

@@ -26,7 +26,7 @@ final class FetchLimiter: Sendable {
 
     private func admit(_ key: String, what: String) throws {
         let now = ContinuousClock.now
-        let refusal: APIProblem? = state.withLock { state in
+        let refusal: ServiceError? = state.withLock { state in
             if state.inFlight.contains(key) {
                 return .tooManyRequests("a \(what) is already running; wait for its answer", retryAfter: 5)
             }

@@ -78,7 +78,7 @@ struct Publisher: Sendable {
         // On the request's connection when there is one: a request never waits for a second lease.
         try await RequestWork(database: database, logger: logger).read { session in
             guard let domainID = try await session.domain(host: host)?.id else {
-                throw APIProblem.notFound("no domain \(host)")
+                throw ServiceError.notFound("no domain \(host)")
             }
             return try await session.holding(.publishing(domainID: domainID)) {
                 try await publishLocked(
@@ -113,7 +113,7 @@ struct Publisher: Sendable {
         let (domain, stored) = try await session.inTransaction {
             () -> (DomainRecord, [(PublishedFile, RevisionRecord, Bool)]) in
             guard let domain = try await session.domain(id: domainID, forUpdate: true) else {
-                throw APIProblem.notFound("the domain was deleted")
+                throw ServiceError.notFound("the domain was deleted")
             }
             try await authorize(session, domain)
             let candidate: PolicyCandidate
@@ -134,7 +134,7 @@ struct Publisher: Sendable {
                 }
             case .revision(let file, let number, let team):
                 guard let old = try await file.revision(session, domainID: domainID, number: number) else {
-                    throw APIProblem.notFound("\(domain.host) has no \(file.revisionName(number))")
+                    throw ServiceError.notFound("\(domain.host) has no \(file.revisionName(number))")
                 }
                 try await file.checkRollback(
                     session, domain: domain, old: old, current: try await file.current(session, domain: domain),

@@ -28,18 +28,18 @@ struct RevisionFileRoute: Sendable {
     ) {
         router.get(RouterPath(path)) { request, context in
             guard let state = RequestState.current, state.principal != nil else {
-                throw APIProblem.unauthorized("send `Authorization: Bearer <token>`")
+                throw ServiceError.unauthorized("send `Authorization: Bearer <token>`")
             }
             let host = try Names.pathHost(context.parameters.get("host") ?? "")
             guard let number = context.parameters.get("number", as: Int.self), number > 0 else {
-                throw APIProblem.notFound("no such revision")
+                throw ServiceError.notFound("no such revision")
             }
             let revision = try await RequestWork(database: database, logger: state.logger).read {
                 session -> RevisionRecord? in
                 guard let domain = try await session.domain(host: host) else { return nil }
                 return try await read(session, domain, number)
             }
-            guard let revision else { throw APIProblem.notFound("\(host) has no \(what) \(number)") }
+            guard let revision else { throw ServiceError.notFound("\(host) has no \(what) \(number)") }
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             headers[.eTag] = "\"sha256-\(revision.sha256)\""

@@ -11,11 +11,11 @@ struct AccountService: Sendable {
     let actor: Actor
 
     func createTeam(name: String, displayName: String) async throws -> TeamRecord {
-        guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+        guard principal.isAdmin else { throw ServiceError.forbidden("this needs an admin token") }
         return try await work.transaction { session in
             let team: TeamRecord
             do { team = try await session.insertTeam(name: name, displayName: displayName) } catch StoreError.duplicate
-            { throw APIProblem.conflict("a team named \(name) exists", field: "/name", rule: "unique") }
+            { throw ServiceError.conflict("a team named \(name) exists", field: "/name", rule: "unique") }
             try await session.appendAudit(
                 AuditEntry(
                     action: "team.create", entityType: "team", entityID: team.name,
@@ -31,7 +31,7 @@ struct AccountService: Sendable {
     {
         try await work.transaction { session in
             let before = try await Lookup.visibleTeam(name, principal, session: session, forUpdate: true)
-            guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+            guard principal.isAdmin else { throw ServiceError.forbidden("this needs an admin token") }
             try ETag.check(ifMatch, version: before.version)
             if let appleTeamIDs { try await AppleTeamIDs.checkClaim(appleTeamIDs, by: before, session: session) }
             let after = try await session.updateTeam(
@@ -51,9 +51,9 @@ struct AccountService: Sendable {
     ) {
         try await work.transaction { session in
             let team = try await Lookup.visibleTeam(name, principal, session: session)
-            guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot create tokens") }
+            guard principal.canWrite else { throw ServiceError.forbidden("a read token cannot create tokens") }
             if scopes.contains(.admin) && !principal.isAdmin {
-                throw APIProblem.forbidden("only an admin can give the admin scope")
+                throw ServiceError.forbidden("only an admin can give the admin scope")
             }
             // Tokens a team token makes descend from it; an admin token's answer to the organisation.
             return try await TokenIssuer.issue(
@@ -66,11 +66,11 @@ struct AccountService: Sendable {
         try await work.transaction { session in
             let team = try await Lookup.visibleTeam(name, principal, session: session)
             guard let token = try await session.token(id: id), token.teamID == team.id else {
-                throw APIProblem.notFound("no token \(id.uuidString.lowercased()) in team \(team.name)")
+                throw ServiceError.notFound("no token \(id.uuidString.lowercased()) in team \(team.name)")
             }
-            guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot revoke tokens") }
+            guard principal.canWrite else { throw ServiceError.forbidden("a read token cannot revoke tokens") }
             if token.scopes.contains(.admin) && !principal.isAdmin {
-                throw APIProblem.forbidden("only an admin can revoke an admin token")
+                throw ServiceError.forbidden("only an admin can revoke an admin token")
             }
             let descendants = try await session.revokeToken(id: id)
             try await session.appendAudit(

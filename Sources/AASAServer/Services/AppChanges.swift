@@ -31,9 +31,9 @@ struct AppChange: DomainChange {
     func authorize(_ principal: Principal) throws {
         guard principal.canWrite else {
             switch kind {
-            case .create: throw APIProblem.forbidden("a read token cannot register apps")
-            case .update: throw APIProblem.forbidden("a read token cannot change apps")
-            case .delete: throw APIProblem.forbidden("a read token cannot delete apps")
+            case .create: throw ServiceError.forbidden("a read token cannot register apps")
+            case .update: throw ServiceError.forbidden("a read token cannot change apps")
+            case .delete: throw ServiceError.forbidden("a read token cannot delete apps")
             }
         }
     }
@@ -77,17 +77,17 @@ struct AppChange: DomainChange {
         case (.update(_, let newTeam, let newServices, let newFingerprints, let newRulesFrom), .app(let before)):
             var teamID = before.teamID
             if let newTeam, newTeam != before.teamName {
-                guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+                guard principal.isAdmin else { throw ServiceError.forbidden("this needs an admin token") }
                 let followers = try await session.followers(appPK: before.id)
                 if !followers.isEmpty || before.rulesFrom != nil {
-                    throw APIProblem.conflict(
+                    throw ServiceError.conflict(
                         "\(before.appID) shares its rules with "
                             + "\((followers + [before.rulesFrom].compactMap { $0 }).joined(separator: ", ")); "
                             + "an app moves to another team only alone: stop the sharing first", field: "/team",
                         rule: "rules-from")
                 }
                 guard let team = try await session.team(named: newTeam) else {
-                    throw APIProblem.invalid(field: "/team", rule: "exists", "there is no team \(newTeam)")
+                    throw ServiceError.invalid(field: "/team", rule: "exists", "there is no team \(newTeam)")
                 }
                 if before.platform == .ios {
                     try await AppleTeamIDs.checkApp(before.appID, team: team, session: session)
@@ -96,12 +96,12 @@ struct AppChange: DomainChange {
             }
             let services = newServices ?? before.services
             if let bad = services.first(where: { !before.platform.services.contains($0) }) {
-                throw APIProblem.invalid(
+                throw ServiceError.invalid(
                     field: "/services", rule: "platform",
                     "an \(before.platform.rawValue) app has no \(bad.rawValue) service")
             }
             if newFingerprints != nil && before.platform != .android {
-                throw APIProblem.invalid(
+                throw ServiceError.invalid(
                     field: "/fingerprints", rule: "platform", "only an Android app has signing certificate fingerprints"
                 )
             }
@@ -109,7 +109,7 @@ struct AppChange: DomainChange {
             if !services.contains(.applinks) {
                 for id in ruleDomains where !(try await session.ruleSet(domainID: id, app: before).rules.isEmpty) {
                     let host = try await session.domain(id: id)?.host ?? "a domain"
-                    throw APIProblem.invalid(
+                    throw ServiceError.invalid(
                         field: "/services", rule: "applinks-in-use",
                         "the app has rules on \(host); remove them before turning applinks off")
                 }
@@ -119,7 +119,7 @@ struct AppChange: DomainChange {
             var followed: [Int64] = []
             if let newRulesFrom {
                 guard before.platform == .android else {
-                    throw APIProblem.invalid(
+                    throw ServiceError.invalid(
                         field: "/rulesFrom", rule: "platform", "only an Android app follows another app's rules")
                 }
                 if let old = before.rulesFrom, let oldSource = try await session.app(appID: old) {
@@ -131,7 +131,7 @@ struct AppChange: DomainChange {
                     for id in try await session.domainIDsWithRules(appPK: before.id)
                     where !(try await session.ruleSet(domainID: id, app: before).rules.isEmpty) {
                         let host = try await session.domain(id: id)?.host ?? "a domain"
-                        throw APIProblem.invalid(
+                        throw ServiceError.invalid(
                             field: "/rulesFrom", rule: "own-rules",
                             """
                             \(before.appID) has rules of its own on \(host); remove them before it follows \
@@ -145,7 +145,7 @@ struct AppChange: DomainChange {
                 }
             }
             guard let after = try await session.app(appID: before.appID) else {
-                throw APIProblem.notFound("no app \(before.appID)")
+                throw ServiceError.notFound("no app \(before.appID)")
             }
             let listed = Self.listsOnDomains(before.services) || Self.listsOnDomains(services)
             let granted =
@@ -164,7 +164,7 @@ struct AppChange: DomainChange {
         case (.delete, .app(let app)):
             let followers = try await session.followers(appPK: app.id)
             guard followers.isEmpty else {
-                throw APIProblem.conflict(
+                throw ServiceError.conflict(
                     "\(followers.joined(separator: ", ")) follow \(app.appID)'s rules; make them keep their own first",
                     field: "appID", rule: "rules-from")
             }
@@ -198,7 +198,7 @@ struct AppChange: DomainChange {
                 appID: appID, teamID: team.id, services: services,
                 platform: fingerprints == nil ? .ios : .android, fingerprints: fingerprints ?? [])
         } catch StoreError.duplicate {
-            throw APIProblem.conflict("the app ID \(appID) is already registered", field: field, rule: "unique")
+            throw ServiceError.conflict("the app ID \(appID) is already registered", field: field, rule: "unique")
         }
     }
 
@@ -207,10 +207,10 @@ struct AppChange: DomainChange {
         _ appID: String, for app: AppRecord, session: DBSession, field: String = "/rulesFrom"
     ) async throws -> AppRecord {
         guard let source = try await session.app(appID: appID), source.teamID == app.teamID else {
-            throw APIProblem.invalid(field: field, rule: "exists", "team \(app.teamName) has no app \(appID)")
+            throw ServiceError.invalid(field: field, rule: "exists", "team \(app.teamName) has no app \(appID)")
         }
         guard source.platform == .ios else {
-            throw APIProblem.invalid(
+            throw ServiceError.invalid(
                 field: field, rule: "platform", "an Android app follows an iOS app's rules; \(appID) is not one")
         }
         return source

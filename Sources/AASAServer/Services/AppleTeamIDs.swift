@@ -9,19 +9,19 @@ enum AppleTeamIDs {
     /// The prefixes of a request, each checked, without repeats.
     static func normalized(_ prefixes: [String]) throws -> [String] {
         guard prefixes.count <= 50 else {
-            throw APIProblem.invalid(field: "/appleTeamIDs", rule: "maxItems", "at most 50 prefixes")
+            throw ServiceError.invalid(field: "/appleTeamIDs", rule: "maxItems", "at most 50 prefixes")
         }
         for (i, prefix) in prefixes.enumerated() {
             guard prefix.utf8.count == 10,
                 prefix.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) })
             else {
-                throw APIProblem.invalid(
+                throw ServiceError.invalid(
                     field: "/appleTeamIDs/\(i)", rule: "apple-team-id",
                     "\(prefix): an Apple Team ID is 10 upper-case letters and digits")
             }
         }
         guard Set(prefixes).count == prefixes.count else {
-            throw APIProblem.invalid(field: "/appleTeamIDs", rule: "unique", "a prefix is listed twice")
+            throw ServiceError.invalid(field: "/appleTeamIDs", rule: "unique", "a prefix is listed twice")
         }
         return prefixes.sorted()
     }
@@ -31,12 +31,12 @@ enum AppleTeamIDs {
         try await session.lockUntilCommit(.appleTeamIDClaims)
         for (i, prefix) in prefixes.enumerated() {
             if let owner = try await session.teamClaiming(appleTeamID: prefix, exceptTeamID: team.id) {
-                throw APIProblem.conflict(
+                throw ServiceError.conflict(
                     "\(prefix) belongs to team \(owner)", field: "/appleTeamIDs/\(i)", rule: "claimed")
             }
             let others = try await session.appIDs(withPrefix: prefix, notOfTeam: team.id)
             if !others.isEmpty {
-                throw APIProblem.conflict(
+                throw ServiceError.conflict(
                     "other teams have apps under \(prefix) (\(others.joined(separator: ", "))); move them first",
                     field: "/appleTeamIDs/\(i)", rule: "in-use")
             }
@@ -48,11 +48,11 @@ enum AppleTeamIDs {
         let prefix = String(appID.prefix { $0 != "." })
         try await session.lockUntilCommit(.appleTeamIDClaims)
         if !team.appleTeamIDs.isEmpty, !team.appleTeamIDs.contains(prefix) {
-            throw APIProblem.forbidden(
+            throw ServiceError.forbidden(
                 "team \(team.name) registers apps under \(team.appleTeamIDs.joined(separator: ", ")), not \(prefix)")
         }
         if let owner = try await session.teamClaiming(appleTeamID: prefix, exceptTeamID: team.id) {
-            throw APIProblem.forbidden("the Apple Team ID \(prefix) belongs to team \(owner)")
+            throw ServiceError.forbidden("the Apple Team ID \(prefix) belongs to team \(owner)")
         }
     }
 }

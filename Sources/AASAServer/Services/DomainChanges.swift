@@ -21,7 +21,7 @@ struct DomainSettingsChange: DomainChange {
     }
 
     func authorize(_ principal: Principal) throws {
-        guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+        guard principal.isAdmin else { throw ServiceError.forbidden("this needs an admin token") }
     }
 
     func lock(_ session: DBSession, principal: Principal) async throws -> DomainRecord? {
@@ -47,7 +47,7 @@ struct DomainSettingsChange: DomainChange {
                     defaults: settings.defaults, webRoots: settings.webRoots,
                     autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
             } catch StoreError.duplicate {
-                throw APIProblem.conflict(
+                throw ServiceError.conflict(
                     "\(host) or one of its aliases already belongs to a domain", field: "/host", rule: "unique")
             }
             return Applied(
@@ -58,7 +58,7 @@ struct DomainSettingsChange: DomainChange {
                         after: AuditJSON.domain(domain))
                 ])
         case .update(_, let makeSettings):
-            guard let before else { throw APIProblem.notFound("no domain") }
+            guard let before else { throw ServiceError.notFound("no domain") }
             let settings = try makeSettings(before)
             if settings.webRoots != before.webRoots {
                 try await Self.checkWebRoots(settings.webRoots, of: before.id, session: session)
@@ -70,7 +70,7 @@ struct DomainSettingsChange: DomainChange {
                     defaults: settings.defaults, webRoots: settings.webRoots,
                     autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
             } catch StoreError.duplicate {
-                throw APIProblem.conflict(
+                throw ServiceError.conflict(
                     "an alias already belongs to another domain", field: "/aliases", rule: "unique")
             }
             return Applied(
@@ -82,7 +82,7 @@ struct DomainSettingsChange: DomainChange {
                 ],
                 refreshedHosts: before.aliases == after.aliases ? [] : [after.host])
         case .delete:
-            guard let domain = before else { throw APIProblem.notFound("no domain") }
+            guard let domain = before else { throw ServiceError.notFound("no domain") }
             try await session.deleteDomain(id: domain.id)
             return Applied(
                 output: domain, domains: [],
@@ -101,7 +101,7 @@ struct DomainSettingsChange: DomainChange {
         try await session.lockUntilCommit(.webRoots)
         let others = try await session.domainsSharing(webRoots: roots, exceptID: domainID)
         guard others.isEmpty else {
-            throw APIProblem.conflict(
+            throw ServiceError.conflict(
                 """
                 a web root is already \(others.joined(separator: ", "))'s: two domains would overwrite each \
                 other's file

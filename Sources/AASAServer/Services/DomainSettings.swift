@@ -23,15 +23,15 @@ struct DomainSettings: Sendable {
         let kept = Set(current?.aliases ?? [])
         self.aliases = try (aliases ?? current?.aliases ?? []).enumerated().map { i, alias in
             do { return kept.contains(alias) ? alias : try HostName.associatedDomain(alias) } catch {
-                throw APIProblem.invalid(field: "/aliases/\(i)", rule: "host", "\(alias): \(error)")
+                throw ServiceError.invalid(field: "/aliases/\(i)", rule: "host", "\(alias): \(error)")
             }
         }
         if let i = self.aliases.firstIndex(of: host) {
-            throw APIProblem.invalid(
+            throw ServiceError.invalid(
                 field: "/aliases/\(i)", rule: "distinct", "an alias cannot be the domain's own host")
         }
         if Set(self.aliases).count != self.aliases.count {
-            throw APIProblem.invalid(field: "/aliases", rule: "unique", "an alias is listed twice")
+            throw ServiceError.invalid(field: "/aliases", rule: "unique", "an alias is listed twice")
         }
         self.variables =
             variables.map {
@@ -43,7 +43,7 @@ struct DomainSettings: Sendable {
             ?? current?.defaults ?? DomainDefaults()
         self.webRoots = try (webRoots ?? current?.webRoots ?? []).enumerated().map { i, root in
             if let problem = Self.webRootProblem(root, bases: bases) {
-                throw APIProblem.invalid(field: "/webRoots/\(i)", rule: "web-root", problem)
+                throw ServiceError.invalid(field: "/webRoots/\(i)", rule: "web-root", problem)
             }
             return root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         }

@@ -29,18 +29,18 @@ struct GrantChange: DomainChange {
     }
 
     func authorize(_ principal: Principal) throws {
-        guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+        guard principal.isAdmin else { throw ServiceError.forbidden("this needs an admin token") }
     }
 
     func lock(_ session: DBSession, principal: Principal) async throws -> Locked {
         let domain = try await Lookup.domain(host, session: session, forUpdate: true)
         guard let team = try await session.team(named: team) else {
-            if case .delete = kind { throw APIProblem.notFound("team \(self.team) has no grant on \(domain.host)") }
-            throw APIProblem.notFound("no team \(self.team)")
+            if case .delete = kind { throw ServiceError.notFound("team \(self.team) has no grant on \(domain.host)") }
+            throw ServiceError.notFound("no team \(self.team)")
         }
         let grant = try await session.grant(domainID: domain.id, teamID: team.id)
         if case .delete = kind, grant == nil {
-            throw APIProblem.notFound("team \(team.name) has no grant on \(domain.host)")
+            throw ServiceError.notFound("team \(team.name) has no grant on \(domain.host)")
         }
         return Locked(domain: domain, team: team, grant: grant)
     }
@@ -59,7 +59,7 @@ struct GrantChange: DomainChange {
             for set in sets {
                 if let index = GrantCoverage.firstRuleOutside(set.rules, prefixes: prefixes, defaults: domain.defaults)
                 {
-                    throw APIProblem.invalid(
+                    throw ServiceError.invalid(
                         field: "/pathPrefixes", rule: "grant-in-use",
                         """
                         rule \(set.rules[index].id.uuidString.lowercased()) of \(set.appID) lies outside these \
@@ -81,7 +81,7 @@ struct GrantChange: DomainChange {
                 ])
         case .delete:
             guard sets.isEmpty else {
-                throw APIProblem.conflict(
+                throw ServiceError.conflict(
                     """
                     team \(team.name) still has rules on \(domain.host) \
                     (\(sets.map(\.appID).joined(separator: ", "))); remove them first

@@ -8,7 +8,7 @@ enum Lookup {
     static func domain(_ host: String, session: DBSession, forUpdate: Bool = false) async throws -> DomainRecord {
         let normalized = try Names.pathHost(host)
         guard let domain = try await session.domain(host: normalized, forUpdate: forUpdate) else {
-            throw APIProblem.notFound("no domain \(host)")
+            throw ServiceError.notFound("no domain \(host)")
         }
         return domain
     }
@@ -19,7 +19,7 @@ enum Lookup {
     {
         guard let app = try await session.app(appID: appID, forUpdate: forUpdate), principal.canRead(team: app.teamID)
         else {
-            throw APIProblem.notFound("no app \(appID)")
+            throw ServiceError.notFound("no app \(appID)")
         }
         return app
     }
@@ -30,7 +30,7 @@ enum Lookup {
     {
         guard let team = try await session.team(named: name, forUpdate: forUpdate), principal.canRead(team: team.id)
         else {
-            throw APIProblem.notFound("no team \(name)")
+            throw ServiceError.notFound("no team \(name)")
         }
         return team
     }

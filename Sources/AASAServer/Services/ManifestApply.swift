@@ -50,62 +50,93 @@ struct ManifestApply: Sendable {
         session: DBSession
     ) async throws -> Outcome {
         let team = try await Lookup.visibleTeam(teamName, principal, session: session)
-        guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot apply a manifest") }
-        var errors: [FieldError] = []
+        guard principal.canWrite else { throw ServiceError.forbidden("a read token cannot apply a manifest") }
+        var state = ApplyState(team: team)
+        try await lockTargets(manifest, &state, session: session)
+        let before = try await stateTag(
+            session, manifest: manifest, teamID: team.id, existing: state.existing, domains: state.locked)
+        try ETag.check(ifMatch, current: before)
+        for domain in state.locked {
+            state.documentsBefore[domain.id] = try await DomainDocument.render(try await session.snapshot(of: domain))
+        }
+        try await writeApps(manifest, &state, session: session)
+        try await writeRulesFrom(manifest, &state, session: session)
+        try await writeRules(manifest, &state, session: session)
+        guard state.errors.isEmpty else { throw ServiceError.invalid(state.errors) }
+        let (results, anyChange, autoPublish) = try await validateDomains(manifest, &state, session: session)
+        let after = try await stateTag(
+            session, manifest: manifest, teamID: team.id, existing: state.apps, domains: state.locked)
+        // A plan names the state it was made from (the apply's If-Match); an apply the state it left.
+        return Outcome(
+            team: team.name, changed: anyChange, stateTag: dryRun ? before : after,
+            apps: state.appChanges, domains: results, autoPublish: autoPublish)
+    }
 
-        // The named apps, locked; an app ID registered to another team is refused, not taken over.
+    /// What the stages of one apply share: the team, what is locked and written so far, and every
+    /// field error found (a manifest is answered with all of them at once).
+    private struct ApplyState {
+        var team: TeamRecord
+        var errors: [FieldError] = []
+        /// The manifest's apps registered before it, locked.
         var existing: [String: AppRecord] = [:]
+        /// Every domain the manifest can change, locked in ID order.
+        var locked: [DomainRecord] = []
+        var documentsBefore: [Int64: DomainDocument] = [:]
+        /// The manifest's apps as written.
+        var apps: [String: AppRecord] = [:]
+        var appChanges: [Components.Schemas.ManifestAppChange] = []
+        /// "host appID ruleID" → the body pointer of the rule, so findings name the manifest's own lines.
+        var pointers: [String: String] = [:]
+        var ruleChanges: [Int64: [Components.Schemas.ManifestRuleChange]] = [:]
+    }
+
+    /// Stage 1: the named apps (an app ID registered to another team is refused, not taken over)
+    /// and every domain the manifest can change, locked.
+    private func lockTargets(_ manifest: ManifestRequest, _ state: inout ApplyState, session: DBSession) async throws {
+        let team = state.team
+        // The named apps, locked; an app ID registered to another team is refused, not taken over.
         for app in manifest.apps {
             guard let record = try await session.app(appID: app.appID, forUpdate: true) else { continue }
             if record.teamID != team.id {
-                errors.append(
+                state.errors.append(
                     FieldError(
                         field: "\(app.pointer)/appID", rule: "owned-by-another-team",
                         message: "\(app.appID) is registered to another team"))
             } else {
-                existing[app.appID] = record
+                state.existing[app.appID] = record
             }
         }
 
         // Every domain the manifest can change: those it lists, those where its apps have rules,
         // and those where the team holds a grant (service lists follow the apps). Locked in ID order.
-        var listed: [String: DomainRecord] = [:]
         var ids = Set<Int64>()
         for domain in manifest.domains {
             if let record = try await session.domain(host: domain.host) {
-                listed[domain.host] = record
                 ids.insert(record.id)
             } else {
-                errors.append(
+                state.errors.append(
                     FieldError(
                         field: "\(domain.pointer)/host", rule: "exists", message: "there is no domain \(domain.host)"))
             }
         }
-        for app in existing.values { ids.formUnion(try await session.domainIDsWithRules(appPK: app.id)) }
+        for app in state.existing.values { ids.formUnion(try await session.domainIDsWithRules(appPK: app.id)) }
         ids.formUnion(try await session.domainIDsGranted(teamID: team.id))
-        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
-        var locked: [DomainRecord] = []
+        guard state.errors.isEmpty else { throw ServiceError.invalid(state.errors) }
         for id in ids.sorted() {
-            if let domain = try await session.domain(id: id, forUpdate: true) { locked.append(domain) }
+            if let domain = try await session.domain(id: id, forUpdate: true) { state.locked.append(domain) }
         }
+    }
 
-        let before = try await stateTag(
-            session, manifest: manifest, teamID: team.id, existing: existing, domains: locked)
-        try ETag.check(ifMatch, current: before)
-        var documentsBefore: [Int64: DomainDocument] = [:]
-        for domain in locked {
-            documentsBefore[domain.id] = try await DomainDocument.render(try await session.snapshot(of: domain))
-        }
-
-        // Apps.
-        var appChanges: [Components.Schemas.ManifestAppChange] = []
-        var apps: [String: AppRecord] = [:]
+    /// Stage 2: each named app registered or brought to what the manifest says, through the
+    /// apps API's own registration (`AppChange.register`).
+    private func writeApps(_ manifest: ManifestRequest, _ state: inout ApplyState, session: DBSession) async throws {
+        let team = state.team
         for app in manifest.apps {
             let services = app.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) }
-            if let current = existing[app.appID] {
-                apps[app.appID] = current
+            if let current = state.existing[app.appID] {
+                state.apps[app.appID] = current
                 if current.platform != app.platform {
-                    errors.append(
+                    state.errors.append(
                         FieldError(
                             field: "\(app.pointer)/platform", rule: "platform",
                             message:
@@ -118,19 +149,19 @@ struct ManifestApply: Sendable {
                 }
                 let fingerprints = app.platform == .android ? app.fingerprints : current.fingerprints
                 guard current.services != app.services || current.fingerprints != fingerprints else {
-                    appChanges.append(.init(appID: app.appID, action: .unchanged, services: services))
+                    state.appChanges.append(.init(appID: app.appID, action: .unchanged, services: services))
                     continue
                 }
                 try await session.updateApp(
                     id: current.id, teamID: team.id, services: app.services, fingerprints: fingerprints)
                 let after = try await session.app(appID: app.appID)!
-                apps[app.appID] = after
+                state.apps[app.appID] = after
                 try await session.appendAudit(
                     AuditEntry(
                         action: "app.update", entityType: "app", entityID: app.appID,
                         team: team.name, appID: app.appID, before: AuditJSON.app(current), after: AuditJSON.app(after)
                     ).record(by: actor))
-                appChanges.append(
+                state.appChanges.append(
                     .init(
                         appID: app.appID, action: .update, services: services,
                         previousServices: current.services.compactMap {
@@ -143,41 +174,47 @@ struct ManifestApply: Sendable {
                         appID: app.appID, team: team, services: app.services,
                         fingerprints: app.platform == .android ? app.fingerprints : nil, session: session,
                         field: "\(app.pointer)/appID")
-                } catch let problem as APIProblem where problem.status == .forbidden {
+                } catch let problem as ServiceError where problem.kind == .forbidden {
                     // Among the manifest's other errors, a prefix the team may not use is one more field error.
-                    errors.append(
+                    state.errors.append(
                         FieldError(
                             field: "\(app.pointer)/appID", rule: "apple-team-id",
                             message: problem.detail ?? problem.title))
                     continue
                 }
-                apps[app.appID] = created
+                state.apps[app.appID] = created
                 try await session.appendAudit(
                     AuditEntry(
                         action: "app.create", entityType: "app", entityID: app.appID,
                         team: team.name, appID: app.appID, after: AuditJSON.app(created)
                     ).record(by: actor))
-                appChanges.append(.init(appID: app.appID, action: .create, services: services))
+                state.appChanges.append(.init(appID: app.appID, action: .create, services: services))
             }
         }
 
+    }
+
+    /// Stage 3: each Android app follows the iOS app the manifest names, or keeps its own rules.
+    private func writeRulesFrom(_ manifest: ManifestRequest, _ state: inout ApplyState, session: DBSession) async throws
+    {
+        let team = state.team
         // One rule list: an Android app follows the iOS app (of the team) the manifest names, or keeps its own.
         for app in manifest.apps where app.platform == .android {
-            guard let record = apps[app.appID], record.rulesFrom != app.rulesFrom else { continue }
+            guard let record = state.apps[app.appID], record.rulesFrom != app.rulesFrom else { continue }
             var sourcePK: Int64?
             if let wanted = app.rulesFrom {
                 do {
                     sourcePK = try await AppChange.ruleSource(
                         wanted, for: record, session: session, field: "\(app.pointer)/rulesFrom"
                     ).id
-                } catch let problem as APIProblem {
-                    errors += problem.errors
+                } catch let problem as ServiceError {
+                    state.errors += problem.errors
                     continue
                 }
             }
             try await session.setRulesFrom(id: record.id, source: sourcePK)
             guard let after = try await session.app(appID: app.appID) else { continue }
-            apps[app.appID] = after
+            state.apps[app.appID] = after
             try await session.appendAudit(
                 AuditEntry(
                     action: "app.update", entityType: "app", entityID: app.appID,
@@ -185,27 +222,31 @@ struct ManifestApply: Sendable {
                 ).record(by: actor))
         }
 
+    }
+
+    /// Stage 4: each named app's rules on each locked domain become what the manifest lists,
+    /// each write judged by `RuleWriteCheck` as the rules API's are.
+    private func writeRules(_ manifest: ManifestRequest, _ state: inout ApplyState, session: DBSession) async throws {
+        let team = state.team
         // Rules: each named app's rules on each locked domain become what the manifest lists (none
         // where it lists nothing). Pointers let errors name the manifest's own rules.
-        var pointers: [String: String] = [:]  // "host appID ruleID" → body pointer of the rule
-        var ruleChanges: [Int64: [Components.Schemas.ManifestRuleChange]] = [:]
         let check = RuleWriteCheck(maxRulesPerTeam: maxRulesPerTeam)
-        for domain in locked {
+        for domain in state.locked {
             let entry = manifest.domains.first { $0.host == domain.host }
             for app in manifest.apps {
-                guard let record = apps[app.appID] else { continue }
+                guard let record = state.apps[app.appID] else { continue }
                 let wanted = entry?.apps.first { $0.appID == app.appID }
                 let current = try await session.ruleSet(domainID: domain.id, app: record)
                 let rules = ManifestRequest.resolve(wanted?.rules ?? [], current: current.rules)
                 for (k, rule) in rules.enumerated() {
                     if let wanted {
-                        pointers["\(domain.host) \(app.appID) \(rule.id.uuidString.lowercased())"] =
+                        state.pointers["\(domain.host) \(app.appID) \(rule.id.uuidString.lowercased())"] =
                             "\(wanted.pointer)/rules/\(k)"
                     }
                 }
                 guard rules != current.rules else {
                     if current.version > 0 || wanted != nil {
-                        ruleChanges[domain.id, default: []].append(
+                        state.ruleChanges[domain.id, default: []].append(
                             .init(
                                 appID: app.appID, action: .unchanged, rulesBefore: current.rules.count,
                                 rulesAfter: rules.count, version: current.version))
@@ -219,7 +260,7 @@ struct ManifestApply: Sendable {
                         app: "\(base)/appID", domain: "\(entry?.pointer ?? app.pointer)/host", rules: "\(base)/rules",
                         rulePath: { "\(base)/rules/\($0)/~1" }))
                 {
-                    if !errors.contains(problem) { errors.append(problem) }
+                    if !state.errors.contains(problem) { state.errors.append(problem) }
                     continue
                 }
                 let version = try await session.saveRuleSet(
@@ -231,31 +272,37 @@ struct ManifestApply: Sendable {
                         before: AuditJSON.rules(current.rules, version: current.version),
                         after: AuditJSON.rules(rules, version: version)
                     ).record(by: actor))
-                ruleChanges[domain.id, default: []].append(
+                state.ruleChanges[domain.id, default: []].append(
                     .init(
                         appID: app.appID, action: rules.isEmpty ? .clear : .replace,
                         rulesBefore: current.rules.count, rulesAfter: rules.count, version: version))
             }
         }
-        guard errors.isEmpty else { throw APIProblem.invalid(errors) }
+    }
 
+    /// Stage 5: every locked domain validated as it now stands, its golden URLs synced and its
+    /// policies run; every error is collected before refusing.
+    private func validateDomains(_ manifest: ManifestRequest, _ state: inout ApplyState, session: DBSession)
+        async throws -> (results: [Components.Schemas.ManifestDomainResult], anyChange: Bool, autoPublish: Set<String>)
+    {
+        let team = state.team
         // Validate every locked domain as it now stands; collect every error before refusing.
         var warnings: [Finding] = []
         var results: [Components.Schemas.ManifestDomainResult] = []
-        var anyChange = appChanges.contains { $0.action != .unchanged }
+        var anyChange = state.appChanges.contains { $0.action != .unchanged }
         var autoPublish = Set<String>()
-        for domain in locked {
+        for domain in state.locked {
             let rendered: DomainDocument
             do {
                 rendered = try await pipeline.validate(session, domain: domain) { finding in
                     guard let appID = finding.appID, let ruleID = finding.ruleID,
-                        let base = pointers["\(domain.host) \(appID) \(ruleID)"]
+                        let base = state.pointers["\(domain.host) \(appID) \(ruleID)"]
                     else { return nil }
                     return base
                         + JSONPointer(tokens: Array(JSONPointer.tokens(of: finding.path).dropFirst(5))).description
                 }
-            } catch let problem as APIProblem where problem.status == .unprocessableContent {
-                errors += problem.errors
+            } catch let problem as ServiceError where problem.kind == .invalid {
+                state.errors += problem.errors
                 warnings += problem.warnings
                 continue
             }
@@ -265,7 +312,7 @@ struct ManifestApply: Sendable {
                     wanted, pointer: entry.pointer, team: team, domain: domain,
                     rendered: rendered, actor: actor, session: session)
                 expectationChanges = synced.changes
-                errors += synced.errors
+                state.errors += synced.errors
                 guard synced.errors.isEmpty else { continue }
             }
             try await pipeline.checkPolicies(
@@ -273,8 +320,8 @@ struct ManifestApply: Sendable {
                     stage: .draft, action: "manifest.apply", domain: domain, document: rendered,
                     bytes: rendered.bytes, actor: actor),
                 session: session)
-            let changes = ruleChanges[domain.id] ?? []
-            let old = documentsBefore[domain.id]
+            let changes = state.ruleChanges[domain.id] ?? []
+            let old = state.documentsBefore[domain.id]
             let changed =
                 changes.contains { $0.action != .unchanged } || old?.bytes != rendered.bytes
                 || expectationChanges.contains { $0.action != .unchanged }
@@ -290,17 +337,13 @@ struct ManifestApply: Sendable {
                     warnings: Self.scoped(rendered, to: team.name).warningFindings.map(Components.Schemas.Finding.init))
             )
         }
-        guard errors.isEmpty else {
-            throw APIProblem.invalid(
-                errors, warnings: warnings,
+        guard state.errors.isEmpty else {
+            throw ServiceError.invalid(
+                state.errors, warnings: warnings,
                 detail: "the manifest would leave a domain invalid: "
-                    + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+                    + state.errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
         }
-        let after = try await stateTag(session, manifest: manifest, teamID: team.id, existing: apps, domains: locked)
-        // A plan names the state it was made from (the apply's If-Match); an apply the state it left.
-        return Outcome(
-            team: team.name, changed: anyChange, stateTag: dryRun ? before : after,
-            apps: appChanges, domains: results, autoPublish: autoPublish)
+        return (results, anyChange, autoPublish)
     }
 
     /// A digest of everything the manifest owns: its apps' versions and their rule sets' versions

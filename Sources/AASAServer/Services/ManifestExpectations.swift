@@ -51,8 +51,8 @@ extension ManifestApply {
                         domain: domain, before: previous, after: stored
                     ).record(by: actor))
                 change(input.url, input.kind.rawValue, input.appID, previous == nil ? .create : .update)
-            } catch let problem as APIProblem
-                where problem.status == .unprocessableContent || problem.status == .conflict
+            } catch let problem as ServiceError
+                where problem.kind == .invalid || problem.kind == .conflict
             {
                 errors += problem.errors
             }

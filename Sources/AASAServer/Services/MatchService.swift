@@ -43,7 +43,7 @@ struct MatchService: Sendable {
         guard let components = URLComponents(string: question.url), let scheme = components.scheme?.lowercased(),
             scheme == "https" || scheme == "http", let rawHost = components.host, !rawHost.isEmpty
         else {
-            throw APIProblem.invalid(field: "/url", rule: "url", "an absolute http(s) URL with a host")
+            throw ServiceError.invalid(field: "/url", rule: "url", "an absolute http(s) URL with a host")
         }
         let urlHost = (try? HostName.normalized(rawHost)) ?? rawHost.lowercased()
         let source = try await reads.matchSource(urlHost: urlHost, draft: question.draft)
@@ -52,7 +52,7 @@ struct MatchService: Sendable {
         let androidBytes = question.platform == .ios ? nil : source.assetLinksBytes
         if iosBytes == nil && androidBytes == nil && source.wildcardParent == nil && !question.draft {
             let file = question.platform == .android ? "its assetlinks.json" : "it"
-            throw APIProblem.notFound("\(source.host) has not published \(file) yet; ask with source: draft")
+            throw ServiceError.notFound("\(source.host) has not published \(file) yet; ask with source: draft")
         }
         var answer = Answer(source: source, hints: hints, teams: [:])
         if let bytes = iosBytes {

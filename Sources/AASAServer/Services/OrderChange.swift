@@ -8,9 +8,9 @@ struct OrderChange: DomainChange {
     var action: String { "order.replace" }
 
     func authorize(_ principal: Principal) throws {
-        guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+        guard principal.isAdmin else { throw ServiceError.forbidden("this needs an admin token") }
         guard Set(apps).count == apps.count else {
-            throw APIProblem.invalid(field: "/apps", rule: "unique", "an app is listed twice")
+            throw ServiceError.invalid(field: "/apps", rule: "unique", "an app is listed twice")
         }
     }
 
@@ -24,11 +24,11 @@ struct OrderChange: DomainChange {
 
     func apply(_ before: DomainRecord, principal: Principal, session: DBSession) async throws -> Applied<DomainRecord> {
         for (i, appID) in apps.enumerated() where try await session.app(appID: appID) == nil {
-            throw APIProblem.invalid(field: "/apps/\(i)", rule: "exists", "there is no app \(appID)")
+            throw ServiceError.invalid(field: "/apps/\(i)", rule: "exists", "there is no app \(appID)")
         }
         try await session.updateOrder(domainID: before.id, apps: apps)
         guard let after = try await session.domain(id: before.id) else {
-            throw APIProblem.notFound("the domain was deleted")
+            throw ServiceError.notFound("the domain was deleted")
         }
         return Applied(
             output: after, domains: [after.id],

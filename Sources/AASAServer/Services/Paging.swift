@@ -12,10 +12,10 @@ struct PageRequest: Sendable {
     init(after: String?, limit: Int?) throws {
         let limit = limit ?? Self.defaultLimit
         guard (1...Self.maxLimit).contains(limit) else {
-            throw APIProblem.badRequest("limit is 1 to \(Self.maxLimit)", field: "limit", rule: "range")
+            throw ServiceError.badRequest("limit is 1 to \(Self.maxLimit)", field: "limit", rule: "range")
         }
         if let after, after.utf8.count > 1024 {
-            throw APIProblem.badRequest("after is at most 1024 bytes", field: "after", rule: "maxLength")
+            throw ServiceError.badRequest("after is at most 1024 bytes", field: "after", rule: "maxLength")
         }
         self.after = after
         self.limit = limit

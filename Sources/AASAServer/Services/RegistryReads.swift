@@ -68,7 +68,7 @@ struct RegistryReads: Sendable {
             guard let team = try await session.team(named: team),
                 let grant = try await session.grant(domainID: domain.id, teamID: team.id)
             else {
-                throw APIProblem.notFound("team \(team) has no grant on \(domain.host)")
+                throw ServiceError.notFound("team \(team) has no grant on \(domain.host)")
             }
             return grant
         }
@@ -170,19 +170,19 @@ struct RegistryReads: Sendable {
         }
         func revision(_ number: Int, _ domain: DomainRecord, _ session: DBSession) async throws -> [UInt8] {
             guard let found = try await read(session, domain, number) else {
-                throw APIProblem.notFound("\(domain.host) has no \(what) \(number)")
+                throw ServiceError.notFound("\(domain.host) has no \(what) \(number)")
             }
             return found.bytes
         }
         let (domainHost, old, new) = try await work.read { session -> (String, [UInt8], New) in
             let domain = try await Lookup.domain(host, session: session)
             guard from >= 1 else {
-                throw APIProblem.badRequest("from is a revision number, 1 or more", field: "from", rule: "minimum")
+                throw ServiceError.badRequest("from is a revision number, 1 or more", field: "from", rule: "minimum")
             }
             let old = try await revision(from, domain, session)
             if to == "draft" { return (domain.host, old, .draft(try await draftSnapshot(domain, session: session))) }
             guard let number = Int(to), number > 0 else {
-                throw APIProblem.badRequest("`to` is a revision number or `draft`", field: "to", rule: "format")
+                throw ServiceError.badRequest("`to` is a revision number or `draft`", field: "to", rule: "format")
             }
             return (domain.host, old, .bytes(try await revision(number, domain, session)))
         }
@@ -196,7 +196,7 @@ struct RegistryReads: Sendable {
         -> RevisionRecord
     {
         guard let revision = try await session.revision(domainID: domain.id, number: number) else {
-            throw APIProblem.notFound("\(domain.host) has no revision \(number)")
+            throw ServiceError.notFound("\(domain.host) has no revision \(number)")
         }
         return revision
     }
@@ -236,7 +236,8 @@ struct RegistryReads: Sendable {
                 if try await session.domainID(answeringTo: parent) != nil { return .parent(parent) }
                 labels = labels.dropFirst()
             }
-            throw APIProblem.notFound("no domain answers to \(urlHost), nor a parent domain for a wildcard entitlement")
+            throw ServiceError.notFound(
+                "no domain answers to \(urlHost), nor a parent domain for a wildcard entitlement")
         }
         switch found {
         case .parent(let parent):

@@ -27,7 +27,7 @@ struct RuleSetChange: DomainChange {
     }
 
     func authorize(_ principal: Principal) throws {
-        guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot change rules") }
+        guard principal.canWrite else { throw ServiceError.forbidden("a read token cannot change rules") }
     }
 
     func lock(_ session: DBSession, principal: Principal) async throws -> Locked {
@@ -49,7 +49,7 @@ struct RuleSetChange: DomainChange {
                 app: "appID", domain: "host", rules: "/rules",
                 rulePath: { bodyField(rules[$0].id, $0).map { $0 + "/~1" } ?? "/rules/\($0)/~1" }))
         {
-            throw APIProblem.invalid([problem])
+            throw ServiceError.invalid([problem])
         }
         let version = try await session.saveRuleSet(
             domainID: domain.id, appPK: app.id, rules: rules, previousVersion: current.version)

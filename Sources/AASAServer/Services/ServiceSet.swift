@@ -23,10 +23,10 @@ enum PublishRights {
     static func check(_ principal: Principal) -> @Sendable (DBSession, DomainRecord) async throws -> Void {
         { session, domain in
             if principal.isAdmin { return }
-            guard principal.canWrite else { throw APIProblem.forbidden("a read token cannot publish") }
+            guard principal.canWrite else { throw ServiceError.forbidden("a read token cannot publish") }
             guard let teamID = principal.teamID, try await session.grant(domainID: domain.id, teamID: teamID) != nil
             else {
-                throw APIProblem.forbidden("only an admin or a team holding a grant on \(domain.host) may publish it")
+                throw ServiceError.forbidden("only an admin or a team holding a grant on \(domain.host) may publish it")
             }
         }
     }

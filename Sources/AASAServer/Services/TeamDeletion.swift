@@ -9,7 +9,7 @@ struct TeamDeletion: DomainChange {
 
     func lock(_ session: DBSession, principal: Principal) async throws -> TeamRecord {
         let team = try await Lookup.visibleTeam(team, principal, session: session, forUpdate: true)
-        guard principal.isAdmin else { throw APIProblem.forbidden("this needs an admin token") }
+        guard principal.isAdmin else { throw ServiceError.forbidden("this needs an admin token") }
         return team
     }
 
@@ -20,7 +20,7 @@ struct TeamDeletion: DomainChange {
     func apply(_ team: TeamRecord, principal: Principal, session: DBSession) async throws -> Applied<Void> {
         let apps = try await session.countApps(teamID: team.id)
         guard apps == 0 else {
-            throw APIProblem.conflict(
+            throw ServiceError.conflict(
                 "the team still owns \(apps) app(s); delete or move them first", field: "team", rule: "in-use")
         }
         let domains = try await session.domainIDsGranted(teamID: team.id)

@@ -16,7 +16,7 @@ public enum TokenIssuer {
         if let parent, let limit = parent.expiresAt {
             if let wanted = expiresAt {
                 guard wanted <= limit else {
-                    throw APIProblem.invalid(
+                    throw ServiceError.invalid(
                         field: "/expiresAt", rule: "outlives-parent",
                         """
                         a token may not outlive the token that creates it (which expires at \

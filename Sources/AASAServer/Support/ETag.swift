@@ -16,7 +16,7 @@ enum ETag {
     static func check(_ ifMatch: String?, current: String) throws {
         guard let ifMatch else { return }
         guard ifMatch.utf8.count <= 100 else {
-            throw APIProblem.badRequest("If-Match is at most 100 characters", field: "If-Match", rule: "maxLength")
+            throw ServiceError.badRequest("If-Match is at most 100 characters", field: "If-Match", rule: "maxLength")
         }
         let tags = ifMatch.split(separator: ",").map { tag -> String in
             var t = tag.trimmingCharacters(in: .whitespaces)
@@ -24,6 +24,6 @@ enum ETag {
             return t
         }
         if tags.contains("*") || tags.contains(current) { return }
-        throw APIProblem.preconditionFailed(current: current)
+        throw ServiceError.preconditionFailed(current: current)
     }
 }

@@ -16,7 +16,7 @@ enum Names {
 
     /// The punycode form of a host given in a path; a host that cannot be one is simply not found.
     static func pathHost(_ host: String) throws -> String {
-        guard let normalized = try? HostName.normalized(host) else { throw APIProblem.notFound("no domain \(host)") }
+        guard let normalized = try? HostName.normalized(host) else { throw ServiceError.notFound("no domain \(host)") }
         return normalized
     }
 
@@ -24,7 +24,7 @@ enum Names {
     static func limit(_ value: Int?, default fallback: Int, maximum: Int = 500) throws -> Int {
         guard let value else { return fallback }
         guard (1...maximum).contains(value) else {
-            throw APIProblem.badRequest("limit is between 1 and \(maximum)", field: "limit", rule: "range")
+            throw ServiceError.badRequest("limit is between 1 and \(maximum)", field: "limit", rule: "range")
         }
         return value
     }
@@ -33,7 +33,7 @@ enum Names {
     static func before(_ value: Int32?) throws -> Int? {
         guard let value else { return nil }
         guard value >= 1 else {
-            throw APIProblem.badRequest("before is a revision number, 1 or more", field: "before", rule: "minimum")
+            throw ServiceError.badRequest("before is a revision number, 1 or more", field: "before", rule: "minimum")
         }
         return Int(value)
     }
@@ -41,13 +41,13 @@ enum Names {
     /// A display name or token name within openapi.yaml's `maxLength` (200 characters).
     static func displayName(_ name: String, field: String) throws -> String {
         guard name.count <= 200 else {
-            throw APIProblem.badRequest("a name is at most 200 characters", field: field, rule: "maxLength")
+            throw ServiceError.badRequest("a name is at most 200 characters", field: field, rule: "maxLength")
         }
         return name
     }
 
     static func uuid(_ string: String, what: String) throws -> UUID {
-        guard let id = UUID(uuidString: string) else { throw APIProblem.notFound("no \(what) \(string)") }
+        guard let id = UUID(uuidString: string) else { throw ServiceError.notFound("no \(what) \(string)") }
         return id
     }
 }
