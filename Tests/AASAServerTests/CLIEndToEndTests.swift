@@ -217,6 +217,28 @@ import Testing
         }
     }
 
+    /// `aasactl import` (issue 20): a plan (exit 2, nothing written), the apply, then the same
+    /// import again (exit 0, no changes); the team map is YAML.
+    @Test func importPlansAppliesAndIsANoOpAgain() async throws {
+        try await Self.withServer { server, cli, _ in
+            #expect(try await cli("teams", "create", "shop").status == 0)
+            #expect(try await cli("teams", "create", "news").status == 0)
+            let file = try Self.temp("aasa.json", ImportTests.mixed)
+            let map = try Self.temp("map.yaml", "ABCDE12345: shop\nFGHIJ67890.com.news.app: news\nFGHIJ67890: news\n")
+            let plan = try await cli("import", "example.com", "-f", file, "--team-map", map)
+            #expect(plan.status == 2, "\(plan)")
+            #expect(plan.out.contains("+ app ABCDE12345.com.shop.app → team shop"), "\(plan.out)")
+            #expect(plan.out.contains("+ grant shop: /shop") && plan.out.contains("Proof: holds"), "\(plan.out)")
+            #expect(try await cli("domains", "show", "example.com").status == 1, "a plan writes nothing")
+            let applied = try await cli("import", "example.com", "-f", file, "--team-map", map, "--apply")
+            #expect(applied.status == 2 && applied.out.contains("Applied."), "\(applied)")
+            let again = try await cli("import", "example.com", "-f", file, "--team-map", map, "--apply")
+            #expect(again.status == 0 && again.out.contains("No changes"), "\(again)")
+            let help = try await cli("import", "--help")
+            #expect(help.out.contains("--team-map") && help.out.contains("Exit status"))
+        }
+    }
+
     @Test func planAndApply() async throws {
         try await Self.withServer { server, cli, _ in
             try await Self.setUpShop(cli, server: server)

@@ -87,3 +87,20 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         members.append(JSONMember(key, value))
     }
 }
+
+extension JSONValue {
+    /// The same value with every object's members in key order: two values that differ only in
+    /// the order of their keys (as a JSON object, or PostgreSQL's `jsonb`, does not keep it) are
+    /// equal in this form.
+    public var keyOrdered: JSONValue {
+        switch self {
+        case .object(let object):
+            return .object(
+                JSONObject(object.members.map { JSONMember($0.key, $0.value.keyOrdered) }.sorted { $0.key < $1.key }))
+        case .array(let items):
+            return .array(items.map(\.keyOrdered))
+        default:
+            return self
+        }
+    }
+}

@@ -26,7 +26,7 @@ extension APIImplementation {
         let settings = try DomainSettings(
             host: host, aliases: body.aliases,
             variables: body.substitutionVariables?.additionalProperties,
-            defaults: body.defaults, webRoots: body.webRoots, autoPublish: body.autoPublish,
+            defaults: body.defaults.map(DomainDefaults.init), webRoots: body.webRoots, autoPublish: body.autoPublish,
             legacyRootPath: body.legacyRootPath, current: nil, bases: webRootBases)
         let changed = try await change(
             DomainSettingsChange(kind: .create(host: host, settings: settings), ifMatch: nil))
@@ -53,7 +53,8 @@ extension APIImplementation {
                     try DomainSettings(
                         host: before.host, aliases: body.aliases,
                         variables: body.substitutionVariables?.additionalProperties,
-                        defaults: body.defaults, webRoots: body.webRoots, autoPublish: body.autoPublish,
+                        defaults: body.defaults.map(DomainDefaults.init), webRoots: body.webRoots,
+                        autoPublish: body.autoPublish,
                         legacyRootPath: body.legacyRootPath, current: before, bases: bases)
                 }, ifMatch: input.headers.ifMatch))
         return .ok(

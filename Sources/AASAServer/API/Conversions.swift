@@ -136,3 +136,9 @@ extension OpenAPIValueContainer {
         self = try JSONDecoder().decode(OpenAPIValueContainer.self, from: data)
     }
 }
+
+extension DomainDefaults {
+    init(_ defaults: Components.Schemas.Defaults) {
+        self.init(caseSensitive: defaults.caseSensitive, percentEncoded: defaults.percentEncoded)
+    }
+}

@@ -165,9 +165,10 @@ struct ManifestRequest: Sendable {
         var unused = current.filter { !explicit.contains($0.id) }
         return wanted.map { rule in
             if let id = rule.id { return StoredRule(id: id, component: rule.component) }
-            if let i = unused.firstIndex(where: { $0.component == rule.component }) {
-                return StoredRule(id: unused.remove(at: i).id, component: rule.component)
-            }
+            // Stored components come back from jsonb with their keys reordered: the same rule is the
+            // same whatever the order of its keys, and keeps its stored form.
+            let wanted = rule.component.keyOrdered
+            if let i = unused.firstIndex(where: { $0.component.keyOrdered == wanted }) { return unused.remove(at: i) }
             return StoredRule(id: UUID(), component: rule.component)
         }
     }

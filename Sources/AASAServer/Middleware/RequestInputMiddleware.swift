@@ -10,13 +10,16 @@ import NIOCore
 /// - U+0000 anywhere (a body string or key, the path, the query) is 400 naming where: PostgreSQL
 ///   refuses it in text, and no name, pattern or reason needs it;
 /// - a JSON string longer than `maxStringBytes` is 400 (`maxLength`): fields with a tighter bound
-///   in openapi.yaml are checked where they are read;
+///   in openapi.yaml are checked where they are read, and the few that carry a whole file
+///   (`longStrings`) have their own, wider bound;
 /// - an `If-Match` longer than openapi.yaml's 100 characters is 400, measured as sent.
 /// What comes after (idempotency's fingerprint, the generated decoder) sees the collected body.
 struct RequestInputMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let maxBodyBytes: Int
     static let maxStringBytes = 4096
+    /// Body fields that carry a whole file, by request path and JSON pointer, with openapi.yaml's bound.
+    static let longStrings: [String: [String: Int]] = ["/v1/imports": ["/aasa": 262_144]]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -47,40 +50,39 @@ struct RequestInputMiddleware: RouterMiddleware {
             if request.headers[.contentType]?.hasPrefix("application/json") == true,
                 let parsed = try? JSONParser.parse(Array(body.readableBytesView))
             {
-                try Self.check(parsed.value, at: [])
+                try Self.check(parsed.value, at: [], long: Self.longStrings[request.uri.path] ?? [:])
             }
         }
         return try await next(request, context)
     }
 
     /// The first value of the body that breaks one of the rules above, as a 400.
-    static func check(_ value: JSONValue, at path: [String]) throws {
+    static func check(_ value: JSONValue, at path: [String], long: [String: Int] = [:]) throws {
         func pointer(_ extra: [String] = []) -> String { JSONPointer(tokens: path + extra).description }
         switch value {
         case .null:
             throw ServiceError.badRequest(
                 "null is not a value here; leave the field out instead", field: pointer(), rule: "type")
         case .string(let text):
-            try checkText(text, field: pointer())
+            try checkText(text, field: pointer(), max: long[pointer()] ?? maxStringBytes)
         case .array(let items):
-            for (i, item) in items.enumerated() { try check(item, at: path + [String(i)]) }
+            for (i, item) in items.enumerated() { try check(item, at: path + [String(i)], long: long) }
         case .object(let object):
             for member in object {
                 try checkText(member.key, field: pointer([member.key]))
-                try check(member.value, at: path + [member.key])
+                try check(member.value, at: path + [member.key], long: long)
             }
         default:
             break
         }
     }
 
-    private static func checkText(_ text: String, field: String) throws {
+    private static func checkText(_ text: String, field: String, max: Int = maxStringBytes) throws {
         if text.utf8.contains(0) {
             throw ServiceError.badRequest("U+0000 is not allowed in text", field: field, rule: "no-nul")
         }
-        if text.utf8.count > maxStringBytes {
-            throw ServiceError.badRequest(
-                "a string is at most \(maxStringBytes) bytes", field: field, rule: "maxLength")
+        if text.utf8.count > max {
+            throw ServiceError.badRequest("a string is at most \(max) bytes", field: field, rule: "maxLength")
         }
     }
 

@@ -104,3 +104,14 @@ struct Actor: Sendable {
         self.override = override
     }
 }
+
+extension DomainChange {
+    /// Steps 1 to 4 inside a transaction someone else runs: for a change made of changes (an
+    /// import), whose caller then validates, runs the policies and writes the audit once for all.
+    func applyWithin(_ session: DBSession, principal: Principal) async throws -> Applied<Output> {
+        try authorize(principal)
+        let locked = try await lock(session, principal: principal)
+        try checkIfMatch(locked)
+        return try await apply(locked, principal: principal, session: session)
+    }
+}

@@ -14,7 +14,7 @@ struct DomainSettings: Sendable {
 
     init(
         host: String, aliases: [String]?, variables: [String: [String]]?,
-        defaults: Components.Schemas.Defaults?, webRoots: [String]?, autoPublish: Bool?, legacyRootPath: Bool?,
+        defaults: DomainDefaults?, webRoots: [String]?, autoPublish: Bool?, legacyRootPath: Bool?,
         current: DomainRecord?, bases: [String]
     ) throws {
         self.autoPublish = autoPublish ?? current?.autoPublish ?? false

@@ -1,0 +1,15 @@
+/// Which team an imported app belongs to: keys are Apple Team ID prefixes (`ABCDE12345`), app IDs
+/// (`ABCDE12345.com.example.app`) or Android package names (`com.example.android`), each naming a
+/// team. The most specific key wins: an app ID or package named whole beats its Team ID prefix.
+public struct ImportTeamMap: Sendable, Equatable {
+    public var entries: [String: String]
+
+    public init(_ entries: [String: String]) { self.entries = entries }
+
+    /// The team of an app ID or package name, or nil when no key claims it.
+    public func team(for appID: String) -> String? {
+        if let team = entries[appID] { return team }
+        guard let dot = appID.firstIndex(of: ".") else { return nil }
+        return entries[String(appID[..<dot])]
+    }
+}
