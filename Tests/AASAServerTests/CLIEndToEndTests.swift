@@ -230,8 +230,23 @@ import Testing
             #expect(plan.out.contains("+ app ABCDE12345.com.shop.app → team shop"), "\(plan.out)")
             #expect(plan.out.contains("+ grant shop: /shop") && plan.out.contains("Proof: holds"), "\(plan.out)")
             #expect(try await cli("domains", "show", "example.com").status == 1, "a plan writes nothing")
-            let applied = try await cli("import", "example.com", "-f", file, "--team-map", map, "--apply")
+            let manifests = FileManager.default.temporaryDirectory.appendingPathComponent("manifests-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: manifests) }
+            let applied = try await cli(
+                "import", "example.com", "-f", file, "--team-map", map, "--apply", "--write-manifests", manifests)
             #expect(applied.status == 2 && applied.out.contains("Applied."), "\(applied)")
+            // Each team's manifest, right after the import, plans no change.
+            for team in ["shop", "news"] {
+                let plan = try await cli("plan", "-f", manifests + "/\(team).yaml")
+                #expect(plan.status == 0 && plan.out.contains("No changes"), "\(team): \(plan)")
+            }
+            // Many hosts: one failing does not stop the others; a summary table; exit 1.
+            let hosts = try Self.temp("hosts.txt", "# two hosts nobody serves\none.invalid\ntwo.invalid\n")
+            let many = try await cli("import", "--hosts", hosts, "--team-map", map)
+            #expect(many.status == 1, "\(many)")
+            #expect(
+                many.out.contains("HOST") && many.out.contains("one.invalid") && many.out.contains("two.invalid")
+                    && many.out.components(separatedBy: "FAILED").count == 3, "\(many)")
             let again = try await cli("import", "example.com", "-f", file, "--team-map", map, "--apply")
             #expect(again.status == 0 && again.out.contains("No changes"), "\(again)")
             let help = try await cli("import", "--help")

@@ -1,8 +1,9 @@
 import AASAModel
-import AASAServer
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import AASAServer
 
 /// `POST /v1/imports` (issue 20): a domain's existing AASA file moved into teams, apps, grants and
 /// rules, with the proof that the registry serves what the file said. Against PostgreSQL.
@@ -97,6 +98,28 @@ import Testing
                 .post, "/v1/imports", token: w.adminToken, json: Self.body("example.com", Self.mixed, apply: true))
             #expect(again.status == 200, "\(again.text)")
             #expect(again.object["changed"] as? Bool == false, "\(again.text)")
+        }
+    }
+
+    /// The file fetched from the origin, and from Apple's CDN, through the probe tests' TLS
+    /// stand-ins (a throwaway CA aasad is told to trust); a 404 is 422 naming `/source`.
+    @Test func fromTheOriginAndFromAppleCDN() async throws {
+        let origin = try ProbeTests.Origin()
+        try origin.serve("good.test", Array(Self.mixed.utf8))
+        try origin.serve("cdn.test", Array(Self.mixed.utf8), cdn: true)
+        try await TestWorld.run(configure: origin.configure) { w in
+            try await w.createTeam("shop")
+            try await w.createTeam("news")
+            for (host, source) in [("good.test", "origin"), ("cdn.test", "cdn")] {
+                var body: [String: Any] = ["host": host, "source": source, "teamMap": Self.map, "apply": true]
+                let reply = try await w.call(.post, "/v1/imports", token: w.adminToken, json: body)
+                #expect(reply.status == 200, "\(source): \(reply.text)")
+                #expect(reply.object["changed"] as? Bool == true)
+                #expect((reply.object["proof"] as? [String: Any])?["holds"] as? Bool == true)
+                body["host"] = "fresh.test"
+                let missing = try await w.call(.post, "/v1/imports", token: w.adminToken, json: body)
+                #expect(missing.status == 422 && missing.problemFields == ["/source"], "\(missing.text)")
+            }
         }
     }
 

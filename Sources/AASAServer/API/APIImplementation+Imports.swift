@@ -13,12 +13,27 @@ extension APIImplementation {
             if body.publish == true {
                 try Self.reason(.init(reason: body.reason ?? ""))
             } else { nil }
+        let bytes: [UInt8]
+        switch body.source ?? .file {
+        case .file:
+            guard let aasa = body.aasa else {
+                throw ServiceError.invalid(
+                    field: "/aasa", rule: "required", "give the file's text, or a source to fetch")
+            }
+            bytes = Array(aasa.utf8)
+        case .origin, .cdn:
+            guard principal.isAdmin else { throw ServiceError.forbidden("an import needs an admin token") }
+            let host = try ImportService.host(body.host)
+            bytes = try await fetchLimiter.run("import", host: host) {
+                try await ImportSource.fetch(host, cdn: body.source == .cdn, fetcher: fetcher)
+            }
+        }
         let plan = try await ImportService(
             work: work, pipeline: pipeline, principal: principal, actor: actor(principal),
             maxRulesPerTeam: maxRulesPerTeamPerDomain, webRootBases: webRootBases
         ).run(
             .init(
-                host: body.host, bytes: Array(body.aasa.utf8),
+                host: body.host, bytes: bytes,
                 teamMap: ImportTeamMap(body.teamMap.additionalProperties), webRoots: body.webRoots ?? [],
                 apply: body.apply == true))
         var answer = try Self.importPlan(plan)

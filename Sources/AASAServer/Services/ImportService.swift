@@ -62,10 +62,7 @@ struct ImportService: Sendable {
 
     func run(_ request: Request) async throws -> Plan {
         guard principal.isAdmin else { throw ServiceError.forbidden("an import needs an admin token") }
-        let host: String
-        do { host = try HostName.associatedDomain(request.host) } catch {
-            throw ServiceError.invalid(field: "/host", rule: "host", "\(request.host): \(error)")
-        }
+        let host = try Self.host(request.host)
         let (document, diagnostics) = try Self.read(request.bytes, host: host)
         let reading = ImportReading(document)
         let teams = try Self.teams(of: reading, in: document, map: request.teamMap)
@@ -79,6 +76,13 @@ struct ImportService: Sendable {
             }
         } catch let dryRun as DryRun {
             return dryRun.plan
+        }
+    }
+
+    /// The domain's host, checked as a domain's host is (422 naming `/host`).
+    static func host(_ host: String) throws -> String {
+        do { return try HostName.associatedDomain(host) } catch {
+            throw ServiceError.invalid(field: "/host", rule: "host", "\(host): \(error)")
         }
     }
 

@@ -7,7 +7,8 @@ struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Import a domain's existing apple-app-site-association file, with a proof that no link changes.",
         discussion: """
-            Reads FILE (what HOST serves today) into apps, grants and rules: each app goes to the team
+            Reads what HOST serves today (FILE, or fetched by the server from the origin or Apple's
+            CDN as the probe fetches: TLS verified, no redirect, size limit) into apps, grants and rules: each app goes to the team
             the team map names for its app ID or its Apple Team ID prefix (the app ID wins). The
             server writes everything in one transaction, renders the domain and checks that every
             app decides every URL derived from the file's rules as the file does, with the same apps,
@@ -24,11 +25,23 @@ struct Import: AsyncParsableCommand {
     @OptionGroup var remote: RemoteOptions
 
     @Argument(help: "The domain: created when it does not exist, imported into when it does.")
-    var host: String
+    var host: String?
+
+    @Option(help: "A file of hosts, one per line (# comments): each is imported from its origin (or --from-cdn).")
+    var hosts: String?
+
+    @Option(help: "Write one manifest per team (DIR/TEAM.yaml) from the imported rules.")
+    var writeManifests: String?
 
     @Option(
         name: [.short, .customLong("file")], help: "The AASA file as the domain serves it; - reads standard input.")
-    var file: String
+    var file: String?
+
+    @Flag(help: "Let the server fetch the file from https://HOST/.well-known/ as Apple's fetcher would.")
+    var fromOrigin = false
+
+    @Flag(help: "Let the server fetch Apple's CDN copy of the file.")
+    var fromCdn = false
 
     @Option(help: "The team map (YAML or JSON): Team ID prefix, app ID or package name → team.")
     var teamMap: String
@@ -46,24 +59,36 @@ struct Import: AsyncParsableCommand {
     var reason: String?
 
     func validate() throws {
+        if (host == nil) == (hosts == nil) { throw ValidationError("give a HOST, or --hosts FILE") }
+        if hosts != nil && file != nil { throw ValidationError("--hosts fetches each host: --file goes with one HOST") }
+        if hosts == nil && [file != nil, fromOrigin, fromCdn].filter({ $0 }).count != 1 {
+            throw ValidationError("give one of --file, --from-origin and --from-cdn")
+        }
         if publish && !apply { throw ValidationError("--publish goes with --apply") }
         if publish && (reason ?? "").isEmpty { throw ValidationError("--publish needs --reason") }
     }
 
     func run() async throws {
-        let text: String
-        if file == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        } else {
-            guard let data = FileManager.default.contents(atPath: file) else { throw CLIFailure("cannot read \(file)") }
-            guard let decoded = String(data: data, encoding: .utf8) else {
-                throw CLIFailure("\(file) is not text (a CMS-signed file is not imported yet)")
-            }
-            text = decoded
+        if let hosts {
+            try await runMany(try Self.hostList(hosts))
+            return
         }
+        let answer = try await remote.client.send(.post, APIClient.path("v1", "imports"), body: try body(host ?? ""))
+        try remote.show(answer) { ImportText.lines($0) }
+        let plan = try answer.json()
+        if let writeManifests { try ImportManifests.write(ImportManifests.manifests(from: [plan]), to: writeManifests) }
+        if plan.objectValue?["changed"]?.boolValue == true { throw ExitCode(2) }
+    }
+
+    /// The request for one host.
+    func body(_ host: String) throws -> JSONValue {
         var body = JSONObject()
         body.append("host", .string(host))
-        body.append("aasa", .string(text))
+        if let file {
+            body.append("aasa", .string(try Self.text(file)))
+        } else {
+            body.append("source", .string(fromCdn ? "cdn" : "origin"))
+        }
         body.append("teamMap", try Self.teamMap(teamMap))
         if !webRoot.isEmpty { body.append("webRoots", .array(webRoot.map(JSONValue.string))) }
         body.append("apply", .bool(apply))
@@ -71,9 +96,75 @@ struct Import: AsyncParsableCommand {
             body.append("publish", .bool(true))
             body.append("reason", .string(reason ?? ""))
         }
-        let answer = try await remote.client.send(.post, APIClient.path("v1", "imports"), body: .object(body))
-        try remote.show(answer) { ImportText.lines($0) }
-        if try answer.json().objectValue?["changed"]?.boolValue == true { throw ExitCode(2) }
+        return .object(body)
+    }
+
+    /// `--hosts`: every host in turn, a failing one not stopping the others; a progress bar on
+    /// standard error when it is a terminal, a summary table at the end. Exit 1 if any failed,
+    /// else 2 if any changed.
+    func runMany(_ list: [String]) async throws {
+        let terminal = isatty(STDERR_FILENO) == 1
+        var rows: [[String]] = []
+        var plans: [JSONValue] = []
+        var failed = false
+        var changed = false
+        for (i, host) in list.enumerated() {
+            if terminal { Self.progress(i, of: list.count, host: host) }
+            do {
+                let plan = try await remote.client.send(.post, APIClient.path("v1", "imports"), body: try body(host))
+                    .json()
+                plans.append(plan)
+                let o = plan.objectValue ?? [:]
+                let didChange = o["changed"]?.boolValue == true
+                changed = changed || didChange
+                rows.append([
+                    host, didChange ? (apply ? "applied" : "changes") : "no changes",
+                    String(o["apps"]?.arrayValue?.count ?? 0), Table.value(plan, "proof.urlsChecked"), "",
+                ])
+            } catch let failure as APIFailure {
+                failed = true
+                rows.append([
+                    host, "FAILED", "-", "-", failure.errors.first?.message ?? failure.detail ?? failure.title,
+                ])
+            } catch {
+                failed = true
+                rows.append([host, "FAILED", "-", "-", String(describing: error)])
+            }
+        }
+        if terminal { Self.progress(list.count, of: list.count, host: "") }
+        Table.align([["HOST", "RESULT", "APPS", "URLS CHECKED", "WHY"]] + rows).forEach(CLIOutput.print)
+        if let writeManifests { try ImportManifests.write(ImportManifests.manifests(from: plans), to: writeManifests) }
+        if failed { throw ExitCode(1) }
+        if changed { throw ExitCode(2) }
+    }
+
+    static func progress(_ done: Int, of total: Int, host: String) {
+        let width = 30
+        let filled = total == 0 ? width : done * width / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        FileHandle.standardError.write(
+            Data("\r[\(bar)] \(done)/\(total) \(host)".padding(toLength: 80, withPad: " ", startingAt: 0).utf8))
+        if done == total { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+
+    static func hostList(_ path: String) throws -> [String] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CLIFailure("cannot read \(path)") }
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line in
+            let host =
+                line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first?
+                .trimmingCharacters(in: .whitespaces) ?? ""
+            return host.isEmpty ? nil : host
+        }
+    }
+
+    /// The file's text (`-`: standard input).
+    static func text(_ file: String) throws -> String {
+        if file == "-" { return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
+        guard let data = FileManager.default.contents(atPath: file) else { throw CLIFailure("cannot read \(file)") }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw CLIFailure("\(file) is not text (a CMS-signed file is not imported yet)")
+        }
+        return text
     }
 
     /// The map file as a JSON object of strings.
