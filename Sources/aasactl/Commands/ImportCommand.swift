@@ -8,8 +8,9 @@ struct Import: AsyncParsableCommand {
         abstract: "Import a domain's existing apple-app-site-association file, with a proof that no link changes.",
         discussion: """
             Reads what HOST serves today (FILE, or fetched by the server from the origin or Apple's
-            CDN as the probe fetches: TLS verified, no redirect, size limit) into apps, grants and rules: each app goes to the team
-            the team map names for its app ID or its Apple Team ID prefix (the app ID wins). The
+            CDN as the probe fetches: TLS verified, no redirect, size limit) into apps, grants and
+            rules: each app goes to the team the team map names for its app ID or its Apple Team ID
+            prefix (the app ID wins). The
             server writes everything in one transaction, renders the domain and checks that every
             app decides every URL derived from the file's rules as the file does, with the same apps,
             order and service lists; a file it cannot say exactly is refused, naming why.
