@@ -1,5 +1,6 @@
 import AASAAPI
 import AASAModel
+import Foundation
 import OpenAPIRuntime
 
 extension APIImplementation {
@@ -16,11 +17,7 @@ extension APIImplementation {
         let bytes: [UInt8]
         switch body.source ?? .file {
         case .file:
-            guard let aasa = body.aasa else {
-                throw ServiceError.invalid(
-                    field: "/aasa", rule: "required", "give the file's text, or a source to fetch")
-            }
-            bytes = Array(aasa.utf8)
+            bytes = try Self.givenFile(body)
         case .origin, .cdn:
             guard principal.isAdmin else { throw ServiceError.forbidden("an import needs an admin token") }
             let host = try ImportService.host(body.host)
@@ -44,6 +41,21 @@ extension APIImplementation {
                     authorize: PublishRights.check(principal)))
         }
         return .ok(.init(body: .json(answer)))
+    }
+
+    /// The file given in the body: its text, or its bytes in base64 (the CMS-signed form).
+    static func givenFile(_ body: Components.Schemas.ImportRequest) throws -> [UInt8] {
+        if let encoded = body.aasaBase64 {
+            guard body.aasa == nil, let data = Data(base64Encoded: encoded) else {
+                throw ServiceError.invalid(
+                    field: "/aasaBase64", rule: "base64", "the file's bytes in base64, and no aasa beside them")
+            }
+            return [UInt8](data)
+        }
+        guard let aasa = body.aasa else {
+            throw ServiceError.invalid(field: "/aasa", rule: "required", "give the file's text, or a source to fetch")
+        }
+        return Array(aasa.utf8)
     }
 
     static func importPlan(_ plan: ImportService.Plan) throws -> Components.Schemas.ImportPlan {
@@ -70,6 +82,8 @@ extension APIImplementation {
                     pathPrefixes: grant.prefixes.map { .init(path: $0.path, rules: $0.rules) })
             },
             appOrder: plan.appOrder, notes: plan.reading.notes,
+            signer: plan.signed.flatMap { file in file.signer.map { .init(subject: $0, notAfter: file.signerNotAfter) }
+            },
             diagnostics: plan.diagnostics.isEmpty ? nil : plan.diagnostics.map(Components.Schemas.Finding.init),
             proof: .init(
                 holds: plan.proof.holds, urlsChecked: plan.proof.urlsChecked, sameBytes: plan.sameBytes,

@@ -19,7 +19,9 @@ struct RequestInputMiddleware: RouterMiddleware {
     let maxBodyBytes: Int
     static let maxStringBytes = 4096
     /// Body fields that carry a whole file, by request path and JSON pointer, with openapi.yaml's bound.
-    static let longStrings: [String: [String: Int]] = ["/v1/imports": ["/aasa": 262_144]]
+    static let longStrings: [String: [String: Int]] = [
+        "/v1/imports": ["/aasa": 262_144, "/aasaBase64": 349_528]
+    ]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response

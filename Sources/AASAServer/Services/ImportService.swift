@@ -54,6 +54,8 @@ struct ImportService: Sendable {
         var diagnostics: [Finding]
         var proof: ImportProof
         var sameBytes: Bool
+        /// The CMS-signed form's signer (named, not trusted), when the file came signed.
+        var signed: SignedFile?
     }
 
     private struct DryRun: Error {
@@ -63,14 +65,23 @@ struct ImportService: Sendable {
     func run(_ request: Request) async throws -> Plan {
         guard principal.isAdmin else { throw ServiceError.forbidden("an import needs an admin token") }
         let host = try Self.host(request.host)
-        let (document, diagnostics) = try Self.read(request.bytes, host: host)
+        var bytes = request.bytes
+        var signed: SignedFile?
+        if SignedFile.looksSigned(bytes) {
+            do { signed = try SignedFile.unwrap(bytes) } catch {
+                throw ServiceError.invalid(field: "/aasa", rule: "cms", "\(error)")
+            }
+            bytes = signed?.content ?? []
+        }
+        let (document, diagnostics) = try Self.read(bytes, host: host)
         let reading = ImportReading(document)
         let teams = try Self.teams(of: reading, in: document, map: request.teamMap)
         do {
             return try await work.transaction { session in
-                let plan = try await importLocked(
+                var plan = try await importLocked(
                     host: host, request: request, document: document, reading: reading, teams: teams,
                     diagnostics: diagnostics, session: session)
+                plan.signed = signed
                 if !request.apply { throw DryRun(plan: plan) }
                 return plan
             }
@@ -311,7 +322,7 @@ struct ImportService: Sendable {
         return Plan(
             host: host, applied: request.apply, changed: changed, createsDomain: createsDomain, reading: reading,
             apps: apps, grants: grants, appOrder: order, diagnostics: diagnostics, proof: proof,
-            sameBytes: rendered.bytes == AASARenderer.render(document))
+            sameBytes: rendered.bytes == AASARenderer.render(document), signed: nil)
     }
 
     /// A proof that failed, as the 422 that names why.

@@ -86,7 +86,13 @@ struct Import: AsyncParsableCommand {
         var body = JSONObject()
         body.append("host", .string(host))
         if let file {
-            body.append("aasa", .string(try Self.text(file)))
+            // Text as it is; the iOS 8 CMS-signed form (binary) as its bytes in base64.
+            let bytes = try CLIOutput.read(file)
+            if let text = String(validating: bytes, as: UTF8.self) {
+                body.append("aasa", .string(text))
+            } else {
+                body.append("aasaBase64", .string(Data(bytes).base64EncodedString()))
+            }
         } else {
             body.append("source", .string(fromCdn ? "cdn" : "origin"))
         }
@@ -156,16 +162,6 @@ struct Import: AsyncParsableCommand {
                 .trimmingCharacters(in: .whitespaces) ?? ""
             return host.isEmpty ? nil : host
         }
-    }
-
-    /// The file's text (`-`: standard input).
-    static func text(_ file: String) throws -> String {
-        if file == "-" { return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) }
-        guard let data = FileManager.default.contents(atPath: file) else { throw CLIFailure("cannot read \(file)") }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw CLIFailure("\(file) is not text (a CMS-signed file is not imported yet)")
-        }
-        return text
     }
 
     /// The map file as a JSON object of strings.
