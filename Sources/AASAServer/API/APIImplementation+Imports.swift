@@ -87,6 +87,7 @@ extension APIImplementation {
             diagnostics: plan.diagnostics.isEmpty ? nil : plan.diagnostics.map(Components.Schemas.Finding.init),
             proof: .init(
                 holds: plan.proof.holds, urlsChecked: plan.proof.urlsChecked, sameBytes: plan.sameBytes,
+                elapsedMs: (plan.proofMilliseconds * 10).rounded() / 10,
                 mismatches: plan.proof.mismatches.map {
                     .init(url: $0.url, appID: $0.appID, before: $0.before.rawValue, after: $0.after.rawValue)
                 }))

@@ -54,6 +54,7 @@ struct ImportService: Sendable {
         var diagnostics: [Finding]
         var proof: ImportProof
         var sameBytes: Bool
+        var proofMilliseconds: Double
         /// The CMS-signed form's signer (named, not trusted), when the file came signed.
         var signed: SignedFile?
     }
@@ -297,7 +298,9 @@ struct ImportService: Sendable {
         // The proof, on the render every publish would serve.
         let current = try await session.domain(id: domain.id, forUpdate: true) ?? domain
         let rendered = try await pipeline.validate(session, domain: current)
+        let started = ContinuousClock.now
         let proof = ImportProof(original: document, rendered: rendered.document, host: host)
+        let proofTime = ContinuousClock.now - started
         guard proof.holds else { throw Self.refusal(proof) }
         try await pipeline.checkPolicies(
             PolicyCandidate(
@@ -322,7 +325,9 @@ struct ImportService: Sendable {
         return Plan(
             host: host, applied: request.apply, changed: changed, createsDomain: createsDomain, reading: reading,
             apps: apps, grants: grants, appOrder: order, diagnostics: diagnostics, proof: proof,
-            sameBytes: rendered.bytes == AASARenderer.render(document), signed: nil)
+            sameBytes: rendered.bytes == AASARenderer.render(document),
+            proofMilliseconds: Double(proofTime.components.seconds) * 1000
+                + Double(proofTime.components.attoseconds) / 1e15, signed: nil)
     }
 
     /// A proof that failed, as the 422 that names why.
