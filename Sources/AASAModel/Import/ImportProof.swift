@@ -33,16 +33,23 @@ public struct ImportProof: Sendable {
             "\(change.service): "
                 + (change.added.map { "+\($0)" } + change.removed.map { "-\($0)" }).joined(separator: ", ")
         }
-        let before = AASAMatcher(original)
-        let after = AASAMatcher(rendered)
+        let originalMatcher = AASAMatcher(original)
+        let renderedMatcher = AASAMatcher(rendered)
         let urls = ExampleURLs.derive(from: [original, rendered], host: host, limit: limit)
         urlsChecked = urls.count
         var mismatches: [Mismatch] = []
         for url in urls {
-            for app in before.appIDs {
-                let a = before.decide(appID: app, url: url, domain: host).decision
-                let b = after.decide(appID: app, url: url, domain: host).decision
-                if a != b { mismatches.append(Mismatch(url: url, appID: app, before: a, after: b)) }
+            // One indexed pass per document gives every app's decision (not one scan per app).
+            let split = SplitURL(url)
+            var after: [String: Decision] = [:]
+            for (app, decision) in renderedMatcher.resolve(split, domain: host).decisions {
+                after[app] = decision.decision
+            }
+            for (app, decision) in originalMatcher.resolve(split, domain: host).decisions {
+                let b = after[app] ?? .noMatch
+                if decision.decision != b {
+                    mismatches.append(Mismatch(url: url, appID: app, before: decision.decision, after: b))
+                }
             }
         }
         self.mismatches = mismatches
