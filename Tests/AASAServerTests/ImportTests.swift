@@ -104,7 +104,8 @@ import Testing
     /// The file fetched from the origin, and from Apple's CDN, through the probe tests' TLS
     /// stand-ins (a throwaway CA aasad is told to trust); a 404 is 422 naming `/source`.
     @Test func fromTheOriginAndFromAppleCDN() async throws {
-        let origin = try ProbeTests.Origin()
+        // Off the concurrency pool: making the CA and starting the origin block on child processes.
+        let origin = try await offPool { try ProbeTests.Origin() }
         try origin.serve("good.test", Array(Self.mixed.utf8))
         try origin.serve("cdn.test", Array(Self.mixed.utf8), cdn: true)
         try await TestWorld.run(configure: origin.configure) { w in
@@ -138,12 +139,15 @@ import Testing
             openssl cms -sign -in aasa.json -signer cert.pem -inkey key.pem -nodetach -binary -outform DER \\
               -out aasa.p7
             """
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/bin/bash")
-        openssl.arguments = ["-c", script]
-        try openssl.run()
-        openssl.waitUntilExit()
-        try #require(openssl.terminationStatus == 0)
+        let status = try await offPool {
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/bin/bash")
+            openssl.arguments = ["-c", script]
+            try openssl.run()
+            openssl.waitUntilExit()
+            return openssl.terminationStatus
+        }
+        try #require(status == 0)
         let signed = try Data(contentsOf: URL(fileURLWithPath: dir + "/aasa.p7"))
         try await TestWorld.run { w in
             try await w.createTeam("shop")

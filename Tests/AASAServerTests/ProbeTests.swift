@@ -119,7 +119,7 @@ import Testing
 
     /// Every finding code the origin can cause, one host each, probed at once.
     @Test func originProbeFindsWhatAppleWouldMeet() async throws {
-        let origin = try Origin()
+        let origin = try await offPool { try Origin() }
         try await TestWorld.run(configure: origin.configure) { w in
             for host in ["good.test", "moved.test", "waf.test", "html.test", "big.test", "slow.test", "other.test"] {
                 try origin.serve(host, try await Self.publishDomain(w, host))
@@ -258,7 +258,7 @@ import Testing
     /// The CDN: no file, then converged, stale after a publish, converged again; with history,
     /// the metrics, and the message.
     @Test func cdnStatusFollowsAppleCDN() async throws {
-        let origin = try Origin()
+        let origin = try await offPool { try Origin() }
         try await TestWorld.run(configure: origin.configure) { w in
             let first = try await Self.publishDomain(w, "good.test")
             let unknown = try await w.call(.get, "/v1/domains/good.test/cdn", token: w.adminToken)
@@ -302,7 +302,7 @@ import Testing
     /// Two replicas' monitors at once: one runs the pass, the other sees the lock and skips; a
     /// pass right after finds nothing due. Each domain is fetched once.
     @Test func monitorOnTwoReplicasDoesNotDoubleFetch() async throws {
-        let origin = try Origin()
+        let origin = try await offPool { try Origin() }
         try origin.behave(["cdnDelay": 0.3])
         try await TestWorld.run(configure: origin.configure) { w in
             for host in ["good.test", "stale.test", "other.test"] { try await Self.publishDomain(w, host) }
@@ -332,7 +332,7 @@ import Testing
     /// ends at the fetch's one deadline (5 s, plus a small margin) with P003, for the probe and for
     /// the CDN monitor, whose pass goes on to the next domain.
     @Test func aStallInTheBodyEndsAtTheDeadline() async throws {
-        let origin = try Origin()
+        let origin = try await offPool { try Origin() }
         try await TestWorld.run(configure: origin.configure) { w in
             for host in ["halfbody.test", "good.test"] {
                 let bytes = try await Self.publishDomain(w, host)

@@ -1,6 +1,7 @@
 import AASAModel
 import AASAStore
 import Foundation
+import NIOPosix
 
 /// Moving a domain's existing AASA file in (`POST /v1/imports`, `aasactl import`): the file is read
 /// into apps, grants and rules (`ImportReading`, `GrantProposal`), written in one transaction
@@ -299,7 +300,12 @@ struct ImportService: Sendable {
         let current = try await session.domain(id: domain.id, forUpdate: true) ?? domain
         let rendered = try await pipeline.validate(session, domain: current)
         let started = ContinuousClock.now
-        let proof = ImportProof(original: document, rendered: rendered.document, host: host)
+        // Seconds of matching for a big file: on NIO's thread pool, as validation is, not on the
+        // concurrency pool that answers every other request.
+        let renderedDocument = rendered.document
+        let proof = try await NIOThreadPool.singleton.runIfActive {
+            ImportProof(original: document, rendered: renderedDocument, host: host)
+        }
         let proofTime = ContinuousClock.now - started
         guard proof.holds else { throw Self.refusal(proof) }
         try await pipeline.checkPolicies(
