@@ -128,7 +128,9 @@ let matcherCases: [MatcherCase] = [
     rule(#"[{"/":"/Help/*"}]"#, "/help/1", .noMatch, "case-sensitive"),
     rule(#"[{"/":"/Help/*","caseSensitive":false}]"#, "/HELP/1", .match, "both sides folded"),
     rule(
-        #"[{"/":"/ÉTÉ","caseSensitive":false,"percentEncoded":false}]"#, "/%C3%A9t%C3%A9", .match, "non-ASCII folds too"
+        // É as an escape: the line's width is counted in bytes.
+        #"[{"/":"/\#u{C9}T\#u{C9}","caseSensitive":false,"percentEncoded":false}]"#, "/%C3%A9t%C3%A9", .match,
+        "non-ASCII folds too"
     ),
     rule(#"[{"/":"/x","?":{"q":"ABC"},"caseSensitive":false}]"#, "/x?q=abc", .match, "query values fold"),
     rule(#"[{"/":"/x","?":{"Q":"abc"},"caseSensitive":false}]"#, "/x?q=abc", .noMatch, "item names compare exactly"),
