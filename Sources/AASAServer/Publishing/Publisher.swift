@@ -200,48 +200,37 @@ struct Publisher: Sendable {
         return (record, true)
     }
 
-    /// Writes the file into every web root of the domain; one failing does not stop the others.
-    /// The AASA's outcomes are recorded per web root (`publish_targets`).
+    /// Writes the file into every web root of the domain; one failing does not stop the others, and
+    /// each failure is logged and counted. The AASA's outcomes are recorded per web root
+    /// (`publish_targets`).
     func writeTargets(_ session: DBSession, file: PublishedFile, domain: DomainRecord, revision: RevisionRecord) async
         -> [TargetOutcome]
     {
         let bytes = revision.bytes
         let bases = webRootBases
-        let outcomes = await writeEachRoot(session, domain: domain, file: file.name) { root in
-            try file.write(bytes, root: root, domain: domain, bases: bases)
-        }
-        if file == .aasa {
-            for outcome in outcomes {
-                try? await session.recordTarget(
-                    domainID: domain.id, webRoot: outcome.webRoot, revision: revision.number,
-                    ok: outcome.ok, error: outcome.error)
-            }
-        }
-        return outcomes
-    }
-
-    /// Runs `write` for each web root of the domain (it returns the paths written); one failing
-    /// does not stop the others, and each failure is logged and counted.
-    private func writeEachRoot(
-        _ session: DBSession, domain: DomainRecord, file: String,
-        _ write: @escaping @Sendable (String) throws -> [String]
-    ) async -> [TargetOutcome] {
         var outcomes: [TargetOutcome] = []
         for root in domain.webRoots {
             var outcome = TargetOutcome(webRoot: root, ok: true, error: nil, paths: [])
             do {
                 // File I/O with fsync blocks: keep it off the concurrency pool's threads.
-                outcome.paths = try await NIOThreadPool.singleton.runIfActive { try write(root) }
+                outcome.paths = try await NIOThreadPool.singleton.runIfActive {
+                    try file.write(bytes, root: root, domain: domain, bases: bases)
+                }
             } catch {
                 outcome.ok = false
                 outcome.error = String(describing: error)
                 session.logger.error(
                     "publishing to a web root failed",
                     metadata: [
-                        "host": .string(domain.host), "web_root": .string(root), "file": .string(file),
+                        "host": .string(domain.host), "web_root": .string(root), "file": .string(file.name),
                         "error": .string(String(describing: error)),
                     ])
                 Counter(label: "aasad_publish_target_failures_total").increment()
+            }
+            if file == .aasa {
+                try? await session.recordTarget(
+                    domainID: domain.id, webRoot: root, revision: revision.number, ok: outcome.ok,
+                    error: outcome.error)
             }
             outcomes.append(outcome)
         }
