@@ -60,10 +60,6 @@ struct ImportService: Sendable {
         var signed: SignedFile?
     }
 
-    private struct DryRun: Error {
-        var plan: Plan
-    }
-
     func run(_ request: Request) async throws -> Plan {
         guard principal.isAdmin else { throw ServiceError.forbidden("an import needs an admin token") }
         let host = try Self.host(request.host)
@@ -78,18 +74,13 @@ struct ImportService: Sendable {
         let (document, diagnostics) = try Self.read(bytes, host: host)
         let reading = ImportReading(document)
         let teams = try Self.teams(of: reading, in: document, map: request.teamMap)
-        do {
-            return try await work.transaction { session in
-                var plan = try await importLocked(
-                    host: host, request: request, document: document, reading: reading, teams: teams,
-                    diagnostics: diagnostics, session: session)
-                plan.signed = signed
-                if !request.apply { throw DryRun(plan: plan) }
-                return plan
-            }
-        } catch let dryRun as DryRun {
-            return dryRun.plan
+        var plan = try await work.transaction(rollingBack: !request.apply) { session in
+            try await importLocked(
+                host: host, request: request, document: document, reading: reading, teams: teams,
+                diagnostics: diagnostics, session: session)
         }
+        plan.signed = signed
+        return plan
     }
 
     /// The domain's host, checked as a domain's host is (422 naming `/host`).

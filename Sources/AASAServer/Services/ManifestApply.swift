@@ -18,15 +18,8 @@ struct ManifestApply: Sendable {
     let maxRulesPerTeam: Int
 
     func run(_ manifest: ManifestRequest, team: String, ifMatch: String?, dryRun: Bool) async throws -> Outcome {
-        do {
-            return try await work.transaction { session in
-                let outcome = try await applyLocked(
-                    manifest, team: team, ifMatch: ifMatch, dryRun: dryRun, session: session)
-                if dryRun { throw DryRunRollback(outcome: outcome) }
-                return outcome
-            }
-        } catch let rollback as DryRunRollback {
-            return rollback.outcome
+        try await work.transaction(rollingBack: dryRun) { session in
+            try await applyLocked(manifest, team: team, ifMatch: ifMatch, dryRun: dryRun, session: session)
         }
     }
 
@@ -38,11 +31,6 @@ struct ManifestApply: Sendable {
         var domains: [Components.Schemas.ManifestDomainResult]
         /// Hosts of the changed domains that publish after every valid change.
         var autoPublish: Set<String> = []
-    }
-
-    /// Thrown out of a dry run's transaction so that it rolls back, carrying the plan.
-    private struct DryRunRollback: Error {
-        var outcome: Outcome
     }
 
     private func applyLocked(
