@@ -32,10 +32,7 @@ struct RequestIDMiddleware: RouterMiddleware {
                 "method": .string(request.method.rawValue),
                 "path": .string(request.uri.path),
                 "status": .stringConvertible(response.status.code),
-                "ms": .string(
-                    String(
-                        format: "%.2f",
-                        Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)),
+                "ms": .string(String(format: "%.2f", elapsed.milliseconds)),
             ])
         return response
     }

@@ -116,8 +116,7 @@ struct AppleFetcher: Sendable {
         // little later, also covers the body, which the client's deadline does not.
         let outcome = await Self.within(config.timeout + Self.deadlineMargin) { await self.exchange(url) }
         var result = outcome ?? Fetched(url: url, userAgent: config.userAgent, elapsedMs: 0, failure: .timeout)
-        let d = ContinuousClock.now - start
-        result.elapsedMs = Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+        result.elapsedMs = (ContinuousClock.now - start).milliseconds
         return result
     }
 

@@ -323,8 +323,7 @@ struct ImportService: Sendable {
             host: host, applied: request.apply, changed: changed, createsDomain: createsDomain, reading: reading,
             apps: apps, grants: grants, appOrder: order, diagnostics: diagnostics, proof: proof,
             sameBytes: rendered.bytes == AASARenderer.render(document),
-            proofMilliseconds: Double(proofTime.components.seconds) * 1000
-                + Double(proofTime.components.attoseconds) / 1e15, signed: nil)
+            proofMilliseconds: proofTime.milliseconds, signed: nil)
     }
 
     /// A proof that failed, as the 422 that names why.
