@@ -2,7 +2,7 @@ import AASAModel
 
 /// One broken rule in a request: where (a JSON pointer into the body or the rendered document, or a
 /// parameter name), which rule (a stable name or an AASAModel code) and a sentence.
-struct FieldError: Sendable, Codable, Equatable {
+struct FieldError: Sendable, Codable, Hashable {
     var field: String
     var rule: String
     var message: String

@@ -192,8 +192,13 @@ struct ImportService: Sendable {
         }
         guard let domain else { throw ServiceError.notFound("the domain was deleted") }
 
+        // Each team read once, for the apps and then for the grants.
+        var teamRecords: [String: TeamRecord] = [:]
+        for team in Set(teams.values) { teamRecords[team] = try await session.team(named: team) }
+
         // Apps: registered to their team, or reused when the team already has them.
         var apps: [AppPlan] = []
+        var records: [String: AppRecord] = [:]
         var errors: [FieldError] = []
         for app in reading.apps {
             let team = teams[app.appID] ?? ""
@@ -213,18 +218,19 @@ struct ImportService: Sendable {
                 }
                 apps.append(
                     AppPlan(appID: app.appID, team: team, services: app.services, created: false, rules: app.rules))
+                records[app.appID] = existing
                 continue
             }
-            guard try await session.team(named: team) != nil else {
+            guard teamRecords[team] != nil else {
                 errors.append(FieldError(field: "/teamMap", rule: "exists", message: "there is no team \(team)"))
                 continue
             }
             do {
-                record(
-                    try await AppChange(
-                        kind: .create(team: team, appID: app.appID, services: app.services, android: nil),
-                        ifMatch: nil
-                    ).applyWithin(session, principal: principal))
+                let created = try await AppChange(
+                    kind: .create(team: team, appID: app.appID, services: app.services, android: nil), ifMatch: nil
+                ).applyWithin(session, principal: principal)
+                record(created)
+                records[app.appID] = created.output
             } catch let problem as ServiceError where problem.kind == .forbidden || problem.kind == .invalid {
                 errors.append(
                     FieldError(field: field, rule: "app", message: problem.detail ?? problem.title))
@@ -232,7 +238,7 @@ struct ImportService: Sendable {
             }
             apps.append(AppPlan(appID: app.appID, team: team, services: app.services, created: true, rules: app.rules))
         }
-        guard errors.isEmpty else { throw ServiceError.invalid(Self.unique(errors)) }
+        guard errors.isEmpty else { throw ServiceError.invalid(Self.ordered(errors)) }
 
         // Grants: each team's proposal, joined with what it holds already.
         var grants: [GrantPlan] = []
@@ -242,7 +248,7 @@ struct ImportService: Sendable {
             let services = AppService.allCases.filter { service in
                 service != .applinks && own.contains { $0.services.contains(service) }
             }
-            guard let teamRecord = try await session.team(named: team) else { continue }
+            guard let teamRecord = teamRecords[team] else { continue }
             let held = try await session.grant(domainID: domain.id, teamID: teamRecord.id)
             let wanted = prefixes.map(\.path)
             let covered =
@@ -265,8 +271,8 @@ struct ImportService: Sendable {
         // Rules, each app's list in file order; an identical stored rule keeps its ID, so a second
         // import of the same file writes nothing.
         for app in apps where !app.rules.isEmpty {
-            let current = try await session.ruleSet(
-                domainID: domain.id, app: try await Lookup.visibleApp(app.appID, principal, session: session))
+            guard let appRecord = records[app.appID] else { continue }
+            let current = try await session.ruleSet(domainID: domain.id, app: appRecord)
             let rules = ManifestRequest.resolve(
                 app.rules.map { ManifestRequest.ManifestRule(id: nil, component: $0) }, current: current.rules)
             guard rules != current.rules else { continue }
@@ -352,11 +358,5 @@ struct ImportService: Sendable {
     static func ordered<T: Hashable>(_ items: [T]) -> [T] {
         var seen = Set<T>()
         return items.filter { seen.insert($0).inserted }
-    }
-
-    static func unique(_ errors: [FieldError]) -> [FieldError] {
-        var out: [FieldError] = []
-        for error in errors where !out.contains(error) { out.append(error) }
-        return out
     }
 }
