@@ -19,10 +19,7 @@ extension APIImplementation {
             switch input.body {
             case .json(let body): body
             }
-        let host: String
-        do { host = try HostName.associatedDomain(body.host) } catch {
-            throw ServiceError.invalid(field: "/host", rule: "host", "\(body.host): \(error)")
-        }
+        let host = try Names.domainHost(body.host)
         let settings = try DomainSettings(
             host: host, aliases: body.aliases,
             variables: body.substitutionVariables?.additionalProperties,

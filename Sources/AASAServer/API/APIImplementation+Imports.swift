@@ -20,7 +20,7 @@ extension APIImplementation {
             bytes = try Self.givenFile(body)
         case .origin, .cdn:
             guard principal.isAdmin else { throw ServiceError.forbidden("an import needs an admin token") }
-            let host = try ImportService.host(body.host)
+            let host = try Names.domainHost(body.host)
             bytes = try await fetchLimiter.run("import", host: host) {
                 try await ImportSource.fetch(host, cdn: body.source == .cdn, fetcher: fetcher)
             }

@@ -62,7 +62,7 @@ struct ImportService: Sendable {
 
     func run(_ request: Request) async throws -> Plan {
         guard principal.isAdmin else { throw ServiceError.forbidden("an import needs an admin token") }
-        let host = try Self.host(request.host)
+        let host = try Names.domainHost(request.host)
         var bytes = request.bytes
         var signed: SignedFile?
         if SignedFile.looksSigned(bytes) {
@@ -81,13 +81,6 @@ struct ImportService: Sendable {
         }
         plan.signed = signed
         return plan
-    }
-
-    /// The domain's host, checked as a domain's host is (422 naming `/host`).
-    static func host(_ host: String) throws -> String {
-        do { return try HostName.associatedDomain(host) } catch {
-            throw ServiceError.invalid(field: "/host", rule: "host", "\(host): \(error)")
-        }
     }
 
     /// The file as Apple would read it, refused (422 naming where in it) when Apple would not, or

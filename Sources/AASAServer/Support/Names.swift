@@ -20,6 +20,14 @@ enum Names {
         return normalized
     }
 
+    /// A new domain's host in a body (`/host`), as Apple would take it in an entitlement: 422 naming
+    /// `/host` for an IP literal, a single label, localhost or a name that is not a host.
+    static func domainHost(_ host: String) throws -> String {
+        do { return try HostName.associatedDomain(host) } catch {
+            throw ServiceError.invalid(field: "/host", rule: "host", "\(host): \(error)")
+        }
+    }
+
     /// A `limit` query parameter within the bounds openapi.yaml declares (the generated code does not check them).
     static func limit(_ value: Int?, default fallback: Int, maximum: Int = 500) throws -> Int {
         guard let value else { return fallback }
