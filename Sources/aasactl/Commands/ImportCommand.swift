@@ -70,11 +70,14 @@ struct Import: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // The file and the team map are read once, whatever the number of hosts.
+        let shared = try sharedBody()
         if let hosts {
-            try await runMany(try Self.hostList(hosts))
+            try await runMany(try Self.hostList(hosts), shared: shared)
             return
         }
-        let answer = try await remote.client.send(.post, APIClient.path("v1", "imports"), body: try body(host ?? ""))
+        let answer = try await remote.client.send(
+            .post, APIClient.path("v1", "imports"), body: Self.body(host ?? "", shared: shared))
         try remote.show(answer) { ImportText.lines($0) }
         let plan = try answer.json()
         if let writeManifests { try ImportManifests.write(ImportManifests.manifests(from: [plan]), to: writeManifests) }
@@ -82,9 +85,16 @@ struct Import: AsyncParsableCommand {
     }
 
     /// The request for one host.
-    func body(_ host: String) throws -> JSONValue {
+    static func body(_ host: String, shared: JSONObject) -> JSONValue {
         var body = JSONObject()
         body.append("host", .string(host))
+        body.members += shared.members
+        return .object(body)
+    }
+
+    /// What every host's request carries: the file (or where to fetch it), the team map, the flags.
+    func sharedBody() throws -> JSONObject {
+        var body = JSONObject()
         if let file {
             // Text as it is; the iOS 8 CMS-signed form (binary) as its bytes in base64.
             let bytes = try CLIOutput.read(file)
@@ -103,13 +113,13 @@ struct Import: AsyncParsableCommand {
             body.append("publish", .bool(true))
             body.append("reason", .string(reason ?? ""))
         }
-        return .object(body)
+        return body
     }
 
     /// `--hosts`: every host in turn, a failing one not stopping the others; a progress bar on
     /// standard error when it is a terminal, a summary table at the end. Exit 1 if any failed,
     /// else 2 if any changed.
-    func runMany(_ list: [String]) async throws {
+    func runMany(_ list: [String], shared: JSONObject) async throws {
         let terminal = isatty(STDERR_FILENO) == 1
         var rows: [[String]] = []
         var plans: [JSONValue] = []
@@ -118,8 +128,10 @@ struct Import: AsyncParsableCommand {
         for (i, host) in list.enumerated() {
             if terminal { Self.progress(i, of: list.count, host: host) }
             do {
-                let plan = try await remote.client.send(.post, APIClient.path("v1", "imports"), body: try body(host))
-                    .json()
+                let plan = try await remote.client.send(
+                    .post, APIClient.path("v1", "imports"), body: Self.body(host, shared: shared)
+                )
+                .json()
                 plans.append(plan)
                 let o = plan.objectValue ?? [:]
                 let didChange = o["changed"]?.boolValue == true
