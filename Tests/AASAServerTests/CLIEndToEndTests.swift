@@ -305,22 +305,32 @@ import Testing
     @Test func interruptedApplyIsRetriedWithTheSameKey() async throws {
         try await Self.withServer { server, cli, admin in
             try await Self.setUpShop(cli, server: server)
-            // A proxy that forwards the apply to the server and then drops the connection.
-            let port = try FreePort.pick()
-            let proxy = Process()
-            proxy.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            proxy.arguments = [
-                "python3", TestDatabase.repositoryRoot + "/Tests/Support/drop-first-response.py",
-                String(port), String(server.port), "manifest HTTP",
-            ]
-            let output = Pipe()
-            proxy.standardOutput = output
-            try proxy.run()
-            // SIGKILL: a child of the test runner may inherit a mask that blocks SIGTERM.
-            defer { kill(proxy.processIdentifier, SIGKILL) }
-            _ = try await eventually(every: .milliseconds(100)) {
-                (try? await Curl.get("http://127.0.0.1:\(port)/health/live").status) == 200
+            // A proxy that forwards the apply to the server and then drops the connection. It says
+            // "ready" once listening; a port another test took in the meantime makes it exit, and
+            // another port is tried (asking the port for a health answer could reach that test's server).
+            var port = 0
+            var proxy: Process?
+            for _ in 0..<5 where proxy == nil {
+                port = try FreePort.pick()
+                let candidate = Process()
+                candidate.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                candidate.arguments = [
+                    "python3", TestDatabase.repositoryRoot + "/Tests/Support/drop-first-response.py",
+                    String(port), String(server.port), "manifest HTTP",
+                ]
+                let output = Pipe()
+                candidate.standardOutput = output
+                try candidate.launchSerialized()
+                let said = try await offPool { output.fileHandleForReading.availableData }
+                if String(decoding: said, as: UTF8.self).contains("ready") {
+                    proxy = candidate
+                } else {
+                    candidate.waitUntilExit()
+                }
             }
+            let listening = try #require(proxy, "the proxy never found a free port")
+            // SIGKILL: a child of the test runner may inherit a mask that blocks SIGTERM.
+            defer { kill(listening.processIdentifier, SIGKILL) }
             let manifest = try Self.temp("aasa.yaml", Self.manifest)
             let apply = try await cli(
                 "apply", "-f", manifest, "--profile", "shop", "--yes", "--server", "http://127.0.0.1:\(port)",
@@ -374,4 +384,44 @@ import Testing
             #expect(final.out.contains("v1") != final.out.contains("v2"), "exactly one manifest's rules: \(final.out)")
         }
     }
+
+    /// Issue 25 through the CLI: environments, builds, a rule list on staging and prod, the
+    /// promotion's plan (exit 2) and apply, and the beta build's entitlements file.
+    @Test func environmentsBuildsAndPromotion() async throws {
+        try await Self.withServer { server, cli, _ in
+            #expect(try await cli("environments", "set", "staging", "prod").status == 0)
+            let listed = try await cli("environments", "list")
+            #expect(listed.out.contains("staging") && listed.out.contains("prod"), "\(listed)")
+            #expect(try await cli("teams", "create", "shop").status == 0)
+            #expect(try await cli("apps", "create", Self.shopApp, "--team", "shop").status == 0)
+            let builds = try await cli(
+                "builds", "set", Self.shopApp, "--build", "staging=\(Self.shopApp).beta", "--build",
+                "prod=\(Self.shopApp)")
+            #expect(builds.status == 0, "\(builds)")
+            #expect(try await cli("builds", "show", Self.shopApp).out.contains("\(Self.shopApp).beta"))
+            let rules = try Self.temp("rules.json", #"[{"/": "/shop/*"}]"#)
+            for (host, env) in [("staging.example.com", "staging"), ("example.com", "prod")] {
+                let created = try await cli("domains", "create", host, "--env", env)
+                #expect(created.status == 0 && created.out.contains(env), "\(created)")
+                #expect(try await cli("grants", "set", host, "shop", "--prefix", "/").status == 0)
+                #expect(try await cli("rules", "set", host, Self.shopApp, "-f", rules).status == 0)
+                #expect(try await cli("publish", host, "--reason", "first").status == 0)
+            }
+            let more = try Self.temp("more.json", #"[{"/": "/shop/*"}, {"/": "/shop2/*"}]"#)
+            #expect(try await cli("rules", "set", "staging.example.com", Self.shopApp, "-f", more).status == 0)
+            #expect(try await cli("publish", "staging.example.com", "--reason", "shop2").status == 0)
+            let plan = try await cli("promote", "--from", "staging", "--to", "prod")
+            #expect(plan.status == 2, "\(plan)")
+            #expect(plan.out.contains("example.com ← staging.example.com revision 2"), "\(plan)")
+            #expect(plan.out.contains(#"+ {"/":"/shop2/*"}"#), "\(plan)")
+            let applied = try await cli("promote", "--from", "staging", "--to", "prod", "--apply")
+            #expect(applied.status == 0 && applied.out.contains("published revision 2"), "\(applied)")
+            let again = try await cli("promote", "--from", "staging", "--to", "prod")
+            #expect(again.status == 0, "nothing left to promote: \(again)")
+            let plist = try await cli("entitlements", Self.shopApp, "--env", "staging", "--plist")
+            #expect(plist.out.contains("<string>applinks:staging.example.com</string>"), "\(plist)")
+            #expect(!plist.out.contains("<string>applinks:example.com</string>"))
+        }
+    }
+
 }

@@ -32,7 +32,7 @@ import Testing
             defer { try? FileManager.default.removeItem(at: out) }
             p.standardOutput = try FileHandle(forWritingTo: out)
             p.standardError = FileHandle.nullDevice
-            try p.run()
+            try p.launchSerialized()
             p.waitUntilExit()
             let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
             guard p.terminationStatus == 0 else {
@@ -63,7 +63,7 @@ import Testing
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
-        try p.run()
+        try p.launchSerialized()
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         return text
@@ -81,7 +81,7 @@ import Testing
                 ["AASA_PG_PORT": String(cluster.port), "AASA_PG_DATA": cluster.data]) { $1 }
             stop.standardOutput = FileHandle.nullDevice
             stop.standardError = FileHandle.nullDevice
-            try? stop.run()
+            try? stop.launchSerialized()
             DispatchQueue.global().async {
                 stop.waitUntilExit()
                 try? FileManager.default.removeItem(atPath: cluster.data)

@@ -27,7 +27,7 @@ import Testing
             ]
             let out = Pipe()
             process.standardOutput = out
-            try process.run()
+            try process.launchSerialized()
             let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             return text.trimmingCharacters(in: .whitespacesAndNewlines)

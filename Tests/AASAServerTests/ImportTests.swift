@@ -143,7 +143,7 @@ import Testing
             let openssl = Process()
             openssl.executableURL = URL(fileURLWithPath: "/bin/bash")
             openssl.arguments = ["-c", script]
-            try openssl.run()
+            try openssl.launchSerialized()
             openssl.waitUntilExit()
             return openssl.terminationStatus
         }

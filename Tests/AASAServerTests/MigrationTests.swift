@@ -98,7 +98,7 @@ import Testing
             let stderr = Pipe()
             process.standardError = stderr
             process.standardOutput = Pipe()
-            try process.run()
+            try process.launchSerialized()
             let output = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             #expect(process.terminationStatus != 0)

@@ -39,7 +39,7 @@ import Testing
         }
 
         func start() async throws {
-            try process.run()
+            try process.launchSerialized()
             if try await eventually(
                 every: .milliseconds(100), { (try? await Curl.get("http://127.0.0.1:\(port)/").status) != 0 })
             {

@@ -28,7 +28,7 @@ import Testing
             let ca = Process()
             ca.executableURL = URL(fileURLWithPath: "/bin/bash")
             ca.arguments = [TestDatabase.repositoryRoot + "/Tests/Support/make-test-ca.sh", dir] + ProbeTests.hosts
-            try ca.run()
+            try ca.launchSerialized()
             ca.waitUntilExit()
             guard ca.terminationStatus == 0 else { throw POSIXError(.EIO) }
             port = try FreePort.pick()
@@ -42,7 +42,7 @@ import Testing
             process.standardOutput = ready
             // Not the test runner's own stderr: a child holding it would keep `swift test` waiting.
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.launchSerialized()
             _ = ready.fileHandleForReading.availableData  // "ready"
         }
 

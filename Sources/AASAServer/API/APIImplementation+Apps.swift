@@ -131,14 +131,15 @@ extension APIImplementation {
 
 extension APIImplementation {
     func getEntitlements(_ input: Operations.GetEntitlements.Input) async throws -> Operations.GetEntitlements.Output {
-        let (app, hosts) = try await reads(try principal()).entitlementHosts(input.path.appID)
+        let (_, identity, hosts) = try await reads(try principal()).entitlementHosts(
+            input.path.appID, environment: input.query.env)
         let mode = input.query.mode.flatMap { AssociatedDomains.Mode(rawValue: $0.rawValue) }
         let entries = AssociatedDomains.entries(hosts, mode: mode)
         return .ok(
             .init(
                 body: .json(
                     .init(
-                        appID: app.appID, mode: input.query.mode.flatMap { .init(rawValue: $0.rawValue) },
+                        appID: identity, mode: input.query.mode.flatMap { .init(rawValue: $0.rawValue) },
                         associatedDomains: entries, plist: AssociatedDomains.plist(entries)))))
     }
 }

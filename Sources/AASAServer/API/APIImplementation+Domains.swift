@@ -24,7 +24,7 @@ extension APIImplementation {
             host: host, aliases: body.aliases,
             variables: body.substitutionVariables?.additionalProperties,
             defaults: body.defaults.map(DomainDefaults.init), webRoots: body.webRoots, autoPublish: body.autoPublish,
-            legacyRootPath: body.legacyRootPath, current: nil, bases: webRootBases)
+            legacyRootPath: body.legacyRootPath, current: nil, bases: webRootBases, environment: body.environment)
         let changed = try await change(
             DomainSettingsChange(kind: .create(host: host, settings: settings), ifMatch: nil))
         return .created(
@@ -52,7 +52,8 @@ extension APIImplementation {
                         variables: body.substitutionVariables?.additionalProperties,
                         defaults: body.defaults.map(DomainDefaults.init), webRoots: body.webRoots,
                         autoPublish: body.autoPublish,
-                        legacyRootPath: body.legacyRootPath, current: before, bases: bases)
+                        legacyRootPath: body.legacyRootPath, current: before, bases: bases,
+                        environment: body.environment)
                 }, ifMatch: input.headers.ifMatch))
         return .ok(
             .init(

@@ -40,7 +40,7 @@ extension Components.Schemas.App {
 extension Components.Schemas.Domain {
     init(_ r: DomainRecord, warnings: [Finding]? = nil) {
         self.init(
-            host: r.host, unicodeHost: HostName.unicode(r.host), aliases: r.aliases,
+            host: r.host, environment: r.environment, unicodeHost: HostName.unicode(r.host), aliases: r.aliases,
             substitutionVariables: .init(
                 additionalProperties: Dictionary(
                     r.substitutionVariables.map { ($0.name, $0.values) }, uniquingKeysWith: { _, last in last })),

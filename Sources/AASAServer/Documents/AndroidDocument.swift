@@ -37,6 +37,7 @@ struct AndroidDocument: Sendable {
 
     init(_ snapshot: DomainSnapshot, order: [String]) {
         let android = snapshot.apps.filter { $0.platform == .android }
+        let builds = snapshot.environmentBuilds
         let ruleSets = Dictionary(snapshot.ruleSets.map { ($0.appID, $0) }, uniquingKeysWith: { a, _ in a })
         let grantedServices = Dictionary(
             snapshot.grants.map { ($0.teamID, Set($0.services)) }, uniquingKeysWith: { $0.union($1) })
@@ -57,6 +58,8 @@ struct AndroidDocument: Sendable {
                 relations.append(AssetLinksDocument.getLoginCreds)
             }
             guard !relations.isEmpty else { continue }
+            // An app with a build for the domain's environment is named as that build, with its keys.
+            let build = builds[app.appID]
             let index = statements.count
             var components: [JSONValue] = []
             for (j, rule) in rules.enumerated() {
@@ -80,7 +83,10 @@ struct AndroidDocument: Sendable {
             }
             statements.append(
                 .init(
-                    relations: relations, target: .androidApp(packageName: app.appID, fingerprints: app.fingerprints),
+                    relations: relations,
+                    target: .androidApp(
+                        packageName: build?.identity ?? app.appID,
+                        fingerprints: build.map { $0.fingerprints.map(\.sha256) } ?? app.fingerprints),
                     dynamicComponents: rules.isEmpty ? nil : components))
             entries.append(Entry(appID: app.appID, team: app.teamName, ruleIDs: rules.map(\.id), rulesOf: rulesOf))
         }

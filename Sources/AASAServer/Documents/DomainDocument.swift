@@ -21,6 +21,8 @@ struct DomainDocument: Sendable {
         let entries: [Entry]
         /// Every app on the domain in the order Apple will consult them.
         let order: [String]
+        /// Apps (by their own IDs) listed for the other services.
+        let serviceListed: Set<String>
     }
 
     let host: String
@@ -37,6 +39,8 @@ struct DomainDocument: Sendable {
     let matcher: AASAMatcher
     /// The domain's assetlinks.json, rendered from the same state (its Android apps).
     let android: AndroidDocument
+    /// Every app either file names, by its own ID (the files name its build where it has one).
+    let named: Set<String>
     /// The state it was rendered from (for `platformWarnings`).
     let snapshot: DomainSnapshot
     /// Whose rules `platformWarnings` compares, and whose apps' ungranted services are reported:
@@ -89,6 +93,7 @@ struct DomainDocument: Sendable {
         host = draft.host
         entries = draft.entries
         order = draft.order
+        named = Set(draft.entries.map(\.appID)).union(draft.serviceListed).union(android.entries.map(\.appID))
         document = validated.document
         bytes = validated.bytes
         diagnostics = validated.diagnostics
@@ -165,13 +170,18 @@ extension DomainDocument.Draft {
         let ruleSetsByApp = Dictionary(uniqueKeysWithValues: withRules.map { ($0.appID, $0) })
         order = DomainDocument.effectiveOrder(explicit: domain.appOrder, present: Set(withRules.map(\.appID)))
 
+        // An app with a build for the domain's environment is named as that build; its rules are its own.
+        let builds = snapshot.environmentBuilds
+        func identity(_ appID: String) -> String { builds[appID]?.identity ?? appID }
         var entries: [DomainDocument.Entry] = []
         var details: [JSONValue] = []
         for appID in order {
             guard let set = ruleSetsByApp[appID] else { continue }
             entries.append(.init(appID: appID, team: set.teamName, ruleIDs: set.rules.map(\.id)))
             details.append(
-                .object(["appIDs": .array([.string(appID)]), "components": .array(set.rules.map(\.component))]))
+                .object([
+                    "appIDs": .array([.string(identity(appID))]), "components": .array(set.rules.map(\.component)),
+                ]))
         }
         self.entries = entries
         var applinks = JSONObject()
@@ -201,12 +211,17 @@ extension DomainDocument.Draft {
         let rank = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
         let serviceApps = snapshot.apps.filter { grantedTeams.contains($0.teamID) && $0.platform == .ios }
             .sorted { (rank[$0.appID] ?? Int.max, $0.appID) < (rank[$1.appID] ?? Int.max, $1.appID) }
+        var serviceListed = Set<String>()
         for service in [AppService.webcredentials, .appclips, .activitycontinuation] {
             let ids = serviceApps.filter {
                 $0.services.contains(service) && grantedServices[$0.teamID]?.contains(service) == true
             }.map(\.appID)
-            if !ids.isEmpty { root.append(service.rawValue, .object(["apps": .array(ids.map(JSONValue.string))])) }
+            serviceListed.formUnion(ids)
+            if !ids.isEmpty {
+                root.append(service.rawValue, .object(["apps": .array(ids.map { .string(identity($0)) })]))
+            }
         }
         self.root = .object(root)
+        self.serviceListed = serviceListed
     }
 }

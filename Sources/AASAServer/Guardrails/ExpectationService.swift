@@ -99,7 +99,8 @@ struct ExpectationService: Sendable {
 
         /// With the draft already rendered (a manifest's, in its own transaction).
         init(_ rendered: DomainDocument, domain: DomainRecord, session: DBSession) async throws {
-            draft = LinkAnswer(ios: rendered.matcher, android: rendered.android.matcher)
+            let apps = rendered.snapshot.appsByIdentity
+            draft = LinkAnswer(ios: rendered.matcher, android: rendered.android.matcher, apps: apps)
             let aasa = try await session.currentRevision(of: domain)
             let android = try await session.currentAssetLinksRevision(domainID: domain.id)
             published = aasa.map { revision in
@@ -107,7 +108,7 @@ struct ExpectationService: Sendable {
                     ios: AASAMatcher((try? AASADocument(json: revision.bytes)) ?? AASADocument()),
                     android: AndroidMatcher(
                         android.flatMap { AssetLinksDocument.parse($0.bytes).document }
-                            ?? AssetLinksDocument(statements: [])))
+                            ?? AssetLinksDocument(statements: [])), apps: apps)
             }
         }
     }

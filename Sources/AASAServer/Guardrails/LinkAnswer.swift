@@ -8,6 +8,9 @@ struct LinkAnswer: Sendable {
     let ios: AASAMatcher
     /// Nil where the Android file is not at stake (an AASA rollback leaves it as it is).
     let android: AndroidMatcher?
+    /// The apps the files name by a build's identity (identity → app ID): an answer names the app,
+    /// as a golden URL does, whichever build of it the domain's environment lists.
+    var apps: [String: String] = [:]
 
     struct Opener: Sendable {
         var appID: String?
@@ -24,13 +27,21 @@ struct LinkAnswer: Sendable {
     func opener(_ split: SplitURL, url: String, appID: String?, isAndroid: Bool) -> Opener? {
         if isAndroid {
             guard let android else { return nil }
-            return Opener(appID: Self.androidOpener(android.decisions(url: url), expected: appID))
+            return Opener(appID: Self.androidOpener(decisions(android, url), expected: appID))
         }
         let resolution = ios.resolve(split)
         if appID == nil, resolution.appID == nil, let android {
-            return Opener(appID: Self.androidOpener(android.decisions(url: url), expected: nil))
+            return Opener(appID: Self.androidOpener(decisions(android, url), expected: nil))
         }
-        return Opener(appID: resolution.appID, iosRule: resolution.rule)
+        return Opener(appID: resolution.appID.map { apps[$0] ?? $0 }, iosRule: resolution.rule)
+    }
+
+    private func decisions(
+        _ android: AndroidMatcher, _ url: String
+    ) -> [(packageName: String, decision: AndroidMatcher.Decision, rule: Int?)] {
+        let raw = android.decisions(url: url)
+        guard !apps.isEmpty else { return raw }
+        return raw.map { (apps[$0.packageName] ?? $0.packageName, $0.decision, $0.rule) }
     }
 
     static func androidOpener(

@@ -67,10 +67,12 @@ struct DomainPolicies: Sendable {
 
     init(_ all: [any DomainPolicy] = []) { self.all = all }
 
-    /// Golden URLs and protected paths, the policies every server runs (one set per server: the
+    /// Golden URLs, protected paths and environment isolation, the policies every server runs (one set per server: the
     /// expectation cache is its database's).
     static func standard() -> DomainPolicies {
-        DomainPolicies([ExpectationPolicy(cache: ExpectationCache()), ProtectedPathPolicy()])
+        DomainPolicies([
+            ExpectationPolicy(cache: ExpectationCache()), ProtectedPathPolicy(), EnvironmentIsolationPolicy(),
+        ])
     }
 
     func check(_ candidate: PolicyCandidate, session: DBSession) async throws {

@@ -38,7 +38,13 @@ struct ExpectationPolicy: DomainPolicy {
         guard !expectations.isEmpty else { return }
         let matcher = candidate.matcher()
         // A rollback of the AASA leaves assetlinks.json as it is: its Android expectations are not at stake.
-        let answer = LinkAnswer(ios: matcher, android: candidate.androidMatcher())
+        let apps =
+            if let snapshot = candidate.document?.snapshot {
+                snapshot.appsByIdentity
+            } else {
+                try await session.snapshot(of: candidate.domain).appsByIdentity
+            }
+        let answer = LinkAnswer(ios: matcher, android: candidate.androidMatcher(), apps: apps)
         // Only an expectation inside its team's grant (or an admin's) refuses a change; the others
         // are evaluated all the same, so what they see stays current (ExpectationScope). The grants
         // are the rendered state's, read in this transaction; a rollback, which renders nothing, reads them.

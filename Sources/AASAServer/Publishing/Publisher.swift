@@ -38,6 +38,9 @@ struct Publisher: Sendable {
         /// `team` is the acting team for a team token (it may then change only its own part of the
         /// file), nil for an admin or the system.
         case revision(PublishedFile, Int, team: String?)
+        /// The draft after `write` brought a source domain's rules in (a promotion): the new AASA
+        /// revision records which revision of the source it came from.
+        case promotion(PromotionSource, write: @Sendable (DBSession, DomainRecord) async throws -> Void)
     }
 
     struct TargetOutcome: Sendable {
@@ -103,6 +106,7 @@ struct Publisher: Sendable {
         var file: PublishedFile
         var bytes: [UInt8]
         var rollbackOf: Int?
+        var promotedFrom: PromotionSource? = nil
     }
 
     private func publishLocked(
@@ -119,13 +123,18 @@ struct Publisher: Sendable {
             let candidate: PolicyCandidate
             var next: [NextRevision]
             switch source {
-            case .draft:
+            case .draft, .promotion:
+                var promotedFrom: PromotionSource?
+                if case .promotion(let from, let write) = source {
+                    try await write(session, domain)
+                    promotedFrom = from
+                }
                 let draft = try await DomainGate.check(session, domain: domain)
                 warnings = draft.warningFindings
                 candidate = PolicyCandidate(
                     stage: .publish(rollbackOf: nil), action: PublishedFile.aasa.action(rollback: false),
                     domain: domain, document: draft, bytes: draft.bytes, actor: actor)
-                next = [NextRevision(file: .aasa, bytes: draft.bytes)]
+                next = [NextRevision(file: .aasa, bytes: draft.bytes, promotedFrom: promotedFrom)]
                 // A domain with nothing for Android gets no assetlinks.json until it has something;
                 // one that had a file gets `[]` when its last Android app leaves.
                 let hadAssetLinks = try await PublishedFile.assetLinks.current(session, domain: domain) != nil
@@ -177,13 +186,14 @@ struct Publisher: Sendable {
         let current = try await file.current(session, domain: domain)
         let sha = Hex.sha256(next.bytes)
         if let current, current.sha256 == sha { return (current, false) }
-        let record = RevisionRecord(
+        var record = RevisionRecord(
             domainID: domain.id, number: (current?.number ?? 0) + 1, bytes: next.bytes, sha256: sha,
             byteCount: next.bytes.count, actorToken: actor.tokenID, actorName: actor.name, reason: reason,
             createdAt: Date(), diff: current.flatMap { file.diff(from: $0.bytes, to: next.bytes, host: domain.host) },
             rollbackOf: next.rollbackOf,
             overrides: file == .aasa
                 ? .array(try await session.overrides(domain: domain.host, since: current?.createdAt)) : .array([]))
+        record.promotedFrom = next.promotedFrom
         try await file.insert(session, record)
         try await session.appendAudit(
             AuditEntry(

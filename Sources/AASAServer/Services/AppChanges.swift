@@ -193,6 +193,11 @@ struct AppChange: DomainChange {
         field: String
     ) async throws -> AppRecord {
         if fingerprints == nil { try await AppleTeamIDs.checkApp(appID, team: team, session: session) }
+        if let build = try await session.builds(identities: [appID]).first {
+            throw ServiceError.conflict(
+                "\(appID) is \(build.appID)'s \(build.environment) build; an app cannot take a build's ID",
+                field: field, rule: "unique")
+        }
         do {
             return try await session.insertApp(
                 appID: appID, teamID: team.id, services: services,

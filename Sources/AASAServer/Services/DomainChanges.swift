@@ -40,12 +40,14 @@ struct DomainSettingsChange: DomainChange {
         switch kind {
         case .create(let host, let settings):
             try await Self.checkWebRoots(settings.webRoots, of: nil, session: session)
+            try await Self.checkEnvironment(settings.environment, creating: true, session: session)
             let domain: DomainRecord
             do {
                 domain = try await session.insertDomain(
                     host: host, aliases: settings.aliases, variables: settings.variables,
                     defaults: settings.defaults, webRoots: settings.webRoots,
-                    autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
+                    autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath,
+                    environment: settings.environment)
             } catch StoreError.duplicate {
                 throw ServiceError.conflict(
                     "\(host) or one of its aliases already belongs to a domain", field: "/host", rule: "unique")
@@ -63,12 +65,14 @@ struct DomainSettingsChange: DomainChange {
             if settings.webRoots != before.webRoots {
                 try await Self.checkWebRoots(settings.webRoots, of: before.id, session: session)
             }
+            try await Self.checkEnvironment(settings.environment, creating: false, session: session)
             let after: DomainRecord
             do {
                 after = try await session.updateDomain(
                     id: before.id, aliases: settings.aliases, variables: settings.variables,
                     defaults: settings.defaults, webRoots: settings.webRoots,
-                    autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath)
+                    autoPublish: settings.autoPublish, legacyRootPath: settings.legacyRootPath,
+                    environment: settings.environment)
             } catch StoreError.duplicate {
                 throw ServiceError.conflict(
                     "an alias already belongs to another domain", field: "/aliases", rule: "unique")
@@ -107,6 +111,22 @@ struct DomainSettingsChange: DomainChange {
                 other's file
                 """,
                 field: "/webRoots", rule: "shared-web-root")
+        }
+    }
+
+    /// The environment a domain is put in exists; a new domain names one when there are several.
+    static func checkEnvironment(_ name: String?, creating: Bool, session: DBSession) async throws {
+        let environments = try await session.listEnvironments().map(\.name)
+        if let name {
+            guard environments.contains(name) else {
+                throw ServiceError.invalid(
+                    field: "/environment", rule: "unknown-environment",
+                    "there is no environment \(name) (there are \(environments.joined(separator: ", ")))")
+            }
+        } else if creating, environments.count > 1 {
+            throw ServiceError.invalid(
+                field: "/environment", rule: "required",
+                "name the domain's environment: one of \(environments.joined(separator: ", "))")
         }
     }
 

@@ -11,12 +11,15 @@ struct DomainSettings: Sendable {
     var webRoots: [String]
     var autoPublish: Bool
     var legacyRootPath: Bool
+    /// The environment asked for; nil keeps the domain's (a new domain: the only one there is).
+    var environment: String?
 
     init(
         host: String, aliases: [String]?, variables: [String: [String]]?,
         defaults: DomainDefaults?, webRoots: [String]?, autoPublish: Bool?, legacyRootPath: Bool?,
-        current: DomainRecord?, bases: [String]
+        current: DomainRecord?, bases: [String], environment: String? = nil
     ) throws {
+        self.environment = environment
         self.autoPublish = autoPublish ?? current?.autoPublish ?? false
         self.legacyRootPath = legacyRootPath ?? current?.legacyRootPath ?? false
         // An alias kept from before the host rule (issue 24) stays; a new one must be a public DNS name.

@@ -278,25 +278,57 @@ struct RegistryReads: Sendable {
 
     /// The hosts (primary and aliases, punycode) the app needs per service: `applinks` where it has
     /// rules, each other service where it has that service and its team's grant gives it.
-    func entitlementHosts(_ appID: String) async throws -> (app: AppRecord, hosts: [AppService: [String]]) {
+    /// The hosts an app needs in its associated-domains entitlement, per service; with an
+    /// environment, only that environment's domains, for the app's build there (its ID is the
+    /// build's: the one the build's entitlement file goes with).
+    func entitlementHosts(
+        _ appID: String, environment: String? = nil
+    ) async throws -> (app: AppRecord, identity: String, hosts: [AppService: [String]]) {
         try await work.read { session in
             let app = try await Lookup.visibleApp(appID, principal, session: session)
+            var identity = app.appID
+            if let environment {
+                let names = try await session.listEnvironments().map(\.name)
+                guard names.contains(environment) else {
+                    throw ServiceError.invalid(
+                        field: "env", rule: "unknown-environment",
+                        "there is no environment \(environment) (there are \(names.joined(separator: ", ")))")
+                }
+                identity =
+                    try await session.builds(appPKs: [app.id]).first { $0.environment == environment }?.identity
+                    ?? app.appID
+            }
+            func inScope(_ domain: DomainRecord) -> Bool { environment.map { domain.environment == $0 } ?? true }
             var hosts: [AppService: [String]] = [:]
             for id in try await session.domainIDsWithRules(appPK: app.id) {
-                guard let domain = try await session.domain(id: id), app.services.contains(.applinks),
+                guard let domain = try await session.domain(id: id), inScope(domain), app.services.contains(.applinks),
                     !(try await session.ruleSet(domainID: id, app: app)).rules.isEmpty
                 else { continue }
                 hosts[.applinks, default: []] += [domain.host] + domain.aliases
             }
             for id in try await session.domainIDsGranted(teamID: app.teamID) {
-                guard let domain = try await session.domain(id: id),
+                guard let domain = try await session.domain(id: id), inScope(domain),
                     let grant = try await session.grant(domainID: id, teamID: app.teamID)
                 else { continue }
                 for service in grant.services where app.services.contains(service) {
                     hosts[service, default: []] += [domain.host] + domain.aliases
                 }
             }
-            return (app, hosts)
+            return (app, identity, hosts)
         }
     }
+
+    /// The environments in promotion order.
+    func environments() async throws -> [EnvironmentRecord] {
+        try await work.read { try await $0.listEnvironments() }
+    }
+
+    /// An app (visible to the caller) and its builds in promotion order.
+    func builds(_ appID: String) async throws -> (app: AppRecord, builds: [BuildRecord]) {
+        try await work.read { session in
+            let app = try await Lookup.visibleApp(appID, principal, session: session)
+            return (app, try await session.builds(appPKs: [app.id]))
+        }
+    }
+
 }

@@ -20,6 +20,22 @@ enum AuditJSON {
         return .object(o)
     }
 
+    /// An app's builds, as its audit events and the builds API show them.
+    static func builds(_ builds: [BuildRecord]) -> JSONValue {
+        .array(builds.map(build))
+    }
+
+    static func build(_ b: BuildRecord) -> JSONValue {
+        var o: JSONObject = ["environment": .string(b.environment), "appID": .string(b.identity)]
+        if !b.fingerprints.isEmpty {
+            o.append(
+                "fingerprints",
+                .array(b.fingerprints.map { .object(["sha256": .string($0.sha256), "label": .string($0.label)]) }))
+        }
+        if b.playSigningAbsent { o.append("playSigningAbsent", .bool(true)) }
+        return .object(o)
+    }
+
     static func app(_ r: AppRecord) -> JSONValue {
         var o: JSONObject = [
             "appID": .string(r.appID), "team": .string(r.teamName), "platform": .string(r.platform.rawValue),
@@ -40,7 +56,8 @@ enum AuditJSON {
             "host": .string(r.host), "aliases": .array(r.aliases.map(JSONValue.string)),
             "substitutionVariables": .object(variables), "defaults": .object(defaults),
             "webRoots": .array(r.webRoots.map(JSONValue.string)), "autoPublish": .bool(r.autoPublish),
-            "legacyRootPath": .bool(r.legacyRootPath), "version": .number(String(r.version)),
+            "legacyRootPath": .bool(r.legacyRootPath), "environment": .string(r.environment),
+            "version": .number(String(r.version)),
         ])
     }
 

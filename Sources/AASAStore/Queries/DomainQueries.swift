@@ -8,10 +8,12 @@ extension DBSession {
         coalesce((SELECT array_agg(h.host ORDER BY h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT \
         h.is_primary), '{}'),
         d.substitution_variables::text, d.defaults::text, d.web_roots, d.created_at, d.updated_at, d.version,
-        d.app_order, d.order_version, d.current_revision, d.auto_publish, d.legacy_root_path, d.expectations_version
+        d.app_order, d.order_version, d.current_revision, d.auto_publish, d.legacy_root_path, d.expectations_version,
+        (SELECT e.name FROM environments e WHERE e.id = d.environment_id)
         """
     private typealias DomainRow = (
-        Int64, String, [String], String, String, [String], Date, Date, Int64, [String], Int64, Int?, Bool, Bool, Int64
+        Int64, String, [String], String, String, [String], Date, Date, Int64, [String], Int64, Int?, Bool, Bool, Int64,
+        String
     )
 
     private func domains(_ query: PostgresQuery) async throws -> [DomainRecord] {
@@ -26,7 +28,7 @@ extension DBSession {
                 webRoots: row.5, createdAt: row.6, updatedAt: row.7, version: row.8,
                 appOrder: row.9, orderVersion: row.10, currentRevision: row.11, autoPublish: row.12,
                 legacyRootPath: row.13,
-                expectationsVersion: row.14)
+                expectationsVersion: row.14, environment: row.15)
         }
     }
 
@@ -90,15 +92,18 @@ extension DBSession {
     public func insertDomain(
         host: String, aliases: [String], variables: [SubstitutionVariable],
         defaults: DomainDefaults, webRoots: [String], autoPublish: Bool = false,
-        legacyRootPath: Bool = false
+        legacyRootPath: Bool = false, environment: String? = nil
     ) async throws -> DomainRecord {
         let inserted: Int64?
         do {
+            // Without an environment named, the organisation's only one (NULL, refused, when it has several).
             inserted = try await first(
                 """
-                INSERT INTO domains (host, substitution_variables, defaults, web_roots, auto_publish, legacy_root_path)
+                INSERT INTO domains (host, substitution_variables, defaults, web_roots, auto_publish, legacy_root_path,
+                                     environment_id)
                 VALUES (\(host), \(Self.json(variables))::text::jsonb, \(Self.json(defaults))::text::jsonb, \(webRoots),
-                        \(autoPublish), \(legacyRootPath))
+                        \(autoPublish), \(legacyRootPath),
+                        coalesce((SELECT id FROM environments WHERE name = \(environment)), only_environment()))
                 RETURNING id
                 """, as: Int64.self)
         } catch let error as PSQLError where error.isUniqueViolation {
@@ -113,13 +118,14 @@ extension DBSession {
     public func updateDomain(
         id: Int64, aliases: [String], variables: [SubstitutionVariable],
         defaults: DomainDefaults, webRoots: [String], autoPublish: Bool,
-        legacyRootPath: Bool
+        legacyRootPath: Bool, environment: String? = nil
     ) async throws -> DomainRecord {
         try await write(
             """
             UPDATE domains SET substitution_variables = \(Self.json(variables))::text::jsonb,
             defaults = \(Self.json(defaults))::text::jsonb, web_roots = \(webRoots), auto_publish = \(autoPublish),
             legacy_root_path = \(legacyRootPath), updated_at = now(),
+            environment_id = coalesce((SELECT id FROM environments WHERE name = \(environment)), environment_id),
             version = version + 1 WHERE id = \(id)
             """)
         try await replaceAliases(domainID: id, aliases: aliases)
@@ -159,15 +165,18 @@ extension DBSession {
             """)
         // A suspended team's apps leave the file (the kill switch); its stored rules stay.
         let suspended = try await suspensions(affecting: domain.id)
+        let builds = try await builds(appPKs: apps.map(\.id))
         guard !suspended.isEmpty else {
-            return DomainSnapshot(domain: domain, grants: grants, apps: apps, ruleSets: ruleSets)
+            return DomainSnapshot(domain: domain, grants: grants, apps: apps, ruleSets: ruleSets, builds: builds)
         }
         let ids = Set(suspended.map(\.teamID))
+        let appTeams = Dictionary(apps.map { ($0.id, $0.teamID) }, uniquingKeysWith: { a, _ in a })
         let names = Set(suspended.map(\.teamName))
         return DomainSnapshot(
             domain: domain, grants: grants.filter { !ids.contains($0.teamID) },
             apps: apps.filter { !ids.contains($0.teamID) },
-            ruleSets: ruleSets.filter { !names.contains($0.teamName) }, suspendedTeams: names.sorted())
+            ruleSets: ruleSets.filter { !names.contains($0.teamName) }, suspendedTeams: names.sorted(),
+            builds: builds.filter { !ids.contains(appTeams[$0.appPK] ?? -1) })
     }
 
     /// Domains other than `exceptID` that write into one of `webRoots`.

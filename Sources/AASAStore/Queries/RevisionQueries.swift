@@ -5,32 +5,45 @@ import PostgresNIO
 extension DBSession {
     private static let metadataColumns = """
         domain_id, number, sha256, octet_length(bytes), actor_token, actor_name, reason, created_at, diff::text, \
-        rollback_of, overrides::text
+        rollback_of, overrides::text, promoted_from_host, promoted_from_revision
         """
-    private typealias MetadataRow = (Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, String)
+    private typealias MetadataRow = (
+        Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, String, String?, Int?
+    )
+
+    private static func promotion(_ host: String?, _ revision: Int?) -> PromotionSource? {
+        guard let host, let revision else { return nil }
+        return PromotionSource(host: host, revision: revision)
+    }
 
     private func revisions(_ query: PostgresQuery) async throws -> [RevisionRecord] {
         try await all(query, as: MetadataRow.self).map {
-            RevisionRecord(
+            var record = RevisionRecord(
                 domainID: $0.0, number: $0.1, bytes: [], sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
                 actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: JSONColumn.decode($0.8), rollbackOf: $0.9,
                 overrides: JSONColumn.decode($0.10))
+            record.promotedFrom = Self.promotion($0.11, $0.12)
+            return record
         }
     }
 
     /// A revision with its bytes, in one round trip.
     public func revision(domainID: Int64, number: Int) async throws -> RevisionRecord? {
-        typealias Row = (Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, String, Data)
+        typealias Row = (
+            Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, String, String?, Int?, Data
+        )
         return try await all(
             """
             SELECT \(unescaped: Self.metadataColumns), bytes FROM revisions WHERE domain_id = \(domainID) AND number \
             = \(number)
             """, as: Row.self
         ).first.map {
-            RevisionRecord(
-                domainID: $0.0, number: $0.1, bytes: [UInt8]($0.11), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
+            var record = RevisionRecord(
+                domainID: $0.0, number: $0.1, bytes: [UInt8]($0.13), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
                 actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: JSONColumn.decode($0.8), rollbackOf: $0.9,
                 overrides: JSONColumn.decode($0.10))
+            record.promotedFrom = Self.promotion($0.11, $0.12)
+            return record
         }
     }
 
@@ -50,11 +63,12 @@ extension DBSession {
             """
             WITH inserted AS (
                 INSERT INTO revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, diff, \
-            rollback_of, overrides)
+            rollback_of, overrides, promoted_from_host, promoted_from_revision)
                 VALUES (\(r.domainID), \(r.number), \(Data(r.bytes)), \(r.sha256), \(r.actorToken), \(r.actorName), \
             \(r.reason),
                         \(r.diff.map(JSONColumn.encode))::text::jsonb, \(r.rollbackOf), \
-            \(JSONColumn.encode(r.overrides))::text::jsonb)
+            \(JSONColumn.encode(r.overrides))::text::jsonb,
+                        \(r.promotedFrom?.host), \(r.promotedFrom?.revision))
                 RETURNING domain_id, number)
             UPDATE domains SET current_revision = inserted.number FROM inserted WHERE domains.id = inserted.domain_id
             """)

@@ -64,6 +64,8 @@ public struct DomainRecord: Sendable, Equatable {
     public var legacyRootPath: Bool
     /// Moves on every write to the domain's expectations (never reused): a cache key for them.
     public var expectationsVersion: Int64
+    /// The environment the domain belongs to (its file names that environment's builds).
+    public var environment: String = "default"
 }
 
 /// An immutable published file of a domain.
@@ -82,6 +84,8 @@ public struct RevisionRecord: Sendable, Equatable {
     public var rollbackOf: Int?
     /// The admin overrides (`force` with a reason) made on the domain since the previous revision.
     public var overrides: JSONValue
+    /// The source domain's revision a promotion took this revision's rules from.
+    public var promotedFrom: PromotionSource? = nil
 
     public init(
         domainID: Int64, number: Int, bytes: [UInt8], sha256: String, byteCount: Int, actorToken: UUID?,
@@ -164,6 +168,8 @@ public struct DomainSnapshot: Sendable {
     public var ruleSets: [RuleSetRecord]
     /// Teams whose apps are left out (suspended on this domain or on every domain).
     public var suspendedTeams: [String] = []
+    /// Every build, in every environment, of the apps above (`identity(of:)` picks the domain's).
+    public var builds: [BuildRecord] = []
 }
 
 public struct AuditEventRecord: Sendable, Equatable {

@@ -121,9 +121,10 @@ struct Entitlements: AsyncParsableCommand {
     @Option(help: "developer (bypasses Apple's CDN on development devices), managed, or developer+managed.") var mode:
         String?
     @Flag(help: "Print an .entitlements property list.") var plist = false
+    @Option(help: "Only this environment's domains, for the app's build there.") var env: String?
     func run() async throws {
         let response = try await remote.client.send(
-            .get, APIClient.path("v1", "apps", appID, "entitlements"), query: [("mode", mode)])
+            .get, APIClient.path("v1", "apps", appID, "entitlements"), query: [("mode", mode), ("env", env)])
         try remote.show(response) { json in
             if plist { return [json.objectValue?["plist"]?.stringValue ?? ""] }
             return (json.objectValue?["associatedDomains"]?.arrayValue ?? []).compactMap(\.stringValue)

@@ -11,7 +11,8 @@ struct Domains: AsyncParsableCommand {
         Table.fields(
             json,
             [
-                ("Host", "host"), ("Unicode", "unicodeHost"), ("Aliases", "aliases"), ("Web roots", "webRoots"),
+                ("Host", "host"), ("Environment", "environment"), ("Unicode", "unicodeHost"), ("Aliases", "aliases"),
+                ("Web roots", "webRoots"),
                 ("Defaults", "defaults"), ("Variables", "substitutionVariables"), ("Auto-publish", "autoPublish"),
                 ("Legacy root path", "legacyRootPath"), ("Current revision", "currentRevision"), ("Version", "version"),
             ])
@@ -33,6 +34,7 @@ struct Domains: AsyncParsableCommand {
         @Option(help: "applinks.defaults.percentEncoded (true or false).") var percentEncoded: Bool?
         @Option(help: "Publish after every valid change (true or false).") var autoPublish: Bool?
         @Option(help: "Also write <root>/apple-app-site-association (true or false).") var legacyRootPath: Bool?
+        @Option(help: "The domain's environment (its files name that environment's builds).") var env: String?
 
         func apply(to body: inout JSONObject) throws {
             if !aliases.isEmpty || noAliases { body.append("aliases", .array(aliases.map(JSONValue.string))) }
@@ -58,6 +60,7 @@ struct Domains: AsyncParsableCommand {
             }
             if let autoPublish { body.append("autoPublish", .bool(autoPublish)) }
             if let legacyRootPath { body.append("legacyRootPath", .bool(legacyRootPath)) }
+            if let env { body.append("environment", .string(env)) }
         }
     }
 

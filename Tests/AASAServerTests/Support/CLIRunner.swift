@@ -59,7 +59,7 @@ struct CLIRunner: Sendable {
             p.standardInput = input
             p.standardOutput = output
             p.standardError = try FileHandle(forWritingTo: errorFile)
-            try p.run()
+            try p.launchSerialized()
             input.fileHandleForWriting.write(Data(stdin.utf8))
             try input.fileHandleForWriting.close()
             let out = output.fileHandleForReading.readDataToEndOfFile()

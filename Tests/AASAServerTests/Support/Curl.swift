@@ -42,7 +42,7 @@ enum Curl {
         process.arguments = arguments
         let out = Pipe()
         process.standardOutput = out
-        try process.run()
+        try process.launchSerialized()
         let body = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let head = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""

@@ -35,7 +35,7 @@ final class ServerProcess: @unchecked Sendable {
     /// Starts the process and waits until it listens; throws (the test stops there) if it exits or
     /// does not listen within 15 s, rather than going on against a dead server.
     func start() async throws {
-        try process.run()
+        try process.launchSerialized()
         let listening = try await eventually(timeout: .seconds(15), every: .milliseconds(100)) {
             output.contains("listening on") || !process.isRunning
         }

@@ -44,7 +44,7 @@ final class Tmpfs: Sendable {
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.launchSerialized()
         process.waitUntilExit()
         return process.terminationStatus
     }

@@ -1,0 +1,207 @@
+import AASAModel
+import AASAStore
+import Foundation
+import Logging
+
+/// Promotion (issue 25): the rules a source environment's domains publish, brought to the paired
+/// domains of the next environment and published there, each new revision naming the source
+/// revision it came from. The plan is the promotion itself, rolled back: every target is written,
+/// validated and judged by the policies (golden URLs, protected paths, isolation) as its publish
+/// will be, so a promotion that would break a target is refused before anything changes. Only
+/// the apps that have a rule list on the source are touched on the target.
+struct PromotionService: Sendable {
+    let work: RequestWork
+    let publisher: Publisher
+    let principal: Principal
+    let actor: Actor
+    let logger: Logger
+
+    struct Request: Sendable {
+        var from: String
+        var to: String
+        /// `(source?, target)` hosts; empty: every target domain with a source of the same shape.
+        var domains: [(source: String?, target: String)]
+        /// Take the source domains' drafts where they differ from what they publish.
+        var takeDrafts: Bool
+        var apply: Bool
+        var reason: String?
+    }
+
+    struct AppPlan: Sendable {
+        var appID: String
+        var team: String
+        var gained: [JSONValue]
+        var lost: [JSONValue]
+    }
+
+    struct DomainPlan: Sendable {
+        var source: String
+        /// The source's current revision the rules were taken from (nil: its draft, never published).
+        var sourceRevision: Int?
+        var fromDraft: Bool
+        var target: String
+        var apps: [AppPlan]
+        /// AASAModel's diff of the target's current file against the promoted one (URLs whose app changes).
+        var diff: JSONValue?
+        var warnings: [Finding]
+        /// After `apply`: the target's new revision (nil when its file was already this).
+        var revision: Int?
+        fileprivate var taken: [RuleSetRecord]
+    }
+
+    struct Plan: Sendable {
+        var from: String
+        var to: String
+        var domains: [DomainPlan]
+        var unpaired: [String]
+        var applied: Bool
+    }
+
+    func run(_ request: Request) async throws -> Plan {
+        guard principal.isAdmin else { throw ServiceError.forbidden("a promotion needs an admin token") }
+        var plan = try await work.transaction(rollingBack: true) { session in
+            try await self.plan(request, session: session)
+        }
+        guard request.apply else { return plan }
+        for i in plan.domains.indices {
+            let domain = plan.domains[i]
+            let outcome = try await publisher.publish(
+                host: domain.target,
+                reason: request.reason
+                    ?? "promoted from \(domain.source) revision \(domain.sourceRevision.map(String.init) ?? "draft")",
+                source: .promotion(
+                    PromotionSource(host: domain.source, revision: domain.sourceRevision ?? 0),
+                    write: { session, target in
+                        try await Self.checkSourceUnmoved(domain, session: session)
+                        try await Self.write(domain.taken, to: target, session: session)
+                        try await session.appendAudit(
+                            AuditEntry(
+                                action: "domain.promote", entityType: "domain", entityID: target.host,
+                                domain: target.host, before: nil,
+                                after: .object([
+                                    "from": .string(domain.source),
+                                    "fromRevision": domain.sourceRevision.map { .number(String($0)) } ?? .null,
+                                    "fromEnvironment": .string(request.from), "toEnvironment": .string(request.to),
+                                    "apps": .array(domain.apps.map { .string($0.appID) }),
+                                ])
+                            ).record(by: actor))
+                    }), actor: actor, logger: logger)
+            plan.domains[i].revision = outcome.primary.created ? outcome.primary.revision.number : nil
+        }
+        plan.applied = true
+        return plan
+    }
+
+    private func plan(_ request: Request, session: DBSession) async throws -> Plan {
+        let environments = try await session.listEnvironments().map(\.name)
+        guard let fromIndex = environments.firstIndex(of: request.from) else {
+            throw ServiceError.invalid(
+                field: "/from", rule: "unknown-environment", "there is no environment \(request.from)")
+        }
+        guard let toIndex = environments.firstIndex(of: request.to) else {
+            throw ServiceError.invalid(
+                field: "/to", rule: "unknown-environment", "there is no environment \(request.to)")
+        }
+        guard fromIndex < toIndex else {
+            throw ServiceError.invalid(
+                field: "/to", rule: "order",
+                "a promotion goes forward in \(environments.joined(separator: " → ")): \(request.to) does not follow "
+                    + request.from)
+        }
+        let pairs = try await PromotionPairs.find(
+            from: request.from, to: request.to, named: request.domains, session: session)
+        var domains: [DomainPlan] = []
+        for pair in pairs.pairs {
+            let (taken, revision, fromDraft) = try await Self.takeRules(
+                pair.source, takeDrafts: request.takeDrafts, session: session)
+            guard let target = try await session.domain(id: pair.target.id, forUpdate: true) else { continue }
+            let current = try await Self.checkPublished(target, session: session)
+            let before = Dictionary(
+                try await session.listRuleSets(domainID: target.id).map { ($0.appPK, $0) },
+                uniquingKeysWith: { a, _ in a })
+            let apps = taken.compactMap { set -> AppPlan? in
+                let text = { (rules: [StoredRule]) in rules.map { JSONWriter().string($0.component) } }
+                let (now, next) = (text(before[set.appPK]?.rules ?? []), text(set.rules))
+                let gained = set.rules.filter { !now.contains(JSONWriter().string($0.component)) }.map(\.component)
+                let lost = (before[set.appPK]?.rules ?? []).filter { !next.contains(JSONWriter().string($0.component)) }
+                    .map(\.component)
+                guard !gained.isEmpty || !lost.isEmpty else { return nil }
+                return AppPlan(appID: set.appID, team: set.teamName, gained: gained, lost: lost)
+            }
+            try await Self.write(taken, to: target, session: session)
+            let document = try await DomainGate.check(session, domain: target)
+            try await publisher.policies.check(
+                PolicyCandidate(
+                    stage: .publish(rollbackOf: nil), action: "domain.promote", domain: target, document: document,
+                    bytes: document.bytes, actor: actor),
+                session: session)
+            domains.append(
+                DomainPlan(
+                    source: pair.source.host, sourceRevision: revision, fromDraft: fromDraft, target: target.host,
+                    apps: apps,
+                    diff: PublishedFile.aasa.diff(
+                        from: current?.bytes ?? Array(#"{"applinks":{"details":[]}}"#.utf8), to: document.bytes,
+                        host: target.host),
+                    warnings: document.warningFindings, taken: taken))
+        }
+        return Plan(from: request.from, to: request.to, domains: domains, unpaired: pairs.unpaired, applied: false)
+    }
+
+    /// The source's rule lists as it publishes them: refused (409) while its draft differs from its
+    /// current revision, unless the drafts are asked for.
+    static func takeRules(
+        _ source: DomainRecord, takeDrafts: Bool, session: DBSession
+    ) async throws -> (rules: [RuleSetRecord], revision: Int?, fromDraft: Bool) {
+        let draft = try await DomainGate.check(session, domain: source)
+        let current = try await session.currentRevision(of: source)
+        let androidCurrent = try await session.currentAssetLinksRevision(domainID: source.id)
+        let unpublished =
+            current?.bytes != draft.bytes
+            || (!draft.android.isEmpty || androidCurrent != nil) && androidCurrent?.bytes != draft.android.bytes
+        if unpublished && !takeDrafts {
+            throw ServiceError.conflict(
+                current == nil
+                    ? "\(source.host) has never been published: publish it first, or take its draft (takeDrafts)"
+                    : """
+                    \(source.host) has unpublished changes: publish them first, or take its draft (takeDrafts)
+                    """,
+                field: "/from", rule: "unpublished-changes")
+        }
+        return (draft.snapshot.ruleSets, current?.number, unpublished)
+    }
+
+    /// The target publishes what its draft says: a promotion publishes the target, and must not
+    /// publish someone's unreviewed change with it.
+    static func checkPublished(_ target: DomainRecord, session: DBSession) async throws -> RevisionRecord? {
+        let draft = try await DomainDocument.render(try await session.snapshot(of: target))
+        let current = try await session.currentRevision(of: target)
+        let unpublished = current.map { $0.bytes != draft.bytes } ?? !draft.named.isEmpty
+        if unpublished {
+            throw ServiceError.conflict(
+                "\(target.host) has unpublished changes of its own: publish or undo them before promoting onto it",
+                field: "/to", rule: "unpublished-changes")
+        }
+        return current
+    }
+
+    /// Between plan and apply the source must not have published something else.
+    static func checkSourceUnmoved(_ plan: DomainPlan, session: DBSession) async throws {
+        guard !plan.fromDraft, let source = try await session.domain(host: plan.source) else { return }
+        if source.currentRevision != plan.sourceRevision {
+            throw ServiceError.conflict(
+                "\(plan.source) published revision \(source.currentRevision ?? 0) since the plan; promote again",
+                field: "/from", rule: "source-moved")
+        }
+    }
+
+    /// The source's rule lists become the target's, app by app (other apps stay as they are).
+    static func write(_ taken: [RuleSetRecord], to target: DomainRecord, session: DBSession) async throws {
+        let existing = Dictionary(
+            try await session.listRuleSets(domainID: target.id).map { ($0.appPK, $0) }, uniquingKeysWith: { a, _ in a })
+        for set in taken where existing[set.appPK]?.rules != set.rules {
+            _ = try await session.saveRuleSet(
+                domainID: target.id, appPK: set.appPK, rules: set.rules,
+                previousVersion: existing[set.appPK]?.version ?? 0)
+        }
+    }
+}

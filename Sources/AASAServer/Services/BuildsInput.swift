@@ -1,0 +1,103 @@
+import AASAModel
+import AASAStore
+
+/// An app's builds as a request body gives them, checked against the app and the organisation's
+/// environments: one build per known environment; the build's ID has the app's platform's shape;
+/// an Android build lists 1 to 20 labelled fingerprints, an iOS build none; no ID twice. Every
+/// broken part is a field error under `/builds/i`, all of them in one 422.
+struct BuildsInput: Sendable {
+    struct Item: Sendable {
+        var environment: String
+        var appID: String
+        var fingerprints: [LabelledFingerprint]?
+        var playSigningAbsent: Bool
+    }
+
+    /// 1 to 32 lower-case letters, digits and hyphens, not starting with a hyphen (as environment names).
+    static func isName(_ s: String) -> Bool {
+        guard let first = s.utf8.first, first != UInt8(ascii: "-"), s.utf8.count <= 32 else { return false }
+        return s.utf8.allSatisfy {
+            ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+                || $0 == UInt8(ascii: "-")
+        }
+    }
+
+    static func check(_ items: [Item], app: AppRecord, environments: [String]) throws -> [BuildRecord] {
+        var errors: [FieldError] = []
+        func fail(_ field: String, _ rule: String, _ message: String) {
+            errors.append(FieldError(field: field, rule: rule, message: message))
+        }
+        if items.count > 20 { fail("/builds", "maxItems", "at most 20 builds") }
+        for (i, item) in items.enumerated() {
+            let at = "/builds/\(i)"
+            if !environments.contains(item.environment) {
+                fail(
+                    "\(at)/environment", "unknown-environment",
+                    "there is no environment \(item.environment) (there are \(environments.joined(separator: ", ")))")
+            } else if items[..<i].contains(where: { $0.environment == item.environment }) {
+                fail("\(at)/environment", "unique", "\(app.appID) has one build per environment")
+            }
+            if item.appID.count > 255 {
+                fail("\(at)/appID", "maxLength", "an app ID is at most 255 characters")
+            } else if let problem = app.platform.identifierProblem(item.appID) {
+                fail("\(at)/appID", app.platform == .ios ? "app-id" : "package-name", problem)
+            } else if items[..<i].contains(where: { $0.appID == item.appID }) {
+                fail("\(at)/appID", "unique", "two builds cannot have one app ID (\(item.appID))")
+            }
+            switch app.platform {
+            case .ios:
+                if item.fingerprints != nil {
+                    fail("\(at)/fingerprints", "platform", "an iOS build has no signing certificates; leave them out")
+                }
+                if item.playSigningAbsent {
+                    fail("\(at)/playSigningAbsent", "platform", "only an Android build is signed by Google Play")
+                }
+            case .android:
+                errors += fingerprintErrors(item.fingerprints ?? [], at: "\(at)/fingerprints")
+            }
+        }
+        guard errors.isEmpty else { throw ServiceError.invalid(errors) }
+        return items.map {
+            BuildRecord(
+                appPK: app.id, appID: app.appID, environment: $0.environment, identity: $0.appID,
+                fingerprints: $0.fingerprints ?? [], playSigningAbsent: $0.playSigningAbsent)
+        }
+    }
+
+    private static func fingerprintErrors(_ list: [LabelledFingerprint], at field: String) -> [FieldError] {
+        guard !list.isEmpty else {
+            return [
+                FieldError(
+                    field: field, rule: "required",
+                    message: "an Android build lists its signing certificates' SHA-256 fingerprints")
+            ]
+        }
+        var errors: [FieldError] = []
+        if list.count > 20 { errors.append(FieldError(field: field, rule: "maxItems", message: "at most 20")) }
+        for (j, f) in list.enumerated() {
+            if f.sha256.count > 200 {
+                errors.append(
+                    FieldError(
+                        field: "\(field)/\(j)/sha256", rule: "maxLength",
+                        message: "a fingerprint is at most 200 characters"))
+            } else if let problem = AssetLinksValidator.fingerprintProblem(f.sha256) {
+                errors.append(
+                    FieldError(
+                        field: "\(field)/\(j)/sha256", rule: "fingerprint",
+                        message: "\(problem.code.rawValue): \(problem.message)"))
+            } else if list[..<j].contains(where: { $0.sha256 == f.sha256 }) {
+                errors.append(
+                    FieldError(field: "\(field)/\(j)/sha256", rule: "unique", message: "\(f.sha256) is listed twice"))
+            }
+            if !isName(f.label) {
+                errors.append(
+                    FieldError(
+                        field: "\(field)/\(j)/label", rule: "label",
+                        message:
+                            "a label is 1 to 32 lower-case letters, digits and hyphens (play-signing, upload, debug...)"
+                    ))
+            }
+        }
+        return errors
+    }
+}

@@ -1,0 +1,183 @@
+import AASAModel
+import ArgumentParser
+
+/// `aasactl environments`: the organisation's environments in promotion order.
+struct Environments: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Environments in promotion order (dev → staging → prod); the last is production.",
+        subcommands: [List.self, Set.self])
+
+    static func rows(_ json: JSONValue) -> [String] {
+        Table.rows(
+            json, [("ENVIRONMENT", "name"), ("PRODUCTION", "production"), ("DOMAINS", "domainCount")])
+    }
+
+    struct List: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        func run() async throws {
+            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "environments")), Environments.rows)
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replace the list (admin): new names are added, missing ones removed (refused while in use).")
+        @OptionGroup var remote: RemoteOptions
+        @Argument(help: "The environments, in promotion order.") var names: [String]
+        func run() async throws {
+            let response = try await remote.client.send(
+                .put, APIClient.path("v1", "environments"),
+                body: .object(["environments": .array(names.map(JSONValue.string))]))
+            try remote.show(response, Environments.rows)
+        }
+    }
+}
+
+/// `aasactl builds`: what an app is in each environment.
+struct Builds: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "An app's builds: its app ID (or package) and signing keys per environment.",
+        subcommands: [Show.self, Set.self])
+
+    static func lines(_ json: JSONValue) -> [String] {
+        (json.objectValue?["builds"]?.arrayValue ?? []).map { build in
+            let o = build.objectValue ?? [:]
+            var line = "\(o["environment"]?.stringValue ?? "?")\t\(o["appID"]?.stringValue ?? "?")"
+            for f in o["fingerprints"]?.arrayValue ?? [] {
+                line +=
+                    "\t\(f.objectValue?["label"]?.stringValue ?? "?")=\(f.objectValue?["sha256"]?.stringValue ?? "")"
+            }
+            if o["playSigningAbsent"]?.boolValue == true { line += "\t(no play-signing key, acknowledged)" }
+            return line
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        @OptionGroup var remote: RemoteOptions
+        @Argument var appID: String
+        func run() async throws {
+            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "apps", appID, "builds")), lines)
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replace the app's builds; every domain naming the app is judged again.")
+        @OptionGroup var remote: RemoteOptions
+        @Argument var appID: String
+        @Option(name: .customLong("build"), help: "ENV=APPID (the build's app ID or package); repeat.")
+        var builds: [String] = []
+        @Option(
+            name: .customLong("key"), help: "An Android build's key: ENV=SHA256@label (play-signing, upload, debug...)."
+        )
+        var keys: [String] = []
+        @Option(help: "An Android production build without a Play App Signing key: ENV; repeat.")
+        var playSigningAbsent: [String] = []
+        @Option(help: "The ETag (version) the change is based on.") var ifMatch: String?
+
+        func run() async throws {
+            var items: [JSONValue] = []
+            for build in builds {
+                let (environment, id) = try Self.split(build, "--build takes ENV=APPID")
+                var item: JSONObject = ["environment": .string(environment), "appID": .string(id)]
+                let fingerprints = try keys.compactMap { key -> JSONValue? in
+                    let (env, value) = try Self.split(key, "--key takes ENV=SHA256@label")
+                    guard env == environment else { return nil }
+                    guard let at = value.lastIndex(of: "@") else {
+                        throw ValidationError("--key takes ENV=SHA256@label")
+                    }
+                    return .object([
+                        "sha256": .string(String(value[..<at])),
+                        "label": .string(String(value[value.index(after: at)...])),
+                    ])
+                }
+                if !fingerprints.isEmpty { item.append("fingerprints", .array(fingerprints)) }
+                if playSigningAbsent.contains(environment) { item.append("playSigningAbsent", .bool(true)) }
+                items.append(.object(item))
+            }
+            let response = try await remote.client.send(
+                .put, APIClient.path("v1", "apps", appID, "builds"), body: .object(["builds": .array(items)]),
+                headers: ifMatchHeader(ifMatch))
+            try remote.show(response, Builds.lines)
+        }
+
+        static func split(_ s: String, _ usage: String) throws -> (String, String) {
+            guard let eq = s.firstIndex(of: "=") else { throw ValidationError(usage) }
+            return (String(s[..<eq]), String(s[s.index(after: eq)...]))
+        }
+    }
+}
+
+/// `aasactl promote --from staging --to prod`: the plan, then with `--apply` the promotion.
+struct Promote: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract:
+            """
+            Bring the rules the source environment's domains publish to the paired domains of a later one (admin). \
+            Without --apply, the plan; exits 2 when it would change something.
+            """)
+    @OptionGroup var remote: RemoteOptions
+    @Option var from: String
+    @Option var to: String
+    @Option(
+        name: .customLong("domain"),
+        help:
+            "A target host, or SOURCE=TARGET; repeat. Default: every target whose host is the source's less its label.")
+    var domains: [String] = []
+    @Flag(help: "Take the source domains' drafts where they are not published.") var takeDrafts = false
+    @Flag(help: "Promote (publish the target domains).") var apply = false
+    @Option(help: "The reason recorded in the new revisions.") var reason: String?
+
+    func run() async throws {
+        var body: JSONObject = ["from": .string(from), "to": .string(to)]
+        if !domains.isEmpty { body.append("domains", .array(domains.map(JSONValue.string))) }
+        if takeDrafts { body.append("takeDrafts", .bool(true)) }
+        if apply { body.append("apply", .bool(true)) }
+        if let reason { body.append("reason", .string(reason)) }
+        let response = try await remote.client.send(.post, APIClient.path("v1", "promotions"), body: .object(body))
+        try remote.show(response, Self.lines)
+        let changes = (try response.json().objectValue?["domains"]?.arrayValue ?? []).contains {
+            !($0.objectValue?["apps"]?.arrayValue ?? []).isEmpty
+        }
+        if !apply && changes { throw ExitCode(2) }
+    }
+
+    static func number(_ value: JSONValue?) -> String? {
+        if case .number(let n)? = value { return n }
+        return nil
+    }
+
+    static func lines(_ json: JSONValue) -> [String] {
+        let o = json.objectValue ?? [:]
+        var out: [String] = []
+        for domain in o["domains"]?.arrayValue ?? [] {
+            let d = domain.objectValue ?? [:]
+            let source = d["source"]?.stringValue ?? "?"
+            let revision = number(d["sourceRevision"]).map { "revision \($0)" } ?? "draft"
+            var head = "\(d["target"]?.stringValue ?? "?") ← \(source) \(revision)"
+            if d["fromDraft"]?.boolValue == true { head += " (draft)" }
+            if let new = number(d["revision"]) { head += ": published revision \(new)" }
+            out.append(head)
+            for app in d["apps"]?.arrayValue ?? [] {
+                let a = app.objectValue ?? [:]
+                let gained = a["gained"]?.arrayValue ?? []
+                let lost = a["lost"]?.arrayValue ?? []
+                out.append("  \(a["appID"]?.stringValue ?? "?"): +\(gained.count) −\(lost.count) rules")
+                out +=
+                    gained.map { "    + \(JSONWriter().string($0))" } + lost.map { "    - \(JSONWriter().string($0))" }
+            }
+            for change in d["diff"]?.objectValue?["openerChanges"]?.arrayValue ?? [] {
+                let c = change.objectValue ?? [:]
+                out.append(
+                    "  \(c["url"]?.stringValue ?? "?"): \(c["before"]?.stringValue ?? "no app") → "
+                        + (c["after"]?.stringValue ?? "no app"))
+            }
+        }
+        for host in o["unpaired"]?.arrayValue ?? [] {
+            out.append(
+                "\(host.stringValue ?? "?"): no source domain in \(o["from"]?.stringValue ?? "?"), left as it is")
+        }
+        if out.isEmpty { out.append("Nothing to promote.") }
+        return out
+    }
+}
