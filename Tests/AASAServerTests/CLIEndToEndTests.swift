@@ -418,6 +418,32 @@ import Testing
             #expect(applied.status == 0 && applied.out.contains("published revision 2"), "\(applied)")
             let again = try await cli("promote", "--from", "staging", "--to", "prod")
             #expect(again.status == 0, "nothing left to promote: \(again)")
+            // A manifest with the builds and the rules once, applied to staging only.
+            let manifest = try Self.temp(
+                "aasa.yaml",
+                """
+                team: shop
+                apps:
+                  \(Self.shopApp):
+                    builds:
+                      staging: \(Self.shopApp).beta
+                      prod: \(Self.shopApp)
+                rules:
+                  \(Self.shopApp):
+                    - "/": "/shop/*"
+                    - "/": "/shop3/*"
+                environments:
+                  staging: [staging.example.com]
+                  prod: [example.com]
+                """)
+            let staged = try await cli("plan", "-f", manifest, "--env", "staging")
+            #expect(staged.status == 2 && staged.out.contains("staging.example.com (staging):"), "\(staged)")
+            #expect(!staged.out.contains("\nexample.com (prod)"), "\(staged)")
+            #expect(try await cli("apply", "-f", manifest, "--env", "staging", "--yes").status == 0)
+            #expect(try await cli("document", "staging.example.com").out.contains("/shop3/*"))
+            #expect(!(try await cli("document", "example.com").out.contains("/shop3/*")), "prod is left as it is")
+            let everywhere = try await cli("plan", "-f", manifest)
+            #expect(everywhere.status == 2 && everywhere.out.contains("example.com (prod):"), "\(everywhere)")
             let plist = try await cli("entitlements", Self.shopApp, "--env", "staging", "--plist")
             #expect(plist.out.contains("<string>applinks:staging.example.com</string>"), "\(plist)")
             #expect(!plist.out.contains("<string>applinks:example.com</string>"))

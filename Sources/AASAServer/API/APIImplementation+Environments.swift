@@ -40,16 +40,21 @@ extension APIImplementation {
             switch input.body {
             case .json(let body): body
             }
-        let items = body.builds.map {
+        _ = try await change(
+            BuildsChange(appID: input.path.appID, items: Self.buildItems(body.builds), ifMatch: input.headers.ifMatch))
+        let (app, builds) = try await reads(try principal()).builds(input.path.appID)
+        return .ok(
+            .init(headers: .init(eTag: ETag.of(app.version)), body: .json(.init(builds: builds.map(Self.build)))))
+    }
+
+    /// Builds as a body gives them (the builds API's and a manifest's).
+    static func buildItems(_ builds: [Components.Schemas.Build]) -> [BuildsInput.Item] {
+        builds.map {
             BuildsInput.Item(
                 environment: $0.environment, appID: $0.appID,
                 fingerprints: $0.fingerprints?.map { LabelledFingerprint(sha256: $0.sha256, label: $0.label) },
                 playSigningAbsent: $0.playSigningAbsent ?? false)
         }
-        _ = try await change(BuildsChange(appID: input.path.appID, items: items, ifMatch: input.headers.ifMatch))
-        let (app, builds) = try await reads(try principal()).builds(input.path.appID)
-        return .ok(
-            .init(headers: .init(eTag: ETag.of(app.version)), body: .json(.init(builds: builds.map(Self.build)))))
     }
 
     static func build(_ b: BuildRecord) -> Components.Schemas.Build {

@@ -16,6 +16,8 @@ struct ManifestRequest: Sendable {
         var fingerprints: [String] = []
         /// The iOS app whose rules an Android app follows (nil: its own).
         var rulesFrom: String?
+        /// The app's builds per environment (nil: left as they are).
+        var builds: [BuildsInput.Item]?
     }
 
     /// One app's rules on one domain, as the manifest lists them.
@@ -41,8 +43,11 @@ struct ManifestRequest: Sendable {
     var apps: [App]
     var domains: [Domain]
     var publishReason: String?
+    /// Only this environment's domains and builds (nil: all of the manifest).
+    var environment: String?
 
     init(_ body: Components.Schemas.Manifest) throws {
+        environment = body.environment
         var errors: [FieldError] = []
         func fail(_ field: String, _ rule: String, _ message: String) {
             errors.append(FieldError(field: field, rule: rule, message: message))
@@ -71,7 +76,8 @@ struct ManifestRequest: Sendable {
                 apps.append(
                     App(
                         appID: input.appID, services: input.services, pointer: pointer, platform: input.platform,
-                        fingerprints: input.fingerprints ?? [], rulesFrom: input.rulesFrom))
+                        fingerprints: input.fingerprints ?? [], rulesFrom: input.rulesFrom,
+                        builds: app.builds.map(APIImplementation.buildItems)))
             } catch let problem as ServiceError { errors += problem.errors }
         }
 

@@ -22,14 +22,16 @@ struct BuildsInput: Sendable {
         }
     }
 
-    static func check(_ items: [Item], app: AppRecord, environments: [String]) throws -> [BuildRecord] {
+    static func check(
+        _ items: [Item], app: AppRecord, environments: [String], pointer: String = ""
+    ) throws -> [BuildRecord] {
         var errors: [FieldError] = []
         func fail(_ field: String, _ rule: String, _ message: String) {
             errors.append(FieldError(field: field, rule: rule, message: message))
         }
-        if items.count > 20 { fail("/builds", "maxItems", "at most 20 builds") }
+        if items.count > 20 { fail("\(pointer)/builds", "maxItems", "at most 20 builds") }
         for (i, item) in items.enumerated() {
-            let at = "/builds/\(i)"
+            let at = "\(pointer)/builds/\(i)"
             if !environments.contains(item.environment) {
                 fail(
                     "\(at)/environment", "unknown-environment",

@@ -39,6 +39,7 @@ struct ManifestApply: Sendable {
     ) async throws -> Outcome {
         let team = try await Lookup.visibleTeam(teamName, principal, session: session)
         guard principal.canWrite else { throw ServiceError.forbidden("a read token cannot apply a manifest") }
+        let manifest = try await Self.scoped(manifest, session: session)
         var state = ApplyState(team: team)
         try await lockTargets(manifest, &state, session: session)
         let before = try await stateTag(
@@ -48,6 +49,7 @@ struct ManifestApply: Sendable {
             state.documentsBefore[domain.id] = try await DomainDocument.render(try await session.snapshot(of: domain))
         }
         try await writeApps(manifest, &state, session: session)
+        try await writeBuilds(manifest, &state, session: session)
         try await writeRulesFrom(manifest, &state, session: session)
         try await writeRules(manifest, &state, session: session)
         guard state.errors.isEmpty else { throw ServiceError.invalid(state.errors) }
@@ -112,6 +114,57 @@ struct ManifestApply: Sendable {
         guard state.errors.isEmpty else { throw ServiceError.invalid(state.errors) }
         for id in ids.sorted() {
             if let domain = try await session.domain(id: id, forUpdate: true) { state.locked.append(domain) }
+        }
+    }
+
+    /// A manifest applied to one environment (`apply --env`): only the domains of that environment
+    /// are written (an unknown host stays, to be refused by name); 422 for an unknown environment.
+    static func scoped(_ manifest: ManifestRequest, session: DBSession) async throws -> ManifestRequest {
+        guard let environment = manifest.environment else { return manifest }
+        let names = try await session.listEnvironments().map(\.name)
+        guard names.contains(environment) else {
+            throw ServiceError.invalid(
+                field: "/environment", rule: "unknown-environment",
+                "there is no environment \(environment) (there are \(names.joined(separator: ", ")))")
+        }
+        var scoped = manifest
+        scoped.domains = []
+        for domain in manifest.domains {
+            let record = try await session.domain(host: domain.host)
+            if record == nil || record?.environment == environment { scoped.domains.append(domain) }
+        }
+        return scoped
+    }
+
+    /// Stage 2b: the builds of each app that lists them, made what the manifest says through the
+    /// builds API's own write; the policies judge them with the domains, in the last stage.
+    private func writeBuilds(_ manifest: ManifestRequest, _ state: inout ApplyState, session: DBSession) async throws {
+        for app in manifest.apps {
+            guard var items = app.builds, let record = state.apps[app.appID] else { continue }
+            if let environment = manifest.environment {
+                // This environment's build as the manifest says; the others' as they are.
+                items =
+                    items.filter { $0.environment == environment }
+                    + (try await session.builds(appPKs: [record.id])).filter { $0.environment != environment }.map {
+                        BuildsInput.Item(
+                            environment: $0.environment, appID: $0.identity,
+                            fingerprints: $0.fingerprints.isEmpty ? nil : $0.fingerprints,
+                            playSigningAbsent: $0.playSigningAbsent)
+                    }
+            }
+            do {
+                let (before, after) = try await BuildsChange.write(
+                    items, app: record, session: session, pointer: app.pointer)
+                guard before != after else { continue }
+                state.apps[app.appID] = try await session.app(appID: app.appID) ?? record
+                try await session.appendAudit(
+                    AuditEntry(
+                        action: "app.builds", entityType: "app", entityID: app.appID, team: state.team.name,
+                        appID: app.appID, before: AuditJSON.builds(before), after: AuditJSON.builds(after)
+                    ).record(by: actor))
+            } catch let problem as ServiceError where problem.kind != .forbidden {
+                state.errors += problem.errors
+            }
         }
     }
 
@@ -212,14 +265,16 @@ struct ManifestApply: Sendable {
 
     }
 
-    /// Stage 4: each named app's rules on each locked domain become what the manifest lists,
-    /// each write judged by `RuleWriteCheck` as the rules API's are.
+    /// Stage 4: each named app's rules on each locked domain (of the manifest's environment, when it
+    /// names one) become what the manifest lists, each write judged by `RuleWriteCheck` as the rules
+    /// API's are.
     private func writeRules(_ manifest: ManifestRequest, _ state: inout ApplyState, session: DBSession) async throws {
         let team = state.team
         // Rules: each named app's rules on each locked domain become what the manifest lists (none
         // where it lists nothing). Pointers let errors name the manifest's own rules.
         let check = RuleWriteCheck(maxRulesPerTeam: maxRulesPerTeam)
-        for domain in state.locked {
+        // A manifest applied to one environment leaves the other environments' domains as they are.
+        for domain in state.locked where manifest.environment.map({ $0 == domain.environment }) ?? true {
             let entry = manifest.domains.first { $0.host == domain.host }
             for app in manifest.apps {
                 guard let record = state.apps[app.appID] else { continue }
@@ -319,7 +374,7 @@ struct ManifestApply: Sendable {
             let diff = DocumentDiff(from: old?.document ?? AASADocument(), to: rendered.document, host: domain.host)
             results.append(
                 .init(
-                    host: domain.host, changed: changed, rules: changes,
+                    host: domain.host, environment: domain.environment, changed: changed, rules: changes,
                     expectations: expectationChanges.isEmpty ? nil : expectationChanges,
                     diff: try OpenAPIValueContainer(json: diff.jsonValue),
                     warnings: Self.scoped(rendered, to: team.name).warningFindings.map(Components.Schemas.Finding.init))

@@ -18,6 +18,25 @@ import Foundation
 ///         expect:                     # optional: the team's golden URLs here, replaced as a whole
 ///           - { url: "https://example.com/shop/1", kind: opens, appID: ABCDE12345.com.example.shop }
 ///
+/// With environments, an app names its build in each, and its rules are written once for every
+/// domain of the environments listed (`plan`/`apply --env staging` send only staging's):
+///
+///     apps:
+///       ABCDE12345.com.example.shop:
+///         builds:                     # replaced as a whole; absent: left as they are
+///           staging: ABCDE12345.com.example.shop.beta
+///           prod: ABCDE12345.com.example.shop
+///       com.example.shop:
+///         platform: android
+///         fingerprints: ["14:6D:E9:…"]
+///         builds:
+///           prod: { appID: com.example.shop, keys: ["14:6D:E9:…@upload", "AB:CD:…@play-signing"] }
+///     rules:                          # once, for every domain below
+///       ABCDE12345.com.example.shop: [{ "/": "/shop/*" }]
+///     environments:
+///       staging: [staging.example.com]
+///       prod: [example.com]
+///
 /// It becomes the API's manifest body (arrays, so errors carry pointers); `describe` turns such a
 /// pointer back into the file's own terms.
 struct ManifestFile: Sendable {
@@ -26,6 +45,8 @@ struct ManifestFile: Sendable {
     /// Each app with its settings as written (services, platform, fingerprints).
     var apps: [(appID: String, settings: JSONObject)]
     var domains: [(host: String, apps: [(appID: String, rules: [JSONValue])], expect: [JSONValue]?)]
+    /// The hosts of each environment (`environments:`), in the file's order.
+    var environments: [(name: String, hosts: [String])] = []
 
     static func load(_ path: String) throws -> ManifestFile {
         let text = String(decoding: try CLIOutput.read(path), as: UTF8.self)
@@ -37,8 +58,9 @@ struct ManifestFile: Sendable {
         guard let root = json.objectValue else {
             throw CLIFailure("\(path): a manifest is a mapping with apps and domains")
         }
-        for key in root.keys where !["team", "apps", "domains"].contains(key) {
-            throw CLIFailure("\(path): unknown key `\(key)`; a manifest has team, apps and domains")
+        for key in root.keys where !["team", "apps", "domains", "rules", "environments"].contains(key) {
+            throw CLIFailure(
+                "\(path): unknown key `\(key)`; a manifest has team, apps, domains, rules and environments")
         }
         if let team = root["team"] {
             guard let name = team.stringValue else { throw CLIFailure("\(path): team is a string") }
@@ -49,11 +71,12 @@ struct ManifestFile: Sendable {
             switch member.value {
             case .null: apps.append((member.key, [:]))
             case .object(let settings):
-                for key in settings.keys where !["services", "platform", "fingerprints", "rulesFrom"].contains(key) {
+                for key in settings.keys
+                where !["services", "platform", "fingerprints", "rulesFrom", "builds"].contains(key) {
                     throw CLIFailure(
                         """
                         \(path): apps.\(member.key): unknown key `\(key)`; an app has services, platform, \
-                        fingerprints and rulesFrom
+                        fingerprints, rulesFrom and builds
                         """
                     )
                 }
@@ -96,16 +119,104 @@ struct ManifestFile: Sendable {
         if root["domains"] != nil && root["domains"]?.objectValue == nil && root["domains"] != .null {
             throw CLIFailure("\(path): domains is a mapping of hosts")
         }
+        try readEnvironments(root)
+    }
+
+    /// `environments:` (environment → hosts) and `rules:` (app → rules, once): each host of each
+    /// environment gets the rules, beside what `domains:` says of it.
+    private mutating func readEnvironments(_ root: JSONObject) throws {
+        for member in root["environments"]?.objectValue ?? [:] {
+            guard let hosts = member.value.arrayValue?.compactMap(\.stringValue),
+                hosts.count == member.value.arrayValue?.count
+            else { throw CLIFailure("\(path): environments.\(member.key) is a list of hosts") }
+            environments.append((member.key, hosts))
+        }
+        var once: [(appID: String, rules: [JSONValue])] = []
+        for member in root["rules"]?.objectValue ?? [:] {
+            guard let rules = member.value.arrayValue else {
+                throw CLIFailure("\(path): rules.\(member.key) is a list of rules")
+            }
+            once.append((member.key, rules))
+        }
+        guard !once.isEmpty else { return }
+        guard !environments.isEmpty else {
+            throw CLIFailure("\(path): rules: are written once for the domains under environments:; list them")
+        }
+        for host in environments.flatMap(\.hosts) {
+            if let i = domains.firstIndex(where: { $0.host == host }) {
+                for entry in once {
+                    guard !domains[i].apps.contains(where: { $0.appID == entry.appID }) else {
+                        throw CLIFailure(
+                            "\(path): \(entry.appID)'s rules on \(host) are under both rules: and domains:; keep one")
+                    }
+                    domains[i].apps.append(entry)
+                }
+            } else {
+                domains.append((host, once, nil))
+            }
+        }
+    }
+
+    /// The manifest for one environment: its hosts only (the domains in no environment list too;
+    /// the server leaves out those of another environment).
+    func only(environment: String) throws -> ManifestFile {
+        guard environments.isEmpty || environments.contains(where: { $0.name == environment }) else {
+            throw CLIFailure("\(path): no environment \(environment) under environments:")
+        }
+        var copy = self
+        let others = Set(environments.filter { $0.name != environment }.flatMap(\.hosts))
+        copy.domains = domains.filter { !others.contains($0.host) }
+        return copy
+    }
+
+    /// An app's `builds:` (environment → app ID, or → {appID, keys: ["SHA256@label"], playSigningAbsent})
+    /// as the API's list.
+    static func builds(_ value: JSONValue, app: String, path: String) throws -> JSONValue {
+        guard let object = value.objectValue else {
+            throw CLIFailure("\(path): apps.\(app).builds is a mapping of environments")
+        }
+        return .array(
+            try object.map { member in
+                var build: JSONObject = ["environment": .string(member.key)]
+                if let id = member.value.stringValue {
+                    build.append("appID", .string(id))
+                    return .object(build)
+                }
+                guard let settings = member.value.objectValue, let id = settings["appID"]?.stringValue else {
+                    throw CLIFailure("\(path): apps.\(app).builds.\(member.key) is an app ID or {appID, keys}")
+                }
+                build.append("appID", .string(id))
+                if let keys = settings["keys"]?.arrayValue {
+                    build.append(
+                        "fingerprints",
+                        .array(
+                            try keys.map { key in
+                                guard let text = key.stringValue, let at = text.lastIndex(of: "@") else {
+                                    throw CLIFailure(
+                                        "\(path): apps.\(app).builds.\(member.key).keys: each is SHA256@label")
+                                }
+                                return .object([
+                                    "sha256": .string(String(text[..<at])),
+                                    "label": .string(String(text[text.index(after: at)...])),
+                                ])
+                            }))
+                }
+                if let absent = settings["playSigningAbsent"] { build.append("playSigningAbsent", absent) }
+                return .object(build)
+            })
     }
 
     /// The body of `POST /v1/teams/{team}/manifest`.
-    func body(publishReason: String? = nil) -> JSONValue {
+    func body(publishReason: String? = nil, environment: String? = nil) throws -> JSONValue {
         var object: JSONObject = [
             "apps": .array(
-                apps.map { app in
+                try apps.map { app in
                     var o: JSONObject = ["appID": .string(app.appID)]
                     for key in ["services", "platform", "fingerprints", "rulesFrom"] {
                         if let value = app.settings[key] { o.append(key, value) }
+                    }
+                    if let builds = app.settings["builds"] {
+                        o.append("builds", try Self.builds(builds, app: app.appID, path: path))
                     }
                     return .object(o)
                 }),
@@ -126,6 +237,7 @@ struct ManifestFile: Sendable {
             object.append("publish", .bool(true))
             object.append("reason", .string(publishReason))
         }
+        if let environment { object.append("environment", .string(environment)) }
         return .object(object)
     }
 

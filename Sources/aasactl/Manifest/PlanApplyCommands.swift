@@ -10,8 +10,12 @@ struct ManifestOptions: ParsableArguments {
     @Option(help: "The team (default: the manifest's `team`, else the logged-in token's team).")
     var team: String?
 
+    @Option(help: "Only this environment: its domains' rules and its builds.")
+    var env: String?
+
     func load(_ remote: RemoteOptions) throws -> (manifest: ManifestFile, team: String) {
-        let manifest = try ManifestFile.load(file)
+        var manifest = try ManifestFile.load(file)
+        if let env { manifest = try manifest.only(environment: env) }
         if let team, let declared = manifest.team, team != declared {
             throw CLIFailure("--team \(team) differs from the manifest's team \(declared)")
         }
@@ -46,7 +50,9 @@ enum PlanText {
         for domain in o["domains"]?.arrayValue ?? [] {
             let changed = domain.objectValue?["changed"]?.boolValue == true
             if changed { counts.domains += 1 }
-            lines.append("\(Table.value(domain, "host")):\(changed ? "" : " no changes")")
+            let environment = domain.objectValue?["environment"]?.stringValue
+            let label = environment.map { $0 == "default" ? "" : " (\($0))" } ?? ""
+            lines.append("\(Table.value(domain, "host"))\(label):\(changed ? "" : " no changes")")
             let ruleChanges = (domain.objectValue?["rules"]?.arrayValue ?? []).filter {
                 Table.value($0, "action") != "unchanged"
             }
@@ -121,7 +127,8 @@ struct Plan: AsyncParsableCommand {
         let plan: APIResponse
         do {
             plan = try await remote.client.send(
-                .post, ManifestOptions.endpoint(team), query: [("dryRun", "true")], body: manifest.body())
+                .post, ManifestOptions.endpoint(team), query: [("dryRun", "true")],
+                body: try manifest.body(environment: options.env))
         } catch let failure as APIFailure {
             PlanText.failure(failure, manifest: manifest).forEach(CLIOutput.error)
             throw ExitCode(1)
@@ -162,10 +169,11 @@ struct Apply: AsyncParsableCommand {
         let (manifest, team) = try options.load(remote)
         let client = try remote.client
         let reason = publish ? (reason ?? "aasactl apply \((options.file as NSString).lastPathComponent)") : nil
-        let body = manifest.body(publishReason: reason)
+        let body = try manifest.body(publishReason: reason, environment: options.env)
         do {
             let plan = try await client.send(
-                .post, ManifestOptions.endpoint(team), query: [("dryRun", "true")], body: manifest.body())
+                .post, ManifestOptions.endpoint(team), query: [("dryRun", "true")],
+                body: try manifest.body(environment: options.env))
             let json = try plan.json()
             let changed = json.objectValue?["changed"]?.boolValue == true
             if !remote.quiet && remote.output == .table {
