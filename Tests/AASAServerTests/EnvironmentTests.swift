@@ -136,6 +136,13 @@ private var androidBuilds: [[String: Any]] {
             #expect(debug.status == 409, "\(debug.text)")
             #expect(
                 debug.text.contains("debug-key") && debug.text.contains(debugKey) && debug.text.contains("example.com"))
+            // An admin may override it, with a reason, and the override is recorded.
+            let forced = try await w.call(
+                .put, "/v1/apps/\(android)/builds?force=true&reason=incident%2042", token: w.adminToken,
+                json: ["builds": builds])
+            #expect(forced.status == 200, "\(forced.text)")
+            let audit = try await w.call(.get, "/v1/audit?domain=example.com", token: w.adminToken)
+            #expect(audit.text.contains("policy.override") && audit.text.contains("environment-isolation"))
             // No play-signing key in prod: refused, unless acknowledged.
             builds[2]["fingerprints"] = [["sha256": uploadKey, "label": "upload"]]
             let missing = try await w.call(.put, "/v1/apps/\(android)/builds", token: shop, json: ["builds": builds])

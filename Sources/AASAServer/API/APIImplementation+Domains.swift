@@ -44,6 +44,7 @@ extension APIImplementation {
             case .json(let body): body
             }
         let bases = webRootBases
+        try BuildsInput.checkEnvironmentName(body.environment, field: "/environment")
         let changed = try await change(
             DomainSettingsChange(
                 kind: .update(host: input.path.host) { before in

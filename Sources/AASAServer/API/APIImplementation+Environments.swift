@@ -40,8 +40,9 @@ extension APIImplementation {
             switch input.body {
             case .json(let body): body
             }
-        _ = try await change(
-            BuildsChange(appID: input.path.appID, items: Self.buildItems(body.builds), ifMatch: input.headers.ifMatch))
+        let items = Self.buildItems(body.builds)
+        try BuildsInput.checkBounds(items)
+        _ = try await change(BuildsChange(appID: input.path.appID, items: items, ifMatch: input.headers.ifMatch))
         let (app, builds) = try await reads(try principal()).builds(input.path.appID)
         return .ok(
             .init(headers: .init(eTag: ETag.of(app.version)), body: .json(.init(builds: builds.map(Self.build)))))
@@ -71,6 +72,14 @@ extension APIImplementation {
             switch input.body {
             case .json(let body): body
             }
+        try BuildsInput.checkEnvironmentName(body.from, field: "/from")
+        try BuildsInput.checkEnvironmentName(body.to, field: "/to")
+        if (body.domains?.count ?? 0) > 500 {
+            throw ServiceError.invalid(field: "/domains", rule: "maxItems", "at most 500 domains")
+        }
+        if let reason = body.reason, reason.count > 1000 {
+            throw ServiceError.invalid(field: "/reason", rule: "maxLength", "a reason is at most 1000 characters")
+        }
         let domains = (body.domains ?? []).map { entry -> (source: String?, target: String) in
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
             return parts.count == 2 ? (parts[0], parts[1]) : (nil, entry)

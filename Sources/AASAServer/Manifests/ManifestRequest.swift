@@ -48,6 +48,7 @@ struct ManifestRequest: Sendable {
 
     init(_ body: Components.Schemas.Manifest) throws {
         environment = body.environment
+        try BuildsInput.checkEnvironmentName(body.environment, field: "/environment")
         var errors: [FieldError] = []
         func fail(_ field: String, _ rule: String, _ message: String) {
             errors.append(FieldError(field: field, rule: rule, message: message))
@@ -73,11 +74,13 @@ struct ManifestRequest: Sendable {
                 let input = try AppInput.check(
                     appID: app.appID, platform: AppPlatform(rawValue: app.platform?.rawValue ?? "ios") ?? .ios,
                     services: app.services, fingerprints: app.fingerprints, rulesFrom: app.rulesFrom, pointer: pointer)
+                let builds = app.builds.map(APIImplementation.buildItems)
+                if let builds { try BuildsInput.checkBounds(builds, pointer: pointer) }
                 apps.append(
                     App(
                         appID: input.appID, services: input.services, pointer: pointer, platform: input.platform,
                         fingerprints: input.fingerprints ?? [], rulesFrom: input.rulesFrom,
-                        builds: app.builds.map(APIImplementation.buildItems)))
+                        builds: builds))
             } catch let problem as ServiceError { errors += problem.errors }
         }
 

@@ -22,6 +22,48 @@ struct BuildsInput: Sendable {
         }
     }
 
+    /// openapi.yaml's bounds, checked before anything is read (so before `If-Match`): a body out of
+    /// them is 422 whatever the state.
+    static func checkBounds(_ items: [Item], pointer: String = "") throws {
+        var errors: [FieldError] = []
+        if items.count > 20 {
+            errors.append(FieldError(field: "\(pointer)/builds", rule: "maxItems", message: "at most 20 builds"))
+        }
+        for (i, item) in items.enumerated() {
+            let at = "\(pointer)/builds/\(i)"
+            if item.environment.utf8.count > 32 {
+                errors.append(
+                    FieldError(field: "\(at)/environment", rule: "maxLength", message: "at most 32 characters"))
+            }
+            if item.appID.count > 255 {
+                errors.append(FieldError(field: "\(at)/appID", rule: "maxLength", message: "at most 255 characters"))
+            }
+            if (item.fingerprints?.count ?? 0) > 20 {
+                errors.append(FieldError(field: "\(at)/fingerprints", rule: "maxItems", message: "at most 20"))
+            }
+            for (j, f) in (item.fingerprints ?? []).enumerated() {
+                if f.sha256.count > 200 {
+                    errors.append(
+                        FieldError(field: "\(at)/fingerprints/\(j)/sha256", rule: "maxLength", message: "at most 200"))
+                }
+                if f.label.utf8.count > 32 {
+                    errors.append(
+                        FieldError(field: "\(at)/fingerprints/\(j)/label", rule: "maxLength", message: "at most 32"))
+                }
+            }
+        }
+        guard errors.isEmpty else { throw ServiceError.invalid(errors) }
+    }
+
+    /// An environment's name as a body gives it: at most 32 bytes (openapi.yaml's bound), checked
+    /// before anything is read.
+    static func checkEnvironmentName(_ name: String?, field: String) throws {
+        if let name, name.utf8.count > 32 {
+            throw ServiceError.invalid(
+                field: field, rule: "maxLength", "an environment's name is at most 32 characters")
+        }
+    }
+
     static func check(
         _ items: [Item], app: AppRecord, environments: [String], pointer: String = ""
     ) throws -> [BuildRecord] {
