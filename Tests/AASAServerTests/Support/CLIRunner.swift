@@ -45,29 +45,10 @@ struct CLIRunner: Sendable {
         for (k, v) in environment { env[k] = v }
         let finalEnvironment = env
         return try await offPool {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: binary)
-            p.arguments = args
-            p.environment = finalEnvironment
-            let input = Pipe()
-            let output = Pipe()
-            // Standard error goes to a file, so a full pipe can never stall the child.
-            let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "aasactl-err-\(UUID().uuidString)")
-            _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-            defer { try? FileManager.default.removeItem(at: errorFile) }
-            p.standardInput = input
-            p.standardOutput = output
-            p.standardError = try FileHandle(forWritingTo: errorFile)
-            try p.launchSerialized()
-            input.fileHandleForWriting.write(Data(stdin.utf8))
-            try input.fileHandleForWriting.close()
-            let out = output.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            let err = (try? Data(contentsOf: errorFile)) ?? Data()
+            let result = try Spawn.run(binary, args, environment: finalEnvironment, stdin: Data(stdin.utf8))
             return Run(
-                status: p.terminationStatus, out: String(decoding: out, as: UTF8.self),
-                err: String(decoding: err, as: UTF8.self))
+                status: result.status, out: String(decoding: result.out, as: UTF8.self),
+                err: String(decoding: result.err, as: UTF8.self))
         }
     }
 }

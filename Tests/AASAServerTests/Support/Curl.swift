@@ -37,14 +37,8 @@ enum Curl {
         if method != "GET" { arguments += ["-X", method] }
         if let body { arguments += ["--data-binary", body] }
         arguments.append(url)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.launchSerialized()
-        let body = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let result = try Spawn.run("/usr/bin/curl", arguments, environment: ProcessInfo.processInfo.environment)
+        let body = result.out
         let head = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""
         var lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         let status = lines.isEmpty ? 0 : Int(lines.removeFirst().split(separator: " ")[1]) ?? 0
@@ -53,6 +47,6 @@ enum Curl {
             guard let colon = line.firstIndex(of: ":") else { continue }
             fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        return Reply(status: status, headers: fields, body: [UInt8](body), exit: process.terminationStatus)
+        return Reply(status: status, headers: fields, body: [UInt8](body), exit: result.status)
     }
 }
