@@ -116,19 +116,8 @@ struct PromotionService: Sendable {
                 pair.source, takeDrafts: request.takeDrafts, session: session)
             guard let target = try await session.domain(id: pair.target.id, forUpdate: true) else { continue }
             let current = try await Self.checkPublished(target, session: session)
-            let before = Dictionary(
-                try await session.listRuleSets(domainID: target.id).map { ($0.appPK, $0) },
-                uniquingKeysWith: { a, _ in a })
-            let apps = taken.compactMap { set -> AppPlan? in
-                let text = { (rules: [StoredRule]) in rules.map { JSONWriter().string($0.component) } }
-                let (now, next) = (text(before[set.appPK]?.rules ?? []), text(set.rules))
-                let gained = set.rules.filter { !now.contains(JSONWriter().string($0.component)) }.map(\.component)
-                let lost = (before[set.appPK]?.rules ?? []).filter { !next.contains(JSONWriter().string($0.component)) }
-                    .map(\.component)
-                guard !gained.isEmpty || !lost.isEmpty else { return nil }
-                return AppPlan(appID: set.appID, team: set.teamName, gained: gained, lost: lost)
-            }
-            try await Self.write(taken, to: target, session: session)
+            let before = try await Self.write(taken, to: target, session: session)
+            let apps = taken.compactMap { Self.appPlan($0, was: before[$0.appPK]?.rules ?? []) }
             let document = try await DomainGate.check(session, domain: target)
             try await publisher.policies.check(
                 PolicyCandidate(
@@ -195,7 +184,11 @@ struct PromotionService: Sendable {
     }
 
     /// The source's rule lists become the target's, app by app (other apps stay as they are).
-    static func write(_ taken: [RuleSetRecord], to target: DomainRecord, session: DBSession) async throws {
+    /// Returns the target's rule sets as they were, by app.
+    @discardableResult
+    static func write(
+        _ taken: [RuleSetRecord], to target: DomainRecord, session: DBSession
+    ) async throws -> [Int64: RuleSetRecord] {
         let existing = Dictionary(
             try await session.listRuleSets(domainID: target.id).map { ($0.appPK, $0) }, uniquingKeysWith: { a, _ in a })
         for set in taken where existing[set.appPK]?.rules != set.rules {
@@ -203,5 +196,16 @@ struct PromotionService: Sendable {
                 domainID: target.id, appPK: set.appPK, rules: set.rules,
                 previousVersion: existing[set.appPK]?.version ?? 0)
         }
+        return existing
+    }
+
+    /// The rules an app gains and loses on the target, compared by their JSON; nil when none.
+    static func appPlan(_ set: RuleSetRecord, was: [StoredRule]) -> AppPlan? {
+        let text = { (rule: StoredRule) in JSONWriter().string(rule.component) }
+        let (old, new) = (Set(was.map(text)), Set(set.rules.map(text)))
+        let gained = set.rules.filter { !old.contains(text($0)) }.map(\.component)
+        let lost = was.filter { !new.contains(text($0)) }.map(\.component)
+        guard !gained.isEmpty || !lost.isEmpty else { return nil }
+        return AppPlan(appID: set.appID, team: set.teamName, gained: gained, lost: lost)
     }
 }

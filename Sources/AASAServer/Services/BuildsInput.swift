@@ -67,11 +67,13 @@ struct BuildsInput: Sendable {
     static func check(
         _ items: [Item], app: AppRecord, environments: [String], pointer: String = ""
     ) throws -> [BuildRecord] {
+        // The bounds first (the entry points checked them already, before If-Match; a caller that
+        // did not still gets them), then what they leave to judge.
+        try checkBounds(items, pointer: pointer)
         var errors: [FieldError] = []
         func fail(_ field: String, _ rule: String, _ message: String) {
             errors.append(FieldError(field: field, rule: rule, message: message))
         }
-        if items.count > 20 { fail("\(pointer)/builds", "maxItems", "at most 20 builds") }
         for (i, item) in items.enumerated() {
             let at = "\(pointer)/builds/\(i)"
             if !environments.contains(item.environment) {
@@ -81,9 +83,7 @@ struct BuildsInput: Sendable {
             } else if items[..<i].contains(where: { $0.environment == item.environment }) {
                 fail("\(at)/environment", "unique", "\(app.appID) has one build per environment")
             }
-            if item.appID.count > 255 {
-                fail("\(at)/appID", "maxLength", "an app ID is at most 255 characters")
-            } else if let problem = app.platform.identifierProblem(item.appID) {
+            if let problem = app.platform.identifierProblem(item.appID) {
                 fail("\(at)/appID", app.platform == .ios ? "app-id" : "package-name", problem)
             } else if items[..<i].contains(where: { $0.appID == item.appID }) {
                 fail("\(at)/appID", "unique", "two builds cannot have one app ID (\(item.appID))")
@@ -117,14 +117,8 @@ struct BuildsInput: Sendable {
             ]
         }
         var errors: [FieldError] = []
-        if list.count > 20 { errors.append(FieldError(field: field, rule: "maxItems", message: "at most 20")) }
         for (j, f) in list.enumerated() {
-            if f.sha256.count > 200 {
-                errors.append(
-                    FieldError(
-                        field: "\(field)/\(j)/sha256", rule: "maxLength",
-                        message: "a fingerprint is at most 200 characters"))
-            } else if let problem = AssetLinksValidator.fingerprintProblem(f.sha256) {
+            if let problem = AssetLinksValidator.fingerprintProblem(f.sha256) {
                 errors.append(
                     FieldError(
                         field: "\(field)/\(j)/sha256", rule: "fingerprint",

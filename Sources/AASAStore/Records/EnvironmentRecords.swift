@@ -72,11 +72,6 @@ extension DomainSnapshot {
     /// Apps that declare builds (in any environment): they render only as a build.
     public var appsWithBuilds: Set<String> { Set(builds.map(\.appID)) }
 
-    /// What the domain's files call an app: its build for the domain's environment, else itself.
-    public func identity(of appID: String) -> String {
-        builds.first { $0.appID == appID && $0.environment == domain.environment }?.identity ?? appID
-    }
-
     /// From a name in the files back to the app it is (the identity of no build is an app's own ID).
     public var appsByIdentity: [String: String] {
         Dictionary(

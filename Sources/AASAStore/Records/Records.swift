@@ -168,7 +168,7 @@ public struct DomainSnapshot: Sendable {
     public var ruleSets: [RuleSetRecord]
     /// Teams whose apps are left out (suspended on this domain or on every domain).
     public var suspendedTeams: [String] = []
-    /// Every build, in every environment, of the apps above (`identity(of:)` picks the domain's).
+    /// Every build, in every environment, of the apps above (`environmentBuilds` picks the domain's).
     public var builds: [BuildRecord] = []
 }
 
