@@ -254,6 +254,37 @@ import Testing
         }
     }
 
+    /// Both files through `aasactl import --android-file`, and the manifests it writes (Android apps
+    /// with their keys, a statement left to its manifest as `manifest`) planning no change after.
+    @Test func importOfBothFilesWritesManifestsThatPlanNoChange() async throws {
+        try await Self.withServer { server, cli, _ in
+            #expect(try await cli("teams", "create", "shop").status == 0)
+            #expect(try await cli("teams", "create", "news").status == 0)
+            let aasa = try Self.temp("aasa.json", AssetLinksImportTests.aasa)
+            let android = try Self.temp("assetlinks.json", AssetLinksImportTests.android)
+            let map = try Self.temp("map.yaml", "ABCDE12345: shop\ncom.shop: shop\ncom.news.app: news\n")
+            let plan = try await cli("import", "example.com", "-f", aasa, "--android-file", android, "--team-map", map)
+            #expect(plan.status == 2, "\(plan)")
+            #expect(plan.out.contains("+ app com.news.app → team news"), "\(plan.out)")
+            #expect(plan.out.contains("its manifest decides") && plan.out.contains("assetlinks.json proof: holds"))
+            let manifests = FileManager.default.temporaryDirectory.appendingPathComponent("manifests-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: manifests) }
+            let applied = try await cli(
+                "import", "example.com", "-f", aasa, "--android-file", android, "--team-map", map, "--apply",
+                "--write-manifests", manifests)
+            #expect(applied.status == 2 && applied.out.contains("Applied."), "\(applied)")
+            let news = try String(contentsOfFile: manifests + "/news.yaml", encoding: .utf8)
+            #expect(news.contains("\"com.news.app\": manifest") && news.contains("platform: android"), "\(news)")
+            for team in ["shop", "news"] {
+                let plan = try await cli("plan", "-f", manifests + "/\(team).yaml")
+                #expect(plan.status == 0 && plan.out.contains("No changes"), "\(team): \(plan)")
+            }
+            let again = try await cli(
+                "import", "example.com", "-f", aasa, "--android-file", android, "--team-map", map, "--apply")
+            #expect(again.status == 0 && again.out.contains("No changes"), "\(again)")
+        }
+    }
+
     @Test func planAndApply() async throws {
         try await Self.withServer { server, cli, _ in
             try await Self.setUpShop(cli, server: server)

@@ -270,7 +270,11 @@ import Testing
             #expect(expected[name]?.boolValue == true, "\(name) lints with errors yet imported")
         }
         #expect(imported.contains(signed))
-        #expect(imported.count == expected.members.filter { $0.value.boolValue == true }.count + 1)
+        // A clean file is refused only where its Team IDs, mapped to one team each here, claim the
+        // same paths: no grant split works (the fix is one team for both, which the answer says).
+        let interleaving = refused.filter { $0.value.contains("interleaving") }
+        #expect(interleaving.keys.sorted() == ["googlechromelabs--web-based-payment-app-example--public-root.json"])
+        #expect(imported.count == expected.members.filter { $0.value.boolValue == true }.count + 1 - interleaving.count)
     }
 
     /// One corpus file: imported, applied and published, the published file proved against the
@@ -286,7 +290,9 @@ import Testing
         guard reply.status == 200 else {
             let rules = Set(reply.problemRules).sorted().joined(separator: ",")
             outcomes.refuse(name, "\(reply.status) \(rules): \(reply.object["detail"] as? String ?? "")")
-            if lintsClean { Issue.record("\(name) lints clean but was refused: \(reply.text.prefix(600))") }
+            if lintsClean && !reply.problemRules.contains("interleaving") {
+                Issue.record("\(name) lints clean but was refused: \(reply.text.prefix(600))")
+            }
             return
         }
         outcomes.imported(name)

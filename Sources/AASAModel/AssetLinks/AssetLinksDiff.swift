@@ -41,7 +41,8 @@ public struct AssetLinksDiff: Sendable, Equatable {
                 key = "web " + site
             }
             side.relations = statement.relations
-            side.rules = statement.dynamicComponents ?? []
+            // A rule's keys have no order (and jsonb does not keep it): compared in key order.
+            side.rules = (statement.dynamicComponents ?? []).map(\.keyOrdered)
             if sides[key] == nil { order.append(key) }
             var merged = sides[key] ?? Side()
             merged.relations += side.relations.filter { !merged.relations.contains($0) }
@@ -66,7 +67,11 @@ public struct AssetLinksDiff: Sendable, Equatable {
                         rulesAdded: side.rules))
                 continue
             }
-            guard was != side else { continue }
+            // Relations and fingerprints are sets to a device: only the rules' order means anything.
+            guard
+                Set(was.relations) != Set(side.relations) || Set(was.fingerprints) != Set(side.fingerprints)
+                    || was.rules != side.rules
+            else { continue }
             var change = Change(target: key, kind: .changed)
             change.relationsAdded = side.relations.filter { !was.relations.contains($0) }
             change.relationsRemoved = was.relations.filter { !side.relations.contains($0) }

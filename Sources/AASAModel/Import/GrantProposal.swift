@@ -35,6 +35,32 @@ public enum GrantProposal {
         return kept.sorted { $0.path < $1.path }
     }
 
+    /// Where one team's proposed prefix reaches another team's rule.
+    public struct Clash: Sendable, Equatable {
+        public var team: String
+        public var prefix: String
+        public var reached: String
+        public var rule: JSONValue
+    }
+
+    /// Every place where a prefix one team needs covers a rule of another team, so that no split of
+    /// the path space keeps each team to its own rules. A team that needs the whole domain (`/`) is
+    /// left out: the plan names it as domain-wide, which is the file's own choice.
+    public static func interleaving(_ teams: [(team: String, rules: [JSONValue])]) -> [Clash] {
+        var clashes: [Clash] = []
+        for (team, rules) in teams {
+            for prefix in propose(rules: rules) where !prefix.domainWide {
+                for (other, otherRules) in teams where other != team {
+                    for rule in otherRules
+                    where covers(prefix.path, self.prefix(of: rule.objectValue?["/"]?.stringValue)) {
+                        clashes.append(Clash(team: team, prefix: prefix.path, reached: other, rule: rule))
+                    }
+                }
+            }
+        }
+        return clashes
+    }
+
     /// The directory a pattern's literal start names, or `/` when it names none.
     static func prefix(of pattern: String?) -> String {
         guard let pattern, pattern.hasPrefix("/") else { return "/" }

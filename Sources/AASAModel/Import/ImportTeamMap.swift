@@ -12,4 +12,12 @@ public struct ImportTeamMap: Sendable, Equatable {
         guard let dot = appID.firstIndex(of: ".") else { return nil }
         return entries[String(appID[..<dot])]
     }
+
+    /// The team of an Android package: the package named whole, or the longest key that is a
+    /// dotted prefix of it (`com.example` claims `com.example.shop`).
+    public func team(forPackage package: String) -> String? {
+        if let team = entries[package] { return team }
+        let prefixes = entries.keys.filter { package.hasPrefix($0 + ".") }
+        return prefixes.max { $0.count < $1.count }.flatMap { entries[$0] }
+    }
 }

@@ -31,11 +31,12 @@ extension APIImplementation {
             }
             return StoredRule(id: id, component: try rule.component(field: "/rules/\(i)"))
         }
-        let changed = try await change(
-            ruleChange(
-                input.path.host, input.path.appID, input.headers.ifMatch, "rules.replace",
-                bodyField: { _, index in "/rules/\(index)" }
-            ) { _ in rules })
+        var replace = ruleChange(
+            input.path.host, input.path.appID, input.headers.ifMatch, "rules.replace",
+            bodyField: { _, index in "/rules/\(index)" }, edit: { _ in rules })
+        // A whole replacement says whether the manifest decides (absent: it does not).
+        replace.manifestDecides = body.manifestDecides ?? false
+        let changed = try await change(replace)
         return .ok(.init(headers: .init(eTag: ETag.of(changed.output.set.version)), body: .json(Self.ruleSet(changed))))
     }
 
@@ -86,6 +87,7 @@ extension APIImplementation {
     static func ruleSet(_ set: RuleSetRecord, host: String, warnings: [Finding]) -> Components.Schemas.RuleSet {
         .init(
             host: host, appID: set.appID, team: set.teamName, rules: set.rules.map(Components.Schemas.Rule.init),
-            version: set.version, warnings: warnings.map(Components.Schemas.Finding.init))
+            version: set.version, manifestDecides: set.manifestDecides ? true : nil,
+            warnings: warnings.map(Components.Schemas.Finding.init))
     }
 }

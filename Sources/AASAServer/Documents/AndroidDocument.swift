@@ -5,7 +5,8 @@ import Foundation
 /// A domain's assetlinks.json as its stored state renders it, beside the AASA of `DomainDocument`:
 /// one statement per Android app (in the domain's app order) with
 /// - `handle_all_urls` and the app's rules as `dynamic_app_link_components`, when it has
-///   `applinks` and rules on the domain;
+///   `applinks` and rules on the domain, or `handle_all_urls` alone when its rule set leaves the
+///   decision to its manifest;
 /// - `get_login_creds`, when it has `webcredentials` and its team's grant gives that service.
 /// Every finding (AssetLinksValidator's `L…`, and `A…` for a rule with no Android form) is traced
 /// back to its team, app and rule.
@@ -52,8 +53,11 @@ struct AndroidDocument: Sendable {
             // One rule list for both platforms: an app that follows an iOS app renders that app's rules.
             let rulesOf = app.rulesFrom ?? app.appID
             let rules = app.services.contains(.applinks) ? ruleSets[rulesOf]?.rules ?? [] : []
+            // A statement with no dynamic rules, its manifest deciding (the app's own set says so).
+            let manifestDecides =
+                app.services.contains(.applinks) && app.rulesFrom == nil && ruleSets[app.appID]?.manifestDecides == true
             var relations: [String] = []
-            if !rules.isEmpty { relations.append(AssetLinksDocument.handleAllURLs) }
+            if !rules.isEmpty || manifestDecides { relations.append(AssetLinksDocument.handleAllURLs) }
             if app.services.contains(.webcredentials), grantedServices[app.teamID]?.contains(.webcredentials) == true {
                 relations.append(AssetLinksDocument.getLoginCreds)
             }

@@ -25,6 +25,8 @@ struct ManifestRequest: Sendable {
         var appID: String
         var rules: [ManifestRule]
         var pointer: String
+        /// An Android app's statement without rules, its manifest deciding.
+        var manifestDecides = false
     }
 
     struct ManifestRule: Sendable {
@@ -130,7 +132,10 @@ struct ManifestRequest: Sendable {
                         rules.append(ManifestRule(id: id, component: try rule.component(field: rulePointer)))
                     } catch let problem as ServiceError { errors += problem.errors }
                 }
-                entries.append(Rules(appID: entry.appID, rules: rules, pointer: entryPointer))
+                entries.append(
+                    Rules(
+                        appID: entry.appID, rules: rules, pointer: entryPointer,
+                        manifestDecides: entry.manifestDecides ?? false))
             }
             var expect: [ExpectationInput]?
             if let listed = domain.expect {

@@ -1,18 +1,41 @@
-/// The file an import reads when it is not given: what the origin serves at
-/// `/.well-known/apple-app-site-association`, or Apple's CDN copy, fetched as the probe fetches
-/// (TLS verified, no redirect followed, one deadline, the size limit, no private address).
+/// The files an import reads when they are not given: what the origin serves at
+/// `/.well-known/apple-app-site-association` (and `/.well-known/assetlinks.json`), or Apple's CDN
+/// copy of the AASA, fetched as the probe fetches (TLS verified, no redirect followed, one
+/// deadline, the size limit, no private address). A 404 is "the domain serves no such file";
+/// every other failure is a 422 naming `/source`.
 enum ImportSource {
-    static func fetch(_ host: String, cdn: Bool, fetcher: AppleFetcher) async throws -> [UInt8] {
+    struct Files: Sendable {
+        var aasa: [UInt8]?
+        var android: [UInt8]?
+    }
+
+    static func fetch(_ host: String, cdn: Bool, android: Bool, fetcher: AppleFetcher) async throws -> Files {
         let url =
             cdn
             ? fetcher.config.cdnBaseURL + host
             : fetcher.originURL(host: host, path: "/.well-known/apple-app-site-association")
+        var files = Files()
+        files.aasa = try await file(at: url, from: cdn ? "Apple's CDN" : "the origin", fetcher: fetcher)
+        if android {
+            files.android = try await file(
+                at: fetcher.originURL(host: host, path: "/.well-known/assetlinks.json"), from: "the origin",
+                fetcher: fetcher)
+        }
+        guard files.aasa != nil || files.android != nil else {
+            throw ServiceError.invalid(
+                field: "/source", rule: "fetch", "\(host) serves neither file (404 for each) at \(url)")
+        }
+        return files
+    }
+
+    /// The bytes at `url`, nil for a 404.
+    static func file(at url: String, from place: String, fetcher: AppleFetcher) async throws -> [UInt8]? {
         let fetched = await fetcher.fetch(url)
-        let place = cdn ? "Apple's CDN" : "the origin"
         if let failure = fetched.failure {
             throw ServiceError.invalid(
                 field: "/source", rule: "fetch", "\(place) could not be read at \(url): \(failure)")
         }
+        if fetched.status == 404 { return nil }
         guard fetched.status == 200, let bytes = fetched.bytes else {
             throw ServiceError.invalid(
                 field: "/source", rule: "fetch",

@@ -17,23 +17,29 @@ struct ImportService: Sendable {
     let maxRulesPerTeam: Int
     let webRootBases: [String]
 
-    /// Apple fetches at most 128 KB; a larger file is not a file Apple has ever read.
-    static let maxBytes = 128 * 1024
-
     struct Request: Sendable {
         var host: String
-        var bytes: [UInt8]
+        /// The AASA's bytes (the CMS-signed form too), and/or the assetlinks.json's.
+        var aasa: [UInt8]?
+        var android: [UInt8]?
         var teamMap: ImportTeamMap
         var webRoots: [String]
+        /// The environment of a domain the import creates; an existing one must be in it.
+        var environment: String? = nil
         var apply: Bool
+        /// The plan's `stateTag`: the apply is refused (412) if the state changed since.
+        var ifMatch: String? = nil
     }
 
     struct AppPlan: Sendable {
         var appID: String
+        var platform: AppPlatform
         var team: String
         var services: [AppService]
+        var fingerprints: [String]?
         var created: Bool
         var rules: [JSONValue]
+        var manifestDecides: Bool
     }
 
     struct GrantPlan: Sendable {
@@ -47,14 +53,19 @@ struct ImportService: Sendable {
         var host: String
         var applied: Bool
         var changed: Bool
+        /// The state the plan was made against (`If-Match` for the apply).
+        var stateTag: String
         var createsDomain: Bool
-        var reading: ImportReading
+        var reading: ImportReading?
+        var notes: [String]
         var apps: [AppPlan]
         var grants: [GrantPlan]
         var appOrder: [String]
         var diagnostics: [Finding]
-        var proof: ImportProof
+        var proof: ImportProof?
         var sameBytes: Bool
+        var androidProof: AssetLinksProof?
+        var androidSameBytes: Bool
         var proofMilliseconds: Double
         /// The CMS-signed form's signer (named, not trusted), when the file came signed.
         var signed: SignedFile?
@@ -63,101 +74,48 @@ struct ImportService: Sendable {
     func run(_ request: Request) async throws -> Plan {
         guard principal.isAdmin else { throw ServiceError.forbidden("an import needs an admin token") }
         let host = try Names.domainHost(request.host)
-        var bytes = request.bytes
+        var aasa = request.aasa
         var signed: SignedFile?
-        if SignedFile.looksSigned(bytes) {
+        if let bytes = aasa, SignedFile.looksSigned(bytes) {
             do { signed = try SignedFile.unwrap(bytes) } catch {
                 throw ServiceError.invalid(field: "/aasa", rule: "cms", "\(error)")
             }
-            bytes = signed?.content ?? []
+            aasa = signed?.content ?? []
         }
-        let (document, diagnostics) = try Self.read(bytes, host: host)
-        let reading = ImportReading(document)
-        let teams = try Self.teams(of: reading, in: document, map: request.teamMap)
+        let files = try ImportFiles(aasa: aasa, android: request.android, host: host, map: request.teamMap)
+        try Self.checkInterleaving(files)
         var plan = try await work.transaction(rollingBack: !request.apply) { session in
-            try await importLocked(
-                host: host, request: request, document: document, reading: reading, teams: teams,
-                diagnostics: diagnostics, session: session)
+            try await importLocked(host: host, request: request, files: files, session: session)
         }
         plan.signed = signed
         return plan
     }
 
-    /// The file as Apple would read it, refused (422 naming where in it) when Apple would not, or
-    /// when it is larger than Apple reads.
-    static func read(_ bytes: [UInt8], host: String) throws -> (AASADocument, [Finding]) {
-        guard bytes.count <= maxBytes else {
-            throw ServiceError.invalid(
-                field: "/aasa", rule: "size",
-                "the file is \(bytes.count) bytes; Apple reads at most \(maxBytes), so no device has ever read this one"
-            )
-        }
-        let parsed = AASAParser.parse(bytes)
-        var diagnostics = parsed.diagnostics
-        if let document = parsed.document {
-            diagnostics += AASAValidator.validate(
-                document, servedByteCount: bytes.count, options: .init(analyzeRules: false, host: host))
-        }
-        let errors = diagnostics.filter { $0.severity == .error }
-        guard let document = parsed.document, errors.isEmpty else {
-            let fields = errors.map {
-                FieldError(field: "/aasa" + $0.path.description, rule: $0.code.rawValue, message: $0.message)
-            }
-            throw ServiceError.invalid(
-                fields.isEmpty
-                    ? [FieldError(field: "/aasa", rule: "json", message: "the file is not an AASA document")] : fields)
-        }
-        let warnings = diagnostics.filter { $0.severity == .warning }.map {
-            Finding(code: $0.code.rawValue, path: $0.path.description, message: $0.message)
-        }
-        return (document, warnings)
-    }
-
-    /// Each app's team by the map, refused (422 naming the app's place in the file) for an app no
-    /// key claims.
-    static func teams(of reading: ImportReading, in document: AASADocument, map: ImportTeamMap) throws -> [String:
-        String]
-    {
-        guard !map.entries.isEmpty else {
-            throw ServiceError.invalid(
-                field: "/teamMap", rule: "required", "name a team for each Apple Team ID (or app ID) in the file")
-        }
-        var teams: [String: String] = [:]
+    /// Two teams whose rules reach each other's: a prefix one team's grant needs (short of the whole
+    /// domain, which the plan names) covers another team's rule, so no split of the path space
+    /// between them holds. Refused (422 naming the app in the file) rather than granted overlapping.
+    static func checkInterleaving(_ files: ImportFiles) throws {
+        let teams = ordered(files.apps.map(\.team))
+        guard teams.count > 1 else { return }
+        var rulesByTeam: [String: [JSONValue]] = [:]
+        for app in files.apps { rulesByTeam[app.team, default: []] += app.rules }
         var errors: [FieldError] = []
-        for app in reading.apps {
-            if let team = map.team(for: app.appID) {
-                teams[app.appID] = team
-            } else {
-                errors.append(
-                    FieldError(
-                        field: "/aasa" + pointer(of: app.appID, in: document), rule: "team-map",
-                        message: "no team in the map claims \(app.appID); add its Team ID or the app ID to the map"))
-            }
+        for clash in GrantProposal.interleaving(teams.map { ($0, rulesByTeam[$0] ?? []) }) {
+            let app = files.apps.first { $0.team == clash.reached && $0.rules.contains(clash.rule) }
+            let pattern = clash.rule.objectValue?["/"]?.stringValue ?? "(any path)"
+            errors.append(
+                FieldError(
+                    field: app?.field ?? "/teamMap", rule: "interleaving",
+                    message: "team \(clash.team)'s rules need the prefix \(clash.prefix), which reaches team "
+                        + "\(clash.reached)'s rule \(pattern): no grant split keeps each team to its own rules; map "
+                        + "both to one team, or split the file"))
         }
-        guard errors.isEmpty else { throw ServiceError.invalid(errors) }
-        return teams
+        guard errors.isEmpty else { throw ServiceError.invalid(Array(errors.prefix(20))) }
     }
 
-    /// Where an app ID first stands in the file, as a JSON pointer.
-    static func pointer(of appID: String, in document: AASADocument) -> String {
-        for (i, entry) in (document.applinks?.details ?? []).enumerated() {
-            if let j = entry.appIDs?.firstIndex(of: appID) { return "/applinks/details/\(i)/appIDs/\(j)" }
-            if entry.appID == appID { return "/applinks/details/\(i)/appID" }
-        }
-        let lists: [(String, [String]?)] = [
-            ("webcredentials", document.webcredentials?.apps), ("appclips", document.appclips?.apps),
-            ("activitycontinuation", document.activitycontinuation?.apps),
-        ]
-        for (name, apps) in lists {
-            if let j = apps?.firstIndex(of: appID) { return "/\(name)/apps/\(j)" }
-        }
-        return ""
-    }
-
-    private func importLocked(
-        host: String, request: Request, document: AASADocument, reading: ImportReading, teams: [String: String],
-        diagnostics: [Finding], session: DBSession
-    ) async throws -> Plan {
+    private func importLocked(host: String, request: Request, files: ImportFiles, session: DBSession) async throws
+        -> Plan
+    {
         var audit: [AuditEntry] = []
         func record<Output>(_ applied: Applied<Output>) {
             audit += applied.audit.map { entry in
@@ -166,82 +124,199 @@ struct ImportService: Sendable {
                 return entry
             }
         }
+        let reading = files.aasa?.reading
 
-        // The domain: reused when it exists, created with the file's settings otherwise.
+        // The domain: reused when it exists, created with the file's settings otherwise. Locked
+        // first, so the state tag below stays true until the commit.
         var domain = try await session.domain(host: host, forUpdate: true)
+        let stateTag = try await ImportStateTag.current(host: host, files: files, session: session)
+        try ETag.check(request.ifMatch, current: stateTag)
         let createsDomain = domain == nil
         if domain == nil {
             let settings = try DomainSettings(
                 host: host, aliases: nil,
                 variables: Dictionary(
-                    reading.substitutionVariables.map { ($0.name, $0.values) }, uniquingKeysWith: { a, _ in a }),
-                defaults: DomainDefaults(caseSensitive: reading.caseSensitive, percentEncoded: reading.percentEncoded),
+                    (reading?.substitutionVariables ?? []).map { ($0.name, $0.values) }, uniquingKeysWith: { a, _ in a }
+                ),
+                defaults: DomainDefaults(
+                    caseSensitive: reading?.caseSensitive, percentEncoded: reading?.percentEncoded),
                 webRoots: request.webRoots, autoPublish: nil, legacyRootPath: nil, current: nil,
-                bases: webRootBases)
+                bases: webRootBases, environment: request.environment)
             let created = try await DomainSettingsChange(kind: .create(host: host, settings: settings), ifMatch: nil)
                 .applyWithin(session, principal: principal)
             record(created)
             domain = created.output
         }
         guard let domain else { throw ServiceError.notFound("the domain was deleted") }
+        if let wanted = request.environment, wanted != domain.environment {
+            throw ServiceError.invalid(
+                field: "/environment", rule: "environment",
+                "\(host) is in environment \(domain.environment), not \(wanted); move it first, or leave this out")
+        }
 
-        // Each team read once, for the apps and then for the grants.
-        var teamRecords: [String: TeamRecord] = [:]
-        for team in Set(teams.values) { teamRecords[team] = try await session.team(named: team) }
+        let (apps, records) = try await registerApps(files.apps, session: session, record: record)
+        let grants = try await grant(apps, on: domain, session: session, record: record)
 
-        // Apps: registered to their team, or reused when the team already has them.
+        // Rules, each app's list in file order; an identical stored rule keeps its ID, so a second
+        // import of the same file writes nothing.
+        for app in apps where !app.rules.isEmpty || app.manifestDecides {
+            guard let appRecord = records[app.appID] else { continue }
+            let current = try await session.ruleSet(domainID: domain.id, app: appRecord)
+            let rules = ManifestRequest.resolve(
+                app.rules.map { ManifestRequest.ManifestRule(id: nil, component: $0) }, current: current.rules)
+            guard rules != current.rules || app.manifestDecides != current.manifestDecides else { continue }
+            record(
+                try await RuleSetChange(
+                    host: domain.host, appID: app.appID, ifMatch: nil, action: "rules.replace",
+                    maxRulesPerTeam: maxRulesPerTeam, edit: { _ in rules }, bodyField: { _, _ in nil },
+                    manifestDecides: app.manifestDecides
+                ).applyWithin(session, principal: principal))
+        }
+
+        // The order each platform's file tries the apps in: the files' own.
+        let order = files.apps.filter { $0.services.contains(.applinks) || $0.platform == .android }.map(\.appID)
+        let locked = try await session.domain(id: domain.id, forUpdate: true) ?? domain
+        if !order.isEmpty && Array(locked.appOrder.filter(order.contains).prefix(order.count)) != order {
+            record(
+                try await OrderChange(
+                    host: domain.host, apps: order + locked.appOrder.filter { !order.contains($0) }, ifMatch: nil
+                ).applyWithin(session, principal: principal))
+        }
+
+        // The proofs, on the renders every publish would serve.
+        let current = try await session.domain(id: domain.id, forUpdate: true) ?? domain
+        let rendered = try await pipeline.validate(session, domain: current)
+        let started = ContinuousClock.now
+        // Seconds of matching for a big file: on NIO's thread pool, as validation is, not on the
+        // concurrency pool that answers every other request.
+        let (renderedDocument, renderedAndroid) = (rendered.document, rendered.android.document)
+        let (proof, androidProof) = try await NIOThreadPool.singleton.runIfActive {
+            let proof = files.aasa.map { ImportProof(original: $0.document, rendered: renderedDocument, host: host) }
+            let android = files.android.map {
+                AssetLinksProof(original: $0.document, rendered: renderedAndroid, host: host)
+            }
+            return (proof, android)
+        }
+        let proofTime = ContinuousClock.now - started
+        if let proof, !proof.holds { throw Self.refusal(proof) }
+        if let androidProof, !androidProof.holds { throw Self.refusal(androidProof) }
+        try await pipeline.checkPolicies(
+            PolicyCandidate(
+                stage: .draft, action: "import.apply", domain: current, document: rendered, bytes: rendered.bytes,
+                actor: actor),
+            session: session)
+        let changed = !audit.isEmpty
+        if changed {
+            audit.append(
+                AuditEntry(
+                    action: "import.apply", entityType: "domain", entityID: host, domain: host,
+                    after: .object([
+                        "apps": .number(String(apps.count)),
+                        "appsCreated": .number(String(apps.filter(\.created).count)),
+                        "rules": .number(String(apps.reduce(0) { $0 + $1.rules.count })),
+                        "teams": .array(grants.map { .string($0.team) }),
+                        "urlsChecked": .number(String((proof?.urlsChecked ?? 0) + (androidProof?.urlsChecked ?? 0))),
+                        "files": .array(
+                            (files.aasa == nil ? [] : [.string("aasa")])
+                                + (files.android == nil ? [] : [.string("assetlinks")])),
+                        "createdDomain": .bool(createsDomain),
+                    ])))
+            for entry in audit { try await session.appendAudit(entry.record(by: actor)) }
+        }
+        return Plan(
+            host: host, applied: request.apply, changed: changed, stateTag: stateTag, createsDomain: createsDomain,
+            reading: reading,
+            notes: (reading?.notes ?? []) + (files.android?.reading.notes ?? []), apps: apps, grants: grants,
+            appOrder: order, diagnostics: files.diagnostics, proof: proof,
+            sameBytes: files.aasa.map { rendered.bytes == AASARenderer.render($0.document) } ?? true,
+            androidProof: androidProof,
+            androidSameBytes: files.android.map { rendered.android.bytes == $0.document.rendered() } ?? true,
+            proofMilliseconds: proofTime.milliseconds, signed: nil)
+    }
+
+    /// Each app registered to its team (`AppChange`, with its checks), or reused when the team
+    /// already has it as the files name it. One that another team owns, or that lacks a service or
+    /// a key the file lists, is refused rather than changed: that would change other domains too.
+    private func registerApps(
+        _ wanted: [ImportFiles.App], session: DBSession, record: (Applied<AppRecord>) -> Void
+    ) async throws -> ([AppPlan], [String: AppRecord]) {
+        var teams: [String: TeamRecord?] = [:]
         var apps: [AppPlan] = []
         var records: [String: AppRecord] = [:]
         var errors: [FieldError] = []
-        for app in reading.apps {
-            let team = teams[app.appID] ?? ""
-            let field = "/aasa" + Self.pointer(of: app.appID, in: document)
+        for app in wanted {
+            var plan = AppPlan(
+                appID: app.appID, platform: app.platform, team: app.team, services: app.services,
+                fingerprints: app.fingerprints, created: false, rules: app.rules, manifestDecides: app.manifestDecides)
             if let existing = try await session.app(appID: app.appID, forUpdate: true) {
-                if existing.teamName != team {
-                    errors.append(
-                        FieldError(
-                            field: field, rule: "owned-by-another-team",
-                            message: "\(app.appID) is registered to team \(existing.teamName), not \(team)"))
-                } else if let missing = app.services.first(where: { !existing.services.contains($0) }) {
-                    errors.append(
-                        FieldError(
-                            field: field, rule: "services",
-                            message: "\(app.appID) is registered without the \(missing.rawValue) service the file "
-                                + "lists it for; add it to the app first"))
+                if let problem = Self.reuseProblem(existing, wanted: app) {
+                    errors.append(FieldError(field: app.field, rule: problem.rule, message: problem.message))
                 }
-                apps.append(
-                    AppPlan(appID: app.appID, team: team, services: app.services, created: false, rules: app.rules))
+                apps.append(plan)
                 records[app.appID] = existing
                 continue
             }
-            guard teamRecords[team] != nil else {
-                errors.append(FieldError(field: "/teamMap", rule: "exists", message: "there is no team \(team)"))
+            if teams[app.team] == nil { teams[app.team] = try await session.team(named: app.team) }
+            guard teams[app.team] ?? nil != nil else {
+                errors.append(FieldError(field: "/teamMap", rule: "exists", message: "there is no team \(app.team)"))
                 continue
             }
             do {
                 let created = try await AppChange(
-                    kind: .create(team: team, appID: app.appID, services: app.services, android: nil), ifMatch: nil
+                    kind: .create(team: app.team, appID: app.appID, services: app.services, android: app.fingerprints),
+                    ifMatch: nil
                 ).applyWithin(session, principal: principal)
                 record(created)
                 records[app.appID] = created.output
             } catch let problem as ServiceError where problem.kind == .forbidden || problem.kind == .invalid {
-                errors.append(
-                    FieldError(field: field, rule: "app", message: problem.detail ?? problem.title))
+                errors.append(FieldError(field: app.field, rule: "app", message: problem.detail ?? problem.title))
                 continue
             }
-            apps.append(AppPlan(appID: app.appID, team: team, services: app.services, created: true, rules: app.rules))
+            plan.created = true
+            apps.append(plan)
         }
         guard errors.isEmpty else { throw ServiceError.invalid(Self.ordered(errors)) }
+        return (apps, records)
+    }
 
-        // Grants: each team's proposal, joined with what it holds already.
+    /// Why a registered app cannot stand for the one the file names, or nil.
+    static func reuseProblem(_ existing: AppRecord, wanted app: ImportFiles.App) -> (rule: String, message: String)? {
+        if existing.teamName != app.team {
+            return ("owned-by-another-team", "\(app.appID) is registered to team \(existing.teamName), not \(app.team)")
+        }
+        if existing.platform != app.platform {
+            return ("platform", "\(app.appID) is registered as an \(existing.platform.rawValue) app")
+        }
+        if let missing = app.services.first(where: { !existing.services.contains($0) }) {
+            return (
+                "services",
+                "\(app.appID) is registered without the \(missing.rawValue) service the file lists it for; add it to "
+                    + "the app first"
+            )
+        }
+        if let fingerprints = app.fingerprints, Set(fingerprints) != Set(existing.fingerprints) {
+            return (
+                "fingerprints",
+                "\(app.appID) is registered with other signing keys than the file lists; make them the same first"
+            )
+        }
+        return nil
+    }
+
+    /// Each team's proposed grant (`GrantProposal`), joined with what it holds already.
+    private func grant(
+        _ apps: [AppPlan], on domain: DomainRecord, session: DBSession, record: (Applied<GrantRecord?>) -> Void
+    ) async throws -> [GrantPlan] {
         var grants: [GrantPlan] = []
         for team in Self.ordered(apps.map(\.team)) {
             let own = apps.filter { $0.team == team }
-            let prefixes = GrantProposal.propose(rules: own.flatMap(\.rules))
+            // A statement its manifest decides may open any path: it needs the whole domain.
+            let claims = own.flatMap(\.rules) + own.filter(\.manifestDecides).map { _ in JSONValue.object([:]) }
+            let prefixes = GrantProposal.propose(rules: claims)
             let services = AppService.allCases.filter { service in
                 service != .applinks && own.contains { $0.services.contains(service) }
             }
-            guard let teamRecord = teamRecords[team] else { continue }
+            guard let teamRecord = try await session.team(named: team) else { continue }
             let held = try await session.grant(domainID: domain.id, teamID: teamRecord.id)
             let wanted = prefixes.map(\.path)
             let covered =
@@ -260,69 +335,7 @@ struct ImportService: Sendable {
             }
             grants.append(GrantPlan(team: team, prefixes: prefixes, action: action))
         }
-
-        // Rules, each app's list in file order; an identical stored rule keeps its ID, so a second
-        // import of the same file writes nothing.
-        for app in apps where !app.rules.isEmpty {
-            guard let appRecord = records[app.appID] else { continue }
-            let current = try await session.ruleSet(domainID: domain.id, app: appRecord)
-            let rules = ManifestRequest.resolve(
-                app.rules.map { ManifestRequest.ManifestRule(id: nil, component: $0) }, current: current.rules)
-            guard rules != current.rules else { continue }
-            record(
-                try await RuleSetChange(
-                    host: domain.host, appID: app.appID, ifMatch: nil, action: "rules.replace",
-                    maxRulesPerTeam: maxRulesPerTeam, edit: { _ in rules }, bodyField: { _, _ in nil }
-                ).applyWithin(session, principal: principal))
-        }
-
-        // The order Apple tries the apps in: the file's.
-        let order = reading.apps.filter { $0.services.contains(.applinks) }.map(\.appID)
-        let locked = try await session.domain(id: domain.id, forUpdate: true) ?? domain
-        if !order.isEmpty && Array(locked.appOrder.filter(order.contains).prefix(order.count)) != order {
-            record(
-                try await OrderChange(
-                    host: domain.host, apps: order + locked.appOrder.filter { !order.contains($0) }, ifMatch: nil
-                ).applyWithin(session, principal: principal))
-        }
-
-        // The proof, on the render every publish would serve.
-        let current = try await session.domain(id: domain.id, forUpdate: true) ?? domain
-        let rendered = try await pipeline.validate(session, domain: current)
-        let started = ContinuousClock.now
-        // Seconds of matching for a big file: on NIO's thread pool, as validation is, not on the
-        // concurrency pool that answers every other request.
-        let renderedDocument = rendered.document
-        let proof = try await NIOThreadPool.singleton.runIfActive {
-            ImportProof(original: document, rendered: renderedDocument, host: host)
-        }
-        let proofTime = ContinuousClock.now - started
-        guard proof.holds else { throw Self.refusal(proof) }
-        try await pipeline.checkPolicies(
-            PolicyCandidate(
-                stage: .draft, action: "import.apply", domain: current, document: rendered, bytes: rendered.bytes,
-                actor: actor),
-            session: session)
-        let changed = !audit.isEmpty
-        if changed {
-            audit.append(
-                AuditEntry(
-                    action: "import.apply", entityType: "domain", entityID: host, domain: host,
-                    after: .object([
-                        "apps": .number(String(apps.count)),
-                        "appsCreated": .number(String(apps.filter(\.created).count)),
-                        "rules": .number(String(apps.reduce(0) { $0 + $1.rules.count })),
-                        "teams": .array(grants.map { .string($0.team) }),
-                        "urlsChecked": .number(String(proof.urlsChecked)),
-                        "createdDomain": .bool(createsDomain),
-                    ])))
-            for entry in audit { try await session.appendAudit(entry.record(by: actor)) }
-        }
-        return Plan(
-            host: host, applied: request.apply, changed: changed, createsDomain: createsDomain, reading: reading,
-            apps: apps, grants: grants, appOrder: order, diagnostics: diagnostics, proof: proof,
-            sameBytes: rendered.bytes == AASARenderer.render(document),
-            proofMilliseconds: proofTime.milliseconds, signed: nil)
+        return grants
     }
 
     /// A proof that failed, as the 422 that names why.
@@ -346,6 +359,23 @@ struct ImportService: Sendable {
             errors,
             detail: "the registry cannot say exactly what this file says (\(proof.mismatches.count) decision(s) of "
                 + "\(proof.urlsChecked) URL(s) differ); nothing was written")
+    }
+
+    /// An assetlinks.json proof that failed, as the 422 that names why.
+    static func refusal(_ proof: AssetLinksProof) -> ServiceError {
+        var errors: [FieldError] = proof.mismatches.prefix(20).map {
+            FieldError(
+                field: "/assetlinks", rule: "proof",
+                message: "\($0.packageName) on \($0.url): the file says \($0.before.rawValue), the registry would say "
+                    + "\($0.after.rawValue)")
+        }
+        for line in AssetLinksDiff.textLines(json: proof.diff.jsonValue).prefix(20) {
+            errors.append(
+                FieldError(field: "/assetlinks", rule: "proof", message: "the rendering would differ: \(line)"))
+        }
+        return ServiceError.invalid(
+            errors,
+            detail: "the registry cannot say exactly what this assetlinks.json says; nothing was written")
     }
 
     static func ordered<T: Hashable>(_ items: [T]) -> [T] {

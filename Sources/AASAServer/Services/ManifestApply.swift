@@ -287,7 +287,8 @@ struct ManifestApply: Sendable {
                             "\(wanted.pointer)/rules/\(k)"
                     }
                 }
-                guard rules != current.rules else {
+                let manifestDecides = wanted?.manifestDecides ?? false
+                guard rules != current.rules || manifestDecides != current.manifestDecides else {
                     if current.version > 0 || wanted != nil {
                         state.ruleChanges[domain.id, default: []].append(
                             .init(
@@ -299,6 +300,7 @@ struct ManifestApply: Sendable {
                 let base = wanted?.pointer ?? app.pointer
                 if let problem = try await check.problem(
                     session, domain: domain, app: record, before: current.rules, after: rules,
+                    manifestDecides: manifestDecides,
                     fields: .init(
                         app: "\(base)/appID", domain: "\(entry?.pointer ?? app.pointer)/host", rules: "\(base)/rules",
                         rulePath: { "\(base)/rules/\($0)/~1" }))
@@ -307,17 +309,19 @@ struct ManifestApply: Sendable {
                     continue
                 }
                 let version = try await session.saveRuleSet(
-                    domainID: domain.id, appPK: record.id, rules: rules, previousVersion: current.version)
+                    domainID: domain.id, appPK: record.id, rules: rules, manifestDecides: manifestDecides,
+                    previousVersion: current.version)
                 try await session.appendAudit(
                     AuditEntry(
                         action: "rules.replace", entityType: "rules", entityID: "\(domain.host)/\(app.appID)",
                         team: team.name, domain: domain.host, appID: app.appID,
-                        before: AuditJSON.rules(current.rules, version: current.version),
-                        after: AuditJSON.rules(rules, version: version)
+                        before: AuditJSON.rules(
+                            current.rules, version: current.version, manifest: current.manifestDecides),
+                        after: AuditJSON.rules(rules, version: version, manifest: manifestDecides)
                     ).record(by: actor))
                 state.ruleChanges[domain.id, default: []].append(
                     .init(
-                        appID: app.appID, action: rules.isEmpty ? .clear : .replace,
+                        appID: app.appID, action: rules.isEmpty && !manifestDecides ? .clear : .replace,
                         rulesBefore: current.rules.count, rulesAfter: rules.count, version: version))
             }
         }

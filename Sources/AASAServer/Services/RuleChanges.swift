@@ -14,6 +14,9 @@ struct RuleSetChange: DomainChange {
     let edit: @Sendable ([StoredRule]) throws -> [StoredRule]
     /// The request-body pointer of a rule the request wrote (by ID and position), if it did.
     let bodyField: @Sendable (UUID, Int) -> String?
+    /// An Android app's statement left to its manifest (no rules); nil keeps what is stored while
+    /// the set stays empty (an appended rule replaces it).
+    var manifestDecides: Bool? = nil
 
     struct Locked: Sendable {
         var domain: DomainRecord
@@ -43,8 +46,9 @@ struct RuleSetChange: DomainChange {
     func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<Output> {
         let (domain, app, current) = (locked.domain, locked.app, locked.current)
         let rules = try edit(current.rules)
+        let manifest = manifestDecides ?? (current.manifestDecides && rules.isEmpty)
         if let problem = try await RuleWriteCheck(maxRulesPerTeam: maxRulesPerTeam).problem(
-            session, domain: domain, app: app, before: current.rules, after: rules,
+            session, domain: domain, app: app, before: current.rules, after: rules, manifestDecides: manifest,
             fields: .init(
                 app: "appID", domain: "host", rules: "/rules",
                 rulePath: { bodyField(rules[$0].id, $0).map { $0 + "/~1" } ?? "/rules/\($0)/~1" }))
@@ -52,18 +56,20 @@ struct RuleSetChange: DomainChange {
             throw ServiceError.invalid([problem])
         }
         let version = try await session.saveRuleSet(
-            domainID: domain.id, appPK: app.id, rules: rules, previousVersion: current.version)
+            domainID: domain.id, appPK: app.id, rules: rules, manifestDecides: manifest,
+            previousVersion: current.version)
         var saved = current
         saved.rules = rules
         saved.version = version
+        saved.manifestDecides = manifest
         var applied = Applied(
             output: Output(host: domain.host, set: saved), domains: [domain.id],
             audit: [
                 AuditEntry(
                     action: action, entityType: "rules", entityID: "\(domain.host)/\(app.appID)", team: app.teamName,
                     domain: domain.host, appID: app.appID,
-                    before: AuditJSON.rules(current.rules, version: current.version),
-                    after: AuditJSON.rules(rules, version: version))
+                    before: AuditJSON.rules(current.rules, version: current.version, manifest: current.manifestDecides),
+                    after: AuditJSON.rules(rules, version: version, manifest: manifest))
             ])
         applied.agreementTeams = [app.teamName]
         return applied

@@ -69,12 +69,15 @@ enum AuditJSON {
         ])
     }
 
-    static func rules(_ rules: [StoredRule], version: Int64) -> JSONValue {
-        .object([
+    /// `manifestDecides` is written only when set, so older events and newer ones read alike.
+    static func rules(_ rules: [StoredRule], version: Int64, manifest: Bool = false) -> JSONValue {
+        var o: JSONObject = [
             "rules": .array(
                 rules.map { .object(["id": .string($0.id.uuidString.lowercased()), "component": $0.component]) }),
             "version": .number(String(version)),
-        ])
+        ]
+        if manifest { o.append("manifestDecides", .bool(true)) }
+        return .object(o)
     }
 
     static func order(_ apps: [String], version: Int64) -> JSONValue {

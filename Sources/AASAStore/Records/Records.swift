@@ -157,6 +157,9 @@ public struct RuleSetRecord: Sendable, Equatable {
     public var rules: [StoredRule]
     /// 0 when the app has no rule set on the domain yet.
     public var version: Int64
+    /// An Android app's statement without dynamic rules: its manifest alone decides which of the
+    /// domain's URLs it opens (`rules` is then empty).
+    public var manifestDecides: Bool = false
 }
 
 /// Everything a domain's document is rendered from, read in one transaction.

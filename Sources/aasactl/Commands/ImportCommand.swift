@@ -5,15 +5,18 @@ import Foundation
 /// `aasactl import`: move a domain's existing AASA file in (`POST /v1/imports`).
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Import a domain's existing apple-app-site-association file, with a proof that no link changes.",
+        abstract:
+            "Import a domain's existing apple-app-site-association and assetlinks.json, proving no link changes.",
         discussion: """
-            Reads what HOST serves today (FILE, or fetched by the server from the origin or Apple's
-            CDN as the probe fetches: TLS verified, no redirect, size limit) into apps, grants and
-            rules: each app goes to the team the team map names for its app ID or its Apple Team ID
-            prefix (the app ID wins). The
-            server writes everything in one transaction, renders the domain and checks that every
-            app decides every URL derived from the file's rules as the file does, with the same apps,
-            order and service lists; a file it cannot say exactly is refused, naming why.
+            Reads what HOST serves today (FILE and/or --android-file, or fetched by the server from
+            the origin, both files, or Apple's CDN, as the probe fetches: TLS verified, no redirect,
+            size limit) into apps, grants and rules: each app goes to the team the team map names
+            for its app ID, its Apple Team ID prefix or its package name (the most specific key
+            wins). The server writes everything in one transaction, renders the domain and checks
+            that every app decides every URL derived from the files' rules as the files do, with the
+            same apps, order, service lists, packages and signing keys; a file it cannot say exactly
+            is refused, naming why. An Android statement without dynamic rules (its manifest
+            decides) is a claim on the whole domain: its team gets a grant of /.
 
             Without --apply it only plans (nothing is written). Prints the plan like `plan` does.
             Exit status: 0 no changes, 2 changes (planned or applied), 1 errors.
@@ -21,6 +24,7 @@ struct Import: AsyncParsableCommand {
             The team map is YAML or JSON, one pair per line:
               ABCDE12345: shop                 # every app under this Team ID
               ABCDE12345.com.example.news: news   # this app, whatever its Team ID says
+              com.example.android: shop        # an Android package (or a dotted prefix of one)
             """
     )
     @OptionGroup var remote: RemoteOptions
@@ -38,7 +42,10 @@ struct Import: AsyncParsableCommand {
         name: [.short, .customLong("file")], help: "The AASA file as the domain serves it; - reads standard input.")
     var file: String?
 
-    @Flag(help: "Let the server fetch the file from https://HOST/.well-known/ as Apple's fetcher would.")
+    @Option(help: "The assetlinks.json as the domain serves it (with --file, or alone).")
+    var androidFile: String?
+
+    @Flag(help: "Let the server fetch both files from https://HOST/.well-known/ as Apple's fetcher would.")
     var fromOrigin = false
 
     @Flag(help: "Let the server fetch Apple's CDN copy of the file.")
@@ -50,8 +57,14 @@ struct Import: AsyncParsableCommand {
     @Option(help: "A web root of a domain the import creates (repeatable).")
     var webRoot: [String] = []
 
+    @Option(help: "The environment of a domain the import creates (required once there are several).")
+    var env: String?
+
     @Flag(help: "Write the import (default: plan only).")
     var apply = false
+
+    @Option(help: "With --apply: the plan's state tag; refused if anything the import writes changed since.")
+    var ifMatch: String?
 
     @Flag(help: "With --apply: publish the domain afterwards.")
     var publish = false
@@ -62,10 +75,17 @@ struct Import: AsyncParsableCommand {
     func validate() throws {
         if (host == nil) == (hosts == nil) { throw ValidationError("give a HOST, or --hosts FILE") }
         if hosts != nil && file != nil { throw ValidationError("--hosts fetches each host: --file goes with one HOST") }
-        if hosts == nil && [file != nil, fromOrigin, fromCdn].filter({ $0 }).count != 1 {
-            throw ValidationError("give one of --file, --from-origin and --from-cdn")
+        if hosts != nil && androidFile != nil {
+            throw ValidationError("--hosts fetches each host: --android-file goes with one HOST")
+        }
+        let sources = [file != nil || androidFile != nil, fromOrigin, fromCdn].filter { $0 }.count
+        if hosts == nil && sources != 1 {
+            throw ValidationError("give --file and/or --android-file, or one of --from-origin and --from-cdn")
         }
         if publish && !apply { throw ValidationError("--publish goes with --apply") }
+        if ifMatch != nil && hosts != nil {
+            throw ValidationError("--if-match names one host's plan: not with --hosts")
+        }
         if publish && (reason ?? "").isEmpty { throw ValidationError("--publish needs --reason") }
     }
 
@@ -77,7 +97,8 @@ struct Import: AsyncParsableCommand {
             return
         }
         let answer = try await remote.client.send(
-            .post, APIClient.path("v1", "imports"), body: Self.body(host ?? "", shared: shared))
+            .post, APIClient.path("v1", "imports"), body: Self.body(host ?? "", shared: shared),
+            headers: ifMatch.map { [("If-Match", $0)] } ?? [])
         try remote.show(answer) { ImportText.lines($0) }
         let plan = try answer.json()
         if let writeManifests { try ImportManifests.write(ImportManifests.manifests(from: [plan]), to: writeManifests) }
@@ -103,11 +124,15 @@ struct Import: AsyncParsableCommand {
             } else {
                 body.append("aasaBase64", .string(Data(bytes).base64EncodedString()))
             }
-        } else {
+        } else if androidFile == nil {
             body.append("source", .string(fromCdn ? "cdn" : "origin"))
+        }
+        if let androidFile {
+            body.append("assetlinks", .string(String(decoding: try CLIOutput.read(androidFile), as: UTF8.self)))
         }
         body.append("teamMap", try Self.teamMap(teamMap))
         if !webRoot.isEmpty { body.append("webRoots", .array(webRoot.map(JSONValue.string))) }
+        if let env { body.append("environment", .string(env)) }
         body.append("apply", .bool(apply))
         if publish {
             body.append("publish", .bool(true))
@@ -203,9 +228,12 @@ enum ImportText {
         for app in o["apps"]?.arrayValue ?? [] {
             let sign = Table.value(app, "action") == "create" ? "+" : " "
             let rules = app.objectValue?["rules"]?.arrayValue?.count ?? 0
+            let what =
+                app.objectValue?["manifestDecides"]?.boolValue == true
+                ? "its manifest decides (no dynamic rules)" : "\(rules) rule(s)"
             lines.append(
                 "\(sign) app \(Table.value(app, "appID")) → team \(Table.value(app, "team")) "
-                    + "(\(Table.value(app, "services"))), \(rules) rule(s)")
+                    + "(\(Table.value(app, "services"))), \(what)")
         }
         for grant in o["grants"]?.arrayValue ?? [] {
             let prefixes = (grant.objectValue?["pathPrefixes"]?.arrayValue ?? []).map { Table.value($0, "path") }
@@ -218,16 +246,27 @@ enum ImportText {
         for note in o["notes"]?.arrayValue ?? [] { lines.append("note: \(note.stringValue ?? "")") }
         lines += Table.findings(o["diagnostics"], heading: "The file's warnings:")
         let proof = o["proof"]?.objectValue ?? [:]
-        lines.append(
-            "Proof: \(proof["holds"]?.boolValue == true ? "holds" : "FAILS") on "
-                + "\(Table.value(json, "proof.urlsChecked")) URL(s)"
-                + (proof["sameBytes"]?.boolValue == true ? ", same bytes" : "; the bytes differ in form only"))
+        if Table.value(json, "proof.urlsChecked") != "0" || o["androidProof"] == nil {
+            lines.append(
+                "Proof: \(proof["holds"]?.boolValue == true ? "holds" : "FAILS") on "
+                    + "\(Table.value(json, "proof.urlsChecked")) URL(s)"
+                    + (proof["sameBytes"]?.boolValue == true ? ", same bytes" : "; the bytes differ in form only"))
+        }
+        if let android = o["androidProof"]?.objectValue {
+            lines.append(
+                "assetlinks.json proof: \(android["holds"]?.boolValue == true ? "holds" : "FAILS") on "
+                    + "\(Table.value(json, "androidProof.urlsChecked")) URL(s)"
+                    + (android["sameBytes"]?.boolValue == true ? ", same bytes" : "; the bytes differ in form only"))
+        }
         let changed = o["changed"]?.boolValue == true
         let applied = o["applied"]?.boolValue == true
         lines.append(
             !changed
                 ? "No changes: the registry already says what the file says."
-                : applied ? "Applied." : "Plan only: run again with --apply to write it.")
+                : applied
+                    ? "Applied."
+                    : "Plan only: run again with --apply --if-match '\(Table.value(json, "stateTag"))' to write "
+                        + "exactly this plan.")
         if let publish = o["publish"] { lines += publishLines(publish) }
         return lines
     }

@@ -9,11 +9,11 @@ import Foundation
 enum ImportManifests {
     /// Team → manifest text, from the plans (in the order the hosts were imported).
     static func manifests(from plans: [JSONValue]) -> [String: String] {
-        var apps: [String: [(appID: String, services: [String])]] = [:]
-        var domains: [String: [(host: String, rules: [(appID: String, rules: [JSONValue])])]] = [:]
+        var apps: [String: [(appID: String, services: [String], fingerprints: [JSONValue]?)]] = [:]
+        var domains: [String: [(host: String, rules: [(appID: String, rules: [JSONValue], manifest: Bool)])]] = [:]
         for plan in plans {
             let host = plan.objectValue?["host"]?.stringValue ?? ""
-            var perTeam: [String: [(appID: String, rules: [JSONValue])]] = [:]
+            var perTeam: [String: [(appID: String, rules: [JSONValue], manifest: Bool)]] = [:]
             for app in plan.objectValue?["apps"]?.arrayValue ?? [] {
                 let o = app.objectValue ?? [:]
                 guard let appID = o["appID"]?.stringValue, let team = o["team"]?.stringValue else { continue }
@@ -23,10 +23,11 @@ enum ImportManifests {
                         services.contains($0) || apps[team]![i].services.contains($0)
                     }
                 } else {
-                    apps[team, default: []].append((appID, services))
+                    apps[team, default: []].append((appID, services, o["fingerprints"]?.arrayValue))
                 }
                 let rules = o["rules"]?.arrayValue ?? []
-                if !rules.isEmpty { perTeam[team, default: []].append((appID, rules)) }
+                let manifest = o["manifestDecides"]?.boolValue == true
+                if !rules.isEmpty || manifest { perTeam[team, default: []].append((appID, rules, manifest)) }
             }
             for (team, rules) in perTeam { domains[team, default: []].append((host, rules)) }
         }
@@ -37,11 +38,19 @@ enum ImportManifests {
             ]
             for app in list {
                 lines.append("  \(q(app.appID)):\n    services: [\(app.services.joined(separator: ", "))]")
+                if let fingerprints = app.fingerprints {
+                    lines.append("    platform: android")
+                    lines.append("    fingerprints: " + JSONWriter(style: .compact).string(.array(fingerprints)))
+                }
             }
             lines.append("domains:" + ((domains[team] ?? []).isEmpty ? " {}" : ""))
             for domain in domains[team] ?? [] {
                 lines.append("  \(q(domain.host)):")
                 for app in domain.rules {
+                    if app.manifest {
+                        lines.append("    \(q(app.appID)): manifest")
+                        continue
+                    }
                     lines.append("    \(q(app.appID)):")
                     for rule in app.rules { lines.append("      - " + JSONWriter(style: .compact).string(rule)) }
                 }

@@ -15,6 +15,7 @@ import Foundation
 ///         ABCDE12345.com.example.shop:
 ///           - "/": "/shop/*"
 ///           - { "/": "/shop/admin/*", exclude: true }
+///         com.example.shop: manifest  # an Android statement without dynamic rules: its manifest decides
 ///         expect:                     # optional: the team's golden URLs here, replaced as a whole
 ///           - { url: "https://example.com/shop/1", kind: opens, appID: ABCDE12345.com.example.shop }
 ///
@@ -44,7 +45,8 @@ struct ManifestFile: Sendable {
     var team: String?
     /// Each app with its settings as written (services, platform, fingerprints).
     var apps: [(appID: String, settings: JSONObject)]
-    var domains: [(host: String, apps: [(appID: String, rules: [JSONValue])], expect: [JSONValue]?)]
+    /// Each domain's rule lists per app; `manifest: true` for an Android statement its manifest decides.
+    var domains: [(host: String, apps: [(appID: String, rules: [JSONValue], manifest: Bool)], expect: [JSONValue]?)]
     /// The hosts of each environment (`environments:`), in the file's order.
     var environments: [(name: String, hosts: [String])] = []
 
@@ -97,7 +99,7 @@ struct ManifestFile: Sendable {
                 }
                 throw CLIFailure("\(path): domains.\(domain.key) is a mapping of app IDs to rule lists")
             }
-            var entries: [(appID: String, rules: [JSONValue])] = []
+            var entries: [(appID: String, rules: [JSONValue], manifest: Bool)] = []
             var expect: [JSONValue]?
             for app in byApp {
                 // `expect` cannot be an app ID (those have a Team ID and a dot): the golden URLs.
@@ -109,9 +111,11 @@ struct ManifestFile: Sendable {
                     continue
                 }
                 switch app.value {
-                case .array(let rules): entries.append((app.key, rules))
-                case .null: entries.append((app.key, []))
-                default: throw CLIFailure("\(path): domains.\(domain.key).\(app.key) is a list of rules")
+                case .array(let rules): entries.append((app.key, rules, false))
+                case .null: entries.append((app.key, [], false))
+                case .string("manifest"): entries.append((app.key, [], true))
+                default:
+                    throw CLIFailure("\(path): domains.\(domain.key).\(app.key) is a list of rules, or `manifest`")
                 }
             }
             domains.append((domain.key, entries, expect))
@@ -131,12 +135,16 @@ struct ManifestFile: Sendable {
             else { throw CLIFailure("\(path): environments.\(member.key) is a list of hosts") }
             environments.append((member.key, hosts))
         }
-        var once: [(appID: String, rules: [JSONValue])] = []
+        var once: [(appID: String, rules: [JSONValue], manifest: Bool)] = []
         for member in root["rules"]?.objectValue ?? [:] {
-            guard let rules = member.value.arrayValue else {
-                throw CLIFailure("\(path): rules.\(member.key) is a list of rules")
+            if member.value == .string("manifest") {
+                once.append((member.key, [], true))
+                continue
             }
-            once.append((member.key, rules))
+            guard let rules = member.value.arrayValue else {
+                throw CLIFailure("\(path): rules.\(member.key) is a list of rules, or `manifest`")
+            }
+            once.append((member.key, rules, false))
         }
         guard !once.isEmpty else { return }
         guard !environments.isEmpty else {
@@ -226,7 +234,9 @@ struct ManifestFile: Sendable {
                         "host": .string(domain.host),
                         "apps": .array(
                             domain.apps.map {
-                                .object(["appID": .string($0.appID), "rules": .array($0.rules)])
+                                var entry: JSONObject = ["appID": .string($0.appID), "rules": .array($0.rules)]
+                                if $0.manifest { entry.append("manifestDecides", .bool(true)) }
+                                return .object(entry)
                             }),
                     ]
                     if let expect = domain.expect { o.append("expect", .array(expect)) }
