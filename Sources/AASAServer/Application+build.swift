@@ -72,6 +72,12 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         RevisionFollower(database: database, served: served, logger: logger),
         Reconciler(database: database, publisher: publisher, logger: logger),
     ]
+    if let interval = config.webhookInterval {
+        services.append(
+            WebhookWorker(
+                database: database, fetcher: fetcher, interval: interval, retryBase: config.webhookRetryBase,
+                maxAge: config.webhookMaxAge, logger: logger))
+    }
     if let interval = config.cdnInterval {
         services.append(
             CDNMonitor(database: database, fetcher: fetcher, interval: interval, gap: config.cdnGap, logger: logger))

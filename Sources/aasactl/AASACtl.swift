@@ -23,7 +23,7 @@ struct AASACtl: AsyncParsableCommand {
             Login.self, Whoami.self, Teams.self, Tokens.self, Apps.self, Domains.self, Grants.self,
             Rules.self, Order.self, Draft.self, Report.self, Publish.self, Revisions.self, Rollback.self,
             Probe.self, CDN.self, Entitlements.self, Expectations.self, Guardrails.self, Suspend.self, Resume.self,
-            Audit.self, Plan.self, Apply.self, Import.self, Environments.self, Builds.self, Promote.self,
+            Audit.self, Plan.self, Apply.self, Import.self, Environments.self, Builds.self, Promote.self, Webhooks.self,
         ]
     )
 

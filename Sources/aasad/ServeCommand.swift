@@ -92,6 +92,12 @@ struct Serve: AsyncParsableCommand {
             config.probeRunsPerMinute = runs
         }
         if let port = env["AASA_PROBE_PORT"].flatMap({ Int($0) }) { config.fetch.port = port }
+        if let ms = env["AASA_WEBHOOK_INTERVAL_MS"].flatMap({ Int($0) }) {
+            config.webhookInterval = ms > 0 ? .milliseconds(ms) : nil
+        }
+        if let ms = env["AASA_WEBHOOK_RETRY_BASE_MS"].flatMap({ Int($0) }), ms > 0 {
+            config.webhookRetryBase = .milliseconds(ms)
+        }
         let app = try buildApplication(config: config)
         try await app.runService()
     }

@@ -10,6 +10,7 @@ ua403 (403 to Apple's User-Agent AASA-Bot, the file to others), html (the file a
 big (200 KB), stall (sleeps 7 s before answering), midstall (sends the headers and half the body,
 then sleeps "stall" seconds, 45 by default, before the rest).
 GET /.well-known/assetlinks.json serves DIR/assetlinks/<host> (404 when absent).
+POST /hook is a webhook receiver (see do_POST).
 GET /a/v1/<host> is the CDN: DIR/cdn/<host> as application/json, or 404; each CDN request
 appends a line to DIR/cdn-requests; "cdnDelay" (seconds) in behaviors.json slows it, and
 "cdnMidStall": {"<host>": seconds} sends half of that host's CDN file and then stalls.
@@ -90,6 +91,25 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(404, b"")
         return self.send(200, body, "text/html" if mode == "html" else "application/json", [("ETag", '"v1"')])
 
+
+    def do_POST(self):
+        """A webhook receiver: POST /hook appends {"headers", "body"} as one JSON line to
+        DIR/hooks.jsonl and answers 204; "hookDown": true in behaviors.json answers 503 instead
+        (each refused attempt is counted in DIR/hooks-refused)."""
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length)
+        try:
+            behaviors = json.load(open(os.path.join(root, "behaviors.json")))
+        except (OSError, ValueError):
+            behaviors = {}
+        if behaviors.get("hookDown"):
+            with open(os.path.join(root, "hooks-refused"), "a") as log:
+                log.write(self.headers.get("X-AASA-Delivery", "") + "\n")
+            return self.send(503, b"down")
+        line = json.dumps({"headers": {k.lower(): v for k, v in self.headers.items()}, "body": body.decode()})
+        with open(os.path.join(root, "hooks.jsonl"), "a") as log:
+            log.write(line + "\n")
+        return self.send(204, b"")
 
 context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 context.load_cert_chain(cert, key)

@@ -35,6 +35,13 @@ public struct AppConfig: Sendable {
     public var cdnInterval: Duration?
     /// The pause between two domains of one monitor pass.
     public var cdnGap: Duration = .seconds(1)
+    /// How often the webhook worker looks for due deliveries (`AASA_WEBHOOK_INTERVAL_MS`); nil:
+    /// it does not run on this replica.
+    public var webhookInterval: Duration? = .seconds(1)
+    /// The first retry's delay; each next one doubles it, up to an hour (`AASA_WEBHOOK_RETRY_BASE_MS`).
+    public var webhookRetryBase: Duration = .seconds(10)
+    /// How long a delivery is retried before it is marked failed.
+    public var webhookMaxAge: Duration = .seconds(24 * 3600)
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, databaseURL: DatabaseURL,

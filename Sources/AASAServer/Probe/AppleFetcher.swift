@@ -111,10 +111,24 @@ struct AppleFetcher: Sendable {
     /// whole body (issue 27). A stall anywhere is `.timeout` when the deadline passes, however long
     /// the peer keeps the connection open; the abandoned exchange is cancelled.
     func fetch(_ url: String) async -> Fetched {
+        await send(url)
+    }
+
+    /// A POST under the same rules (the trust, the resolution overrides, the private-address
+    /// policy, one deadline): webhook deliveries connect as the probe does.
+    func post(_ url: String, headers: [(String, String)], body: [UInt8]) async -> Fetched {
+        await send(url, method: .POST, headers: headers, body: body)
+    }
+
+    private func send(
+        _ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: [UInt8]? = nil
+    ) async -> Fetched {
         let start = ContinuousClock.now
         // The client's own deadline (connect, TLS, head) ends first and says why; this one, a
         // little later, also covers the body, which the client's deadline does not.
-        let outcome = await Self.within(config.timeout + Self.deadlineMargin) { await self.exchange(url) }
+        let outcome = await Self.within(config.timeout + Self.deadlineMargin) {
+            await self.exchange(url, method: method, headers: headers, body: body)
+        }
         var result = outcome ?? Fetched(url: url, userAgent: config.userAgent, elapsedMs: 0, failure: .timeout)
         result.elapsedMs = (ContinuousClock.now - start).milliseconds
         return result
@@ -158,7 +172,9 @@ struct AppleFetcher: Sendable {
     }
 
     /// Resolves and checks the host (unless `resolve` names it), then asks and reads the answer.
-    private func exchange(_ url: String) async -> Fetched {
+    private func exchange(_ url: String, method: HTTPMethod, headers: [(String, String)], body: [UInt8]?) async
+        -> Fetched
+    {
         var result = Fetched(url: url, userAgent: config.userAgent, elapsedMs: 0)
         var client = self.client
         var pinned: HTTPClient?
@@ -181,8 +197,13 @@ struct AppleFetcher: Sendable {
             }
         }
         var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "User-Agent", value: config.userAgent)
+        request.method = method
+        if !headers.contains(where: { $0.0.lowercased() == "user-agent" }) {
+            request.headers.add(name: "User-Agent", value: config.userAgent)
+        }
         request.headers.add(name: "Accept", value: "*/*")
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(bytes: body)) }
         do {
             let seconds = Int64(config.timeout.components.seconds)
             let response = try await client.execute(request, deadline: .now() + .seconds(seconds))

@@ -236,6 +236,16 @@ struct Publisher: Sendable {
                         "error": .string(String(describing: error)),
                     ])
                 Counter(label: "aasad_publish_target_failures_total").increment()
+                // No change to commit with: the event is its own (autocommitted) write.
+                try? await session.emitWebhookEvent(
+                    WebhookEvent(
+                        name: "publish.target-failed", domain: domain.host, team: nil, actor: "aasad",
+                        text: "\(file.name) revision \(revision.number) of \(domain.host) could not be written to "
+                            + "web root \(root)",
+                        data: .object([
+                            "webRoot": .string(root), "revision": .number(String(revision.number)),
+                            "file": .string(file.name), "error": .string(outcome.error ?? ""),
+                        ])))
             }
             if file == .aasa {
                 try? await session.recordTarget(

@@ -12,6 +12,8 @@ public enum AdvisoryLock: Sendable {
     case webRoots
     /// Watching Apple's CDN (one replica at a time).
     case cdnMonitor
+    /// Delivering webhooks (one replica at a time).
+    case webhooks
 
     func query(_ function: String) -> PostgresQuery {
         switch self {
@@ -25,6 +27,8 @@ public enum AdvisoryLock: Sendable {
             "SELECT \(unescaped: function)(\(Int64(0x6161_7372)))"
         case .cdnMonitor:
             "SELECT \(unescaped: function)(\(Int64(0x6161_7363)))"
+        case .webhooks:
+            "SELECT \(unescaped: function)(\(Int64(0x6161_7768)))"
         }
     }
 }

@@ -29,7 +29,9 @@ public struct AuditFilter: Sendable {
 }
 
 extension DBSession {
-    /// Appends one event; called inside the transaction of the change it records.
+    /// Appends one event; called inside the transaction of the change it records. An action that
+    /// people outside are told of (`WebhookEvent`) writes its webhook event and deliveries in the
+    /// same transaction: the outbox.
     public func appendAudit(_ event: AuditEventRecord) async throws {
         try await run(
             """
@@ -41,6 +43,12 @@ extension DBSession {
             \(event.after.map(JSONColumn.encode))::text::jsonb,
                     \(event.requestID))
             """)
+        if let raised = WebhookEvent(
+            auditAction: event.action, domain: event.domain, team: event.team, actor: event.actorName,
+            entityID: event.entityID, after: event.after)
+        {
+            try await emitWebhookEvent(raised)
+        }
     }
 
     /// Newest first, `filter.limit` at most.

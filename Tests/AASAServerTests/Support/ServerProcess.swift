@@ -10,7 +10,8 @@ final class ServerProcess: @unchecked Sendable {
     let log: URL
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(database url: DatabaseURL, logLevel: String? = nil) throws {
+    init(database url: DatabaseURL, logLevel: String? = nil, environment extra: [String: String] = [:]) throws {
+        // `extra` last: a test's own settings (the probe's trust and overrides, webhook timing).
         port = try FreePort.pick()
         process.executableURL = URL(fileURLWithPath: try ProcessTests.binary())
         var environment = ProcessInfo.processInfo.environment
@@ -18,6 +19,7 @@ final class ServerProcess: @unchecked Sendable {
         environment["AASA_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
         environment["AASA_LISTEN"] = "127.0.0.1:\(port)"
         if let logLevel { environment["LOG_LEVEL"] = logLevel }
+        environment.merge(extra) { $1 }
         process.environment = environment
         log = FileManager.default.temporaryDirectory.appendingPathComponent("aasad-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)

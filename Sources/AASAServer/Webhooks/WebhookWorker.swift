@@ -1,0 +1,119 @@
+import AASAModel
+import AASAStore
+import Foundation
+import Logging
+import Metrics
+import ServiceLifecycle
+
+/// Delivers the outbox: every `interval`, on the one replica that takes the `webhooks` advisory
+/// lock without waiting, it sends each webhook's oldest pending delivery that is due, until none
+/// is. Webhooks are served side by side; one webhook's deliveries one at a time, in event order (a
+/// failing one holds back the later ones, so a receiver never sees them out of order).
+///
+/// An attempt that fails (no answer, or a status outside 2xx) is tried again after a backoff that
+/// doubles from `retryBase` up to an hour; a delivery still failing `maxAge` after it was first
+/// due is marked failed, and the next one goes. A crash between a receiver's 2xx and the record of
+/// it sends that delivery again after restart: receivers deduplicate on `X-AASA-Delivery`.
+struct WebhookWorker: Service {
+    let database: Database
+    let fetcher: AppleFetcher
+    let interval: Duration
+    let retryBase: Duration
+    let maxAge: Duration
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while true {
+                do { try await Task.sleep(for: interval) } catch { return }
+                do { _ = try await runPass() } catch {
+                    logger.warning("webhook delivery pass failed", metadata: ["error": .string("\(error)")])
+                }
+            }
+        }
+    }
+
+    /// Sends everything due; the number of attempts made, or nil when another replica is at it.
+    func runPass() async throws -> Int? {
+        try await database.withConnection { connection in
+            let session = DBSession(connection: connection, logger: logger)
+            return try await session.holdingIfFree(.webhooks) {
+                var attempts = 0
+                while true {
+                    let due = try await session.dueDeliveries(limit: 64)
+                    if due.isEmpty { return attempts }
+                    // One delivery per webhook in a batch: they go side by side.
+                    let outcomes = await withTaskGroup(of: (DueDelivery, Fetched).self) { group in
+                        for delivery in due { group.addTask { (delivery, await send(delivery)) } }
+                        var all: [(DueDelivery, Fetched)] = []
+                        for await outcome in group { all.append(outcome) }
+                        return all
+                    }
+                    for (delivery, fetched) in outcomes {
+                        try await record(delivery, fetched, session: session)
+                    }
+                    attempts += outcomes.count
+                }
+            }
+        }
+    }
+
+    func send(_ delivery: DueDelivery) async -> Fetched {
+        let body = WebhookPayload.body(delivery)
+        let timestamp = Int(Date().timeIntervalSince1970)
+        return await fetcher.post(
+            delivery.url,
+            headers: [
+                ("Content-Type", "application/json"), ("User-Agent", "aasad-webhooks/1"),
+                ("X-AASA-Event", delivery.event.name), ("X-AASA-Delivery", delivery.id.uuidString.lowercased()),
+                ("X-AASA-Timestamp", String(timestamp)),
+                ("X-AASA-Signature", WebhookSignature.sign(secret: delivery.secret, timestamp: timestamp, body: body)),
+            ], body: body)
+    }
+
+    func record(_ delivery: DueDelivery, _ fetched: Fetched, session: DBSession) async throws {
+        let delivered = fetched.failure == nil && (200..<300).contains(fetched.status ?? 0)
+        let error: String? =
+            delivered ? nil : fetched.failure.map { "\($0)" } ?? "the receiver answered \(fetched.status ?? 0)"
+        var retryAt: Date?
+        if !delivered {
+            let base = Double(retryBase.components.seconds) + Double(retryBase.components.attoseconds) / 1e18
+            let backoff = min(base * pow(2, Double(delivery.attempts)), 3600)
+            let next = Date().addingTimeInterval(backoff)
+            let deadline = delivery.createdAt.addingTimeInterval(Double(maxAge.components.seconds))
+            retryAt = next < deadline ? next : nil
+        }
+        try await session.recordAttempt(
+            delivery: delivery.id, delivered: delivered, status: fetched.status, error: error, retryAt: retryAt)
+        let outcome = delivered ? "delivered" : retryAt == nil ? "failed" : "retry"
+        Counter(label: "aasad_webhook_deliveries_total", dimensions: [("outcome", outcome)]).increment()
+        if !delivered {
+            logger.warning(
+                "webhook delivery failed",
+                metadata: [
+                    "delivery": .string(delivery.id.uuidString.lowercased()), "event": .string(delivery.event.name),
+                    "webhook": .string(delivery.webhookID.uuidString.lowercased()), "error": .string(error ?? ""),
+                    "gives_up": .stringConvertible(retryAt == nil),
+                ])
+        }
+    }
+}
+
+/// What a receiver gets: a Slack-compatible `text` sentence, and the structured event.
+enum WebhookPayload {
+    static func body(_ delivery: DueDelivery) -> [UInt8] {
+        let e = delivery.event
+        var event: JSONObject = [
+            "id": .number(String(delivery.eventID)), "name": .string(e.name),
+            "at": .string(ISO8601DateFormatter().string(from: delivery.eventAt)), "actor": .string(e.actor),
+        ]
+        if let domain = e.domain { event.append("domain", .string(domain)) }
+        if let team = e.team { event.append("team", .string(team)) }
+        event.append("data", e.data)
+        let root: JSONValue = .object([
+            "text": .string(e.text), "delivery": .string(delivery.id.uuidString.lowercased()),
+            "event": .object(event),
+        ])
+        return Array(JSONWriter(style: .compact).string(root).utf8)
+    }
+}

@@ -1,0 +1,300 @@
+import AASAModel
+import AASAStore
+import Crypto
+import Foundation
+import HTTPTypes
+import Logging
+import Testing
+
+@testable import AASAServer
+
+/// Issue 22: webhooks against PostgreSQL and a receiver started by the test (the probe tests' TLS
+/// stand-in, which records each POST), with the delivery worker running inside aasad.
+@Suite(.serialized) struct WebhookTests {
+    /// The receiver's URL (its host resolves to 127.0.0.1 through the probe's overrides).
+    static func hook(_ origin: ProbeTests.Origin) -> String { "https://good.test:\(origin.port)/hook" }
+
+    static func configure(_ origin: ProbeTests.Origin) -> @Sendable (inout AppConfig) -> Void {
+        { config in
+            origin.configure(&config)
+            config.webhookInterval = .milliseconds(100)
+            config.webhookRetryBase = .milliseconds(100)
+        }
+    }
+
+    /// What the receiver got: each POST's headers and body, in arrival order.
+    static func received(_ origin: ProbeTests.Origin) -> [(headers: [String: String], body: String)] {
+        let text = (try? String(contentsOfFile: origin.dir + "/hooks.jsonl", encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            return (o["headers"] as? [String: String] ?? [:], o["body"] as? String ?? "")
+        }
+    }
+
+    /// Waits (20 s at most) until `done` holds.
+    static func eventually(_ what: String, _ done: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if try await done() { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("timed out waiting for \(what)")
+    }
+
+    static func verify(_ headers: [String: String], _ body: String, secret: String) -> Bool {
+        guard let timestamp = headers["x-aasa-timestamp"], let signature = headers["x-aasa-signature"] else {
+            return false
+        }
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Array("\(timestamp).\(body)".utf8), using: SymmetricKey(data: Array(secret.utf8)))
+        return signature == "sha256=" + mac.map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func createWebhook(_ w: TestWorld, token: String, url: String, events: [String]? = nil) async throws
+        -> (id: String, secret: String)
+    {
+        var body: [String: Any] = ["url": url]
+        if let events { body["events"] = events }
+        let created = try await w.call(.post, "/v1/webhooks", token: token, json: body)
+        try #require(created.status == 201, "\(created.text)")
+        let webhook = created.object["webhook"] as? [String: Any] ?? [:]
+        return (webhook["id"] as? String ?? "", created.object["secret"] as? String ?? "")
+    }
+
+    static func publish(_ w: TestWorld, _ host: String) async throws {
+        let reply = try await w.call(
+            .post, "/v1/domains/\(host)/publish", token: w.adminToken, json: ["reason": "webhook test"])
+        try #require([200, 201].contains(reply.status), "\(reply.text)")
+    }
+
+    static func domain(_ w: TestWorld, _ host: String, root: String) async throws {
+        try #require(
+            try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": host, "webRoots": [root]])
+                .status == 201)
+    }
+
+    /// Each event arrives once, signed with a signature the receiver verifies, with a Slack `text`.
+    @Test func eventsArriveOnceSignedAndInOrder() async throws {
+        let origin = try await offPool { try ProbeTests.Origin() }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("wh-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestWorld.run(configure: Self.configure(origin)) { w in
+            let (_, secret) = try await Self.createWebhook(
+                w, token: w.adminToken, url: Self.hook(origin), events: ["domain.publish", "team.suspend"])
+            try await w.createTeam("shop")
+            try await Self.domain(w, "example.com", root: root)
+            try await Self.publish(w, "example.com")
+            // A suspension publishes at once (here nothing changes: shop has no apps, so no revision).
+            let suspend = try await w.call(
+                .post, "/v1/domains/example.com/suspensions", token: w.adminToken,
+                json: ["team": "shop", "reason": "test"])
+            #expect(suspend.status == 201, "\(suspend.text)")
+            try await Self.eventually("two deliveries") { Self.received(origin).count >= 2 }
+            try await Task.sleep(for: .milliseconds(300))
+            let got = Self.received(origin)
+            #expect(
+                got.map { $0.headers["x-aasa-event"] ?? "" } == ["domain.publish", "team.suspend"], "\(got.map(\.body))"
+            )
+            let ids = got.compactMap { entry -> Int? in
+                let json = try? JSONSerialization.jsonObject(with: Data(entry.body.utf8)) as? [String: Any]
+                return (json?["event"] as? [String: Any])?["id"] as? Int
+            }
+            #expect(ids == ids.sorted() && Set(ids).count == 2, "in event order, each once: \(ids)")
+            for (headers, body) in got {
+                #expect(Self.verify(headers, body, secret: secret), "signature of \(body)")
+                let json = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] ?? [:]
+                #expect((json["text"] as? String ?? "").contains("example.com"), "\(body)")
+                #expect(json["delivery"] as? String == headers["x-aasa-delivery"])
+            }
+            #expect(Set(got.map { $0.headers["x-aasa-delivery"] ?? "" }).count == got.count)
+            #expect(!Self.verify(got[0].headers, got[0].body + " ", secret: secret), "a changed body fails the check")
+        }
+    }
+
+    /// The receiver down for three attempts: the deliveries wait, in order, and then arrive.
+    @Test func aReceiverDownForThreeAttemptsGetsEverythingInOrder() async throws {
+        let origin = try await offPool { try ProbeTests.Origin() }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("wh-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestWorld.run(configure: Self.configure(origin)) { w in
+            let (id, _) = try await Self.createWebhook(w, token: w.adminToken, url: Self.hook(origin))
+            try origin.behave(["hookDown": true])
+            try await w.createTeam("shop")
+            try await Self.domain(w, "example.com", root: root)
+            try await Self.publish(w, "example.com")
+            let second = try await w.call(
+                .post, "/v1/domains/example.com/suspensions", token: w.adminToken,
+                json: ["team": "shop", "reason": "test"])
+            #expect(second.status == 201, "\(second.text)")
+            try await Self.eventually("three refused attempts") {
+                let refused = (try? String(contentsOfFile: origin.dir + "/hooks-refused", encoding: .utf8)) ?? ""
+                return refused.split(separator: "\n").count >= 3
+            }
+            let waiting = try await w.call(.get, "/v1/webhooks/\(id)/deliveries", token: w.adminToken)
+            let items = waiting.object["items"] as? [[String: Any]] ?? []
+            #expect(items.count == 2 && items.allSatisfy { $0["status"] as? String == "pending" }, "\(waiting.text)")
+            #expect(items.last?["lastStatus"] as? Int == 503, "\(waiting.text)")
+            #expect((items.first?["attempts"] as? Int) == 0, "the later event waits for the earlier one")
+            try origin.behave([:])
+            try await Self.eventually("both delivered") { Self.received(origin).count >= 2 }
+            #expect(
+                Self.received(origin).map { $0.headers["x-aasa-event"] ?? "" } == ["domain.publish", "team.suspend"])
+            let done = try await w.call(.get, "/v1/webhooks/\(id)/deliveries", token: w.adminToken)
+            let finished = done.object["items"] as? [[String: Any]] ?? []
+            #expect(finished.allSatisfy { $0["status"] as? String == "delivered" }, "\(done.text)")
+            #expect((finished.last?["attempts"] as? Int ?? 0) >= 4, "\(done.text)")
+
+            // A redelivery carries the same delivery ID.
+            let first = try #require(finished.last?["id"] as? String)
+            let again = try await w.call(
+                .post, "/v1/webhooks/\(id)/deliveries/\(first)/redeliver", token: w.adminToken)
+            #expect(again.status == 202, "\(again.text)")
+            try await Self.eventually("the redelivery") { Self.received(origin).count >= 3 }
+            #expect(Self.received(origin).last?.headers["x-aasa-delivery"] == first)
+        }
+    }
+
+    /// A team's webhook hears its own team and the domains where it holds a grant, nothing else.
+    @Test func aTeamsWebhookNeverHearsOtherTeamsDomains() async throws {
+        let origin = try await offPool { try ProbeTests.Origin() }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("wh-\(UUID())").path
+        for sub in ["a", "b"] {
+            try FileManager.default.createDirectory(atPath: root + "/" + sub, withIntermediateDirectories: true)
+        }
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestWorld.run(configure: Self.configure(origin)) { w in
+            try await w.createTeam("shop")
+            let shop = try await w.teamToken("shop", scopes: ["write"]).secret
+            let reader = try await w.teamToken("shop", scopes: ["read"]).secret
+            #expect(
+                try await w.call(.post, "/v1/webhooks", token: reader, json: ["url": Self.hook(origin)]).status == 403)
+            let (id, _) = try await Self.createWebhook(w, token: shop, url: Self.hook(origin))
+            try await Self.domain(w, "shop.example.com", root: root + "/a")
+            try await Self.domain(w, "other.example.com", root: root + "/b")
+            try #require(
+                try await w.call(
+                    .put, "/v1/domains/shop.example.com/grants/shop", token: w.adminToken,
+                    json: ["pathPrefixes": ["/shop"]]
+                ).status == 200)
+            try await Self.publish(w, "other.example.com")
+            try await Self.publish(w, "shop.example.com")
+            try await Self.eventually("shop's delivery") { !Self.received(origin).isEmpty }
+            try await Task.sleep(for: .milliseconds(500))
+            let got = Self.received(origin)
+            #expect(got.count == 1 && got[0].body.contains("shop.example.com"), "\(got.map(\.body))")
+            // Another team cannot see, change or read the deliveries of shop's webhook.
+            try await w.createTeam("blog")
+            let blog = try await w.teamToken("blog", scopes: ["write"]).secret
+            #expect(try await w.call(.get, "/v1/webhooks/\(id)", token: blog).status == 404)
+            #expect(try await w.call(.get, "/v1/webhooks/\(id)/deliveries", token: blog).status == 404)
+            #expect(try await w.call(.delete, "/v1/webhooks/\(id)", token: blog).status == 404)
+            let list = try await w.call(.get, "/v1/webhooks", token: blog)
+            #expect((list.object["items"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    /// Only https, never a private address, only known event names; each a 422 naming the field.
+    @Test func badWebhooksAreRefusedNamingTheField() async throws {
+        try await TestWorld.run { w in
+            let cases: [([String: Any], String, String)] = [
+                (["url": "https://127.0.0.1/hook"], "/url", "private-address"),
+                (["url": "https://10.1.2.3/hook"], "/url", "private-address"),
+                (["url": "https://[::1]/hook"], "/url", "private-address"),
+                (["url": "http://example.com/hook"], "/url", "https"),
+                (["url": "https://user:pw@example.com/hook"], "/url", "https"),
+                (["url": "https://example.com/hook", "events": ["nope"]], "/events/0", "event"),
+            ]
+            for (body, field, rule) in cases {
+                let reply = try await w.call(.post, "/v1/webhooks", token: w.adminToken, json: body)
+                #expect(reply.status == 422, "\(body): \(reply.text)")
+                #expect(reply.problemFields == [field] && reply.problemRules == [rule], "\(body): \(reply.text)")
+            }
+            let list = try await w.call(.get, "/v1/webhooks", token: w.adminToken)
+            #expect((list.object["items"] as? [Any])?.isEmpty == true)
+        }
+    }
+}
+
+/// Issue 22 with real `aasad` processes: the outbox survives kill -9, and two replicas deliver
+/// each event exactly once between them.
+@Suite(.serialized) struct WebhookProcessTests {
+    /// What a process needs to reach the test's receiver, and how often its worker looks.
+    static func environment(_ origin: ProbeTests.Origin, worker: Bool) -> [String: String] {
+        [
+            "AASA_PROBE_CA_FILE": origin.dir + "/ca.pem", "AASA_PROBE_RESOLVE": "good.test=127.0.0.1",
+            "AASA_WEBHOOK_INTERVAL_MS": worker ? "100" : "0", "AASA_WEBHOOK_RETRY_BASE_MS": "100",
+        ]
+    }
+
+    static func admin(_ url: DatabaseURL) async throws -> String {
+        try await TestDatabase.shared.withClient(url: url) {
+            try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "webhook process test")
+        }
+    }
+
+    static func webhook(_ server: ServerProcess, admin: String, origin: ProbeTests.Origin) async throws {
+        let created = try await Curl.call(
+            "POST", server.baseURL + "/v1/webhooks", token: admin, json: #"{"url":"\#(WebhookTests.hook(origin))"}"#)
+        try #require(created.status == 201, "\(String(decoding: created.body, as: UTF8.self))")
+    }
+
+    /// A suspension and a resumption of team `own` on every domain: two events, whatever the files.
+    static func suspendAndResume(_ server: ServerProcess, admin: String) async throws {
+        let suspended = try await Curl.call(
+            "POST", server.baseURL + "/v1/domains/*/suspensions", token: admin,
+            json: #"{"team":"own","reason":"webhook test"}"#)
+        try #require(suspended.status == 201, "\(String(decoding: suspended.body, as: UTF8.self))")
+        let resumed = try await Curl.call("DELETE", server.baseURL + "/v1/domains/*/suspensions/own", token: admin)
+        try #require(resumed.status == 200, "\(String(decoding: resumed.body, as: UTF8.self))")
+    }
+
+    /// The event commits on a replica whose worker is off, the replica is killed with -9, and the
+    /// next one delivers it, once.
+    @Test func anEventCommittedBeforeKillNineIsDeliveredAfterRestart() async throws {
+        let origin = try await offPool { try ProbeTests.Origin() }
+        try await TestDatabase.shared.withDatabase { url in
+            let admin = try await Self.admin(url)
+            let first = try ServerProcess(database: url, environment: Self.environment(origin, worker: false))
+            try await first.start()
+            #expect(
+                try await Curl.call("POST", first.baseURL + "/v1/teams", token: admin, json: #"{"name":"own"}"#)
+                    .status == 201)
+            try await Self.webhook(first, admin: admin, origin: origin)
+            try await Self.suspendAndResume(first, admin: admin)
+            first.killHard()
+            #expect(WebhookTests.received(origin).isEmpty, "nothing was sent before the kill")
+            let second = try ServerProcess(database: url, environment: Self.environment(origin, worker: true))
+            try await second.start()
+            let arrived = try await eventually(timeout: .seconds(15)) { WebhookTests.received(origin).count >= 2 }
+            #expect(arrived, "the committed events were never delivered")
+            try await Task.sleep(for: .milliseconds(500))
+            let got = WebhookTests.received(origin)
+            #expect(got.map { $0.headers["x-aasa-event"] ?? "" } == ["team.suspend", "team.resume"])
+        }
+    }
+
+    /// Two replicas, both with a worker: every event arrives exactly once.
+    @Test func twoReplicasDeliverEachEventExactlyOnce() async throws {
+        let origin = try await offPool { try ProbeTests.Origin() }
+        try await TestDatabase.shared.withDatabase { url in
+            let admin = try await Self.admin(url)
+            let a = try ServerProcess(database: url, environment: Self.environment(origin, worker: true))
+            let b = try ServerProcess(database: url, environment: Self.environment(origin, worker: true))
+            try await a.start()
+            try await b.start()
+            #expect(
+                try await Curl.call("POST", a.baseURL + "/v1/teams", token: admin, json: #"{"name":"own"}"#).status
+                    == 201)
+            try await Self.webhook(a, admin: admin, origin: origin)
+            for i in 0..<10 { try await Self.suspendAndResume(i % 2 == 0 ? a : b, admin: admin) }
+            let arrived = try await eventually(timeout: .seconds(20)) { WebhookTests.received(origin).count >= 20 }
+            #expect(arrived, "\(WebhookTests.received(origin).count) of 20 arrived")
+            try await Task.sleep(for: .seconds(1))
+            let ids = WebhookTests.received(origin).map { $0.headers["x-aasa-delivery"] ?? "" }
+            #expect(
+                ids.count == 20 && Set(ids).count == 20, "each event once: \(ids.count) posts, \(Set(ids).count) IDs")
+        }
+    }
+}
