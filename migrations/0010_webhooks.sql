@@ -48,3 +48,7 @@ CREATE TABLE webhook_deliveries (
 );
 -- The worker's question: per webhook, its oldest undelivered event.
 CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id, event_id) WHERE status = 'pending';
+
+-- `cdn.stale` is told once per episode: set when it is sent, cleared when the CDN converges (and
+-- `cdn.converged` is sent then).
+ALTER TABLE cdn_status ADD COLUMN stale_notified boolean NOT NULL DEFAULT false;

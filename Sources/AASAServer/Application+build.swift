@@ -66,6 +66,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         routes.add(.head, path)
     }
 
+    MetricsCatalog.preregister()
     var services: [any Service] = [
         client,
         IdempotencyJanitor(database: database, retention: config.idempotencyRetention, logger: logger),

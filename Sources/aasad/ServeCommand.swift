@@ -92,6 +92,9 @@ struct Serve: AsyncParsableCommand {
             config.probeRunsPerMinute = runs
         }
         if let port = env["AASA_PROBE_PORT"].flatMap({ Int($0) }) { config.fetch.port = port }
+        if let seconds = env["AASA_CDN_STALE_AFTER_S"].flatMap({ Int($0) }), seconds >= 0 {
+            config.fetch.cdnStaleAfter = .seconds(seconds)
+        }
         if let ms = env["AASA_WEBHOOK_INTERVAL_MS"].flatMap({ Int($0) }) {
             config.webhookInterval = ms > 0 ? .milliseconds(ms) : nil
         }

@@ -156,6 +156,36 @@ import Testing
         }
     }
 
+    /// Apple's CDN behind the current revision past the threshold (0 here): `cdn.stale`, once; then
+    /// `cdn.converged` when it catches up.
+    @Test func theCDNFallingBehindAndCatchingUpIsTold() async throws {
+        let origin = try await offPool { try ProbeTests.Origin() }
+        let configure: @Sendable (inout AppConfig) -> Void = { config in
+            Self.configure(origin)(&config)
+            config.fetch.cdnStaleAfter = .seconds(0)
+        }
+        try await TestWorld.run(configure: configure) { w in
+            _ = try await Self.createWebhook(
+                w, token: w.adminToken, url: Self.hook(origin), events: ["cdn.stale", "cdn.converged"])
+            let first = try await ProbeTests.publishDomain(w, "good.test")
+            try origin.serve("good.test", first, cdn: true)
+            _ = try await ProbeTests.publishDomain(w, "good.test", path: "/b/*")
+            for _ in 0..<2 {
+                let stale = try await w.call(.post, "/v1/domains/good.test/cdn/check", token: w.adminToken)
+                #expect(stale.object["state"] as? String == "stale", "\(stale.text)")
+            }
+            let second = try await w.call(.get, "/v1/domains/good.test/revisions/2/file", token: w.adminToken).body
+            try origin.serve("good.test", second, cdn: true)
+            let converged = try await w.call(.post, "/v1/domains/good.test/cdn/check", token: w.adminToken)
+            #expect(converged.object["state"] as? String == "converged", "\(converged.text)")
+            try await Self.eventually("two deliveries") { Self.received(origin).count >= 2 }
+            try await Task.sleep(for: .milliseconds(300))
+            let got = Self.received(origin)
+            #expect(got.map { $0.headers["x-aasa-event"] ?? "" } == ["cdn.stale", "cdn.converged"], "once each")
+            #expect(got.first?.body.contains("still serves revision 1 for good.test") == true, "\(got.map(\.body))")
+        }
+    }
+
     /// A team's webhook hears its own team and the domains where it holds a grant, nothing else.
     @Test func aTeamsWebhookNeverHearsOtherTeamsDomains() async throws {
         let origin = try await offPool { try ProbeTests.Origin() }

@@ -22,7 +22,8 @@ public struct WebhookEvent: Sendable, Equatable {
     /// Every event name, for the API's filter check and the documentation.
     public static let names: [String] = [
         "domain.publish", "domain.rollback", "assetlinks.publish", "assetlinks.rollback", "publish.reconcile",
-        "publish.target-failed", "policy.override", "team.suspend", "team.resume",
+        "publish.target-failed", "policy.override", "team.suspend", "team.resume", "cdn.stale", "cdn.converged",
+        "cdn.error", "monitor.error",
     ]
 
     /// The webhook event an audit event raises, or nil for an action nobody is told about.

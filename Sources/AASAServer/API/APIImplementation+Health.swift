@@ -2,6 +2,7 @@ import AASAAPI
 import AASAStore
 import Foundation
 import Logging
+import Metrics
 import OpenAPIRuntime
 
 extension APIImplementation {
@@ -11,6 +12,27 @@ extension APIImplementation {
 
     /// Ready when the database answers within two seconds and has exactly this build's migrations.
     func readiness(_ input: Operations.Readiness.Input) async throws -> Operations.Readiness.Output {
+        switch await readinessState() {
+        case .ready: .ok(.init(body: .json(.init(status: .ok, database: "ok", schema: "current"))))
+        case .schemaNotCurrent:
+            .serviceUnavailable(.init(body: .json(.init(status: .unavailable, database: "ok", schema: "not current"))))
+        case .databaseUnavailable:
+            .serviceUnavailable(.init(body: .json(.init(status: .unavailable, database: "unavailable"))))
+        }
+    }
+
+    /// Each scrape asks what readiness asks, so the alert rules see `aasad_database_up` and
+    /// `aasad_schema_current` as fresh as the scrape (Prometheus, not a load balancer, pages).
+    func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
+        let state = await readinessState()
+        Gauge(label: "aasad_database_up").record(state == .databaseUnavailable ? 0 : 1)
+        Gauge(label: "aasad_schema_current").record(state == .ready ? 1 : 0)
+        return .ok(.init(body: .plainText(HTTPBody(metrics.text()))))
+    }
+
+    enum ReadinessState { case ready, schemaNotCurrent, databaseUnavailable }
+
+    func readinessState() async -> ReadinessState {
         do {
             let status = try await withThrowingTaskGroup(of: Migrator.Status.self) { group in
                 group.addTask { try await services.migrationStatus(logger) }
@@ -22,18 +44,10 @@ extension APIImplementation {
                 group.cancelAll()
                 return first
             }
-            guard status.isCurrent else {
-                return .serviceUnavailable(
-                    .init(body: .json(.init(status: .unavailable, database: "ok", schema: "not current"))))
-            }
-            return .ok(.init(body: .json(.init(status: .ok, database: "ok", schema: "current"))))
+            return status.isCurrent ? .ready : .schemaNotCurrent
         } catch {
             logger.warning("readiness check failed", metadata: ["error": .string(String(describing: error))])
-            return .serviceUnavailable(.init(body: .json(.init(status: .unavailable, database: "unavailable"))))
+            return .databaseUnavailable
         }
-    }
-
-    func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
-        .ok(.init(body: .plainText(HTTPBody(metrics.text()))))
     }
 }

@@ -27,6 +27,9 @@ public struct FetchConfig: Sendable {
     /// addresses (`--probe-allow-private`): off, so that a domain cannot point aasad at an internal
     /// service. Hosts in `resolve` are the operator's own word and always allowed.
     public var allowPrivate = false
+    /// How long Apple's CDN may serve an older revision before `cdn.stale` is told (49 h: past
+    /// Apple's 48 h cache, so a real problem; `AASA_CDN_STALE_AFTER_S`).
+    public var cdnStaleAfter: Duration = .seconds(49 * 3600)
     /// How a host name becomes addresses (the system resolver; tests give their own).
     public var lookup: @Sendable (String) async throws -> [String] = SystemResolver.addresses(of:)
 

@@ -31,8 +31,20 @@ struct CDNMonitor: Service {
                         metadata: ["domains": .string(checked.map(String.init) ?? "another replica runs it")])
                 } catch {
                     logger.warning("CDN monitor pass failed", metadata: ["error": .string(String(describing: error))])
+                    await tellMonitorError(error)
                 }
             }
+        }
+    }
+
+    /// `monitor.error`, on a connection of its own (the pass's may be what failed); if the database
+    /// is what failed, the log and the alert rules say it instead.
+    func tellMonitorError(_ error: any Error) async {
+        _ = try? await database.withConnection { connection in
+            try await DBSession(connection: connection, logger: logger).emitWebhookEvent(
+                WebhookEvent(
+                    name: "monitor.error", domain: nil, team: nil, actor: "aasad",
+                    text: "the CDN monitor's pass failed: \(error)", data: .object(["error": .string("\(error)")])))
         }
     }
 
@@ -92,9 +104,13 @@ enum CDNCheck {
                 }
             }
         }
+        let before = try await session.cdnStatus(domainID: domain.id)
         let status = try await session.recordCDNCheck(
             domainID: domain.id, state: state, revision: revision, sha256: sha,
             httpStatus: fetched.status, detail: detail)
+        try await CDNNotifications.tell(
+            domain: domain, before: before, after: status, current: current,
+            staleAfter: fetcher.config.cdnStaleAfter, session: session)
         // Gauges on the replica that checked; Prometheus keeps the newest sample per series.
         let behind = state == "converged" ? 0 : (current?.number ?? 0) - (revision ?? 0)
         Gauge(label: "aasad_cdn_revisions_behind", dimensions: [("host", domain.host)]).record(Double(max(behind, 0)))

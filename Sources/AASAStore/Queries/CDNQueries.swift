@@ -45,6 +45,15 @@ extension DBSession {
         }
     }
 
+    /// Whether `cdn.stale` was told for the domain's current episode.
+    public func cdnStaleNotified(domainID: Int64) async throws -> Bool {
+        try await first("SELECT stale_notified FROM cdn_status WHERE domain_id = \(domainID)", as: Bool.self) ?? false
+    }
+
+    public func setCDNStaleNotified(domainID: Int64, _ notified: Bool) async throws {
+        try await run("UPDATE cdn_status SET stale_notified = \(notified) WHERE domain_id = \(domainID)")
+    }
+
     /// Records a check and returns the status it leaves: `since` moves (and a history event is
     /// added) only when the state or the revision changed.
     public func recordCDNCheck(

@@ -34,6 +34,9 @@ struct TestWorld: Sendable {
             // Dozens of tests clone databases and connect at once on 2 cores: a slow first
             // connection is load here, not an outage (FaultTests check the 5 s bound on aasad).
             config.databaseLeaseTimeout = .seconds(60)
+            // The webhook worker only where a test wants it (WebhookTests): dozens of idle workers
+            // polling at once are load the other tests do not need.
+            config.webhookInterval = nil
             configure(&config)
             let app = try buildApplication(config: config)
             try await app.test(.live) { client in
