@@ -186,6 +186,49 @@ import Testing
         }
     }
 
+    /// An admin forces a change past shop's golden URL (`policy.override`), and the publish that
+    /// follows breaks it in the published file (`expectation.broken`), which shop's own webhook
+    /// hears too.
+    @Test func aForcedChangeAndTheGoldenURLItBreaksAreTold() async throws {
+        let origin = try await offPool { try ProbeTests.Origin() }
+        try await TestWorld.run(configure: Self.configure(origin)) { w in
+            let (shop, _) = try await GoldenURLTests.setUp(w)
+            _ = try await Self.createWebhook(
+                w, token: shop, url: Self.hook(origin), events: ["policy.override", "expectation.broken"])
+            #expect(
+                try await GoldenURLTests.expect(
+                    w, token: shop, "https://example.com/shop/sale/1", "opens", app: GoldenURLTests.shopApp
+                ).status == 201)
+            try await Self.publish(w, "example.com")
+            #expect(
+                try await w.call(
+                    .put, "/v1/domains/example.com/order", token: w.adminToken,
+                    json: ["apps": [GoldenURLTests.blogApp, GoldenURLTests.shopApp]]
+                ).status == 200)
+            let forced = try await w.call(
+                .put, GoldenURLTests.rules(GoldenURLTests.blogApp) + "?force=true&reason=sale%20hand-over",
+                token: w.adminToken, json: ["rules": [["/": "/blog/*"], ["/": "/shop/sale/*"]]])
+            #expect(forced.status == 200, "\(forced.text)")
+            // The published golden URL still binds: the publish is refused (and tells nobody) ...
+            let refused = try await w.call(
+                .post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "sale"])
+            #expect(refused.status == 409, "\(refused.text)")
+            // ... unless forced too: the golden URL breaks in the published file.
+            let published = try await w.call(
+                .post, "/v1/domains/example.com/publish?force=true&reason=sale%20hand-over", token: w.adminToken,
+                json: ["reason": "sale"])
+            #expect(published.status == 201, "\(published.text)")
+            try await Self.eventually("three deliveries") { Self.received(origin).count >= 3 }
+            try await Task.sleep(for: .milliseconds(300))
+            let got = Self.received(origin)
+            #expect(
+                got.map { $0.headers["x-aasa-event"] ?? "" } == [
+                    "policy.override", "expectation.broken", "policy.override",
+                ], "\(got.map(\.body))")
+            #expect(got[1].body.contains("https://example.com/shop/sale/1"), "\(got.map(\.body))")
+        }
+    }
+
     /// A team's webhook hears its own team and the domains where it holds a grant, nothing else.
     @Test func aTeamsWebhookNeverHearsOtherTeamsDomains() async throws {
         let origin = try await offPool { try ProbeTests.Origin() }

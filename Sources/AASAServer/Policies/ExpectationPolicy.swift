@@ -73,6 +73,23 @@ struct ExpectationPolicy: DomainPolicy {
             if holds != held || opener.appID != openerBefore {
                 outcomes.append(ExpectationOutcome(id: expectation.id, holds: holds, app: opener.appID))
             }
+            // Told in this transaction: gone with it when the publish is refused, kept when an
+            // admin's override lets it through (or the expectation no longer binds).
+            if published && held && !holds {
+                try await session.emitWebhookEvent(
+                    WebhookEvent(
+                        name: "expectation.broken", domain: candidate.domain.host, team: expectation.teamName,
+                        actor: candidate.actor.name,
+                        text:
+                            "golden URL \(expectation.url) of team \(expectation.teamName) is broken in the published "
+                            + "file of \(candidate.domain.host): \(opener.appID ?? "no app") opens it now",
+                        data: .object([
+                            "url": .string(expectation.url), "kind": .string(expectation.kind),
+                            "appID": expectation.appID.map(JSONValue.string) ?? .null,
+                            "before": openerBefore.map(JSONValue.string) ?? .null,
+                            "after": opener.appID.map(JSONValue.string) ?? .null,
+                        ])))
+            }
             if held && !holds && ExpectationScope.binds(expectation, grants: grants) {
                 broken.append(
                     Self.report(

@@ -6,9 +6,10 @@ import Metrics
 import ServiceLifecycle
 
 /// Delivers the outbox: every `interval`, on the one replica that takes the `webhooks` advisory
-/// lock without waiting, it sends each webhook's oldest pending delivery that is due, until none
-/// is. Webhooks are served side by side; one webhook's deliveries one at a time, in event order (a
-/// failing one holds back the later ones, so a receiver never sees them out of order).
+/// lock without waiting, it sends the pending deliveries of each webhook whose oldest one is due,
+/// until none is. Webhooks are served side by side; one webhook's deliveries one at a time, in
+/// event order (a failing one holds back the later ones, so a receiver never sees them out of
+/// order).
 ///
 /// An attempt that fails (no answer, or a status outside 2xx) is tried again after a backoff that
 /// doubles from `retryBase` up to an hour; a delivery still failing `maxAge` after it was first
@@ -34,28 +35,45 @@ struct WebhookWorker: Service {
     }
 
     /// Sends everything due; the number of attempts made, or nil when another replica is at it.
+    /// Each round takes up to 32 pending deliveries of each webhook whose oldest one is due: the
+    /// webhooks go side by side, each one's deliveries one after another until one fails (the rest
+    /// wait for the next round), and the round's outcomes are recorded in one transaction.
     func runPass() async throws -> Int? {
         try await database.withConnection { connection in
             let session = DBSession(connection: connection, logger: logger)
             return try await session.holdingIfFree(.webhooks) {
                 var attempts = 0
                 while true {
-                    let due = try await session.dueDeliveries(limit: 64)
+                    let due = try await session.dueDeliveries(perWebhook: 32)
                     if due.isEmpty { return attempts }
-                    // One delivery per webhook in a batch: they go side by side.
-                    let outcomes = await withTaskGroup(of: (DueDelivery, Fetched).self) { group in
-                        for delivery in due { group.addTask { (delivery, await send(delivery)) } }
+                    let queues = Dictionary(grouping: due, by: \.webhookID).values
+                    let outcomes = await withTaskGroup(of: [(DueDelivery, Fetched)].self) { group in
+                        for queue in queues {
+                            group.addTask {
+                                var sent: [(DueDelivery, Fetched)] = []
+                                for delivery in queue.sorted(by: { $0.eventID < $1.eventID }) {
+                                    let fetched = await send(delivery)
+                                    sent.append((delivery, fetched))
+                                    if !Self.delivered(fetched) { break }
+                                }
+                                return sent
+                            }
+                        }
                         var all: [(DueDelivery, Fetched)] = []
-                        for await outcome in group { all.append(outcome) }
+                        for await sent in group { all += sent }
                         return all
                     }
-                    for (delivery, fetched) in outcomes {
-                        try await record(delivery, fetched, session: session)
+                    try await session.inTransaction {
+                        for (delivery, fetched) in outcomes { try await record(delivery, fetched, session: session) }
                     }
                     attempts += outcomes.count
                 }
             }
         }
+    }
+
+    static func delivered(_ fetched: Fetched) -> Bool {
+        fetched.failure == nil && (200..<300).contains(fetched.status ?? 0)
     }
 
     func send(_ delivery: DueDelivery) async -> Fetched {
@@ -72,7 +90,7 @@ struct WebhookWorker: Service {
     }
 
     func record(_ delivery: DueDelivery, _ fetched: Fetched, session: DBSession) async throws {
-        let delivered = fetched.failure == nil && (200..<300).contains(fetched.status ?? 0)
+        let delivered = Self.delivered(fetched)
         let error: String? =
             delivered ? nil : fetched.failure.map { "\($0)" } ?? "the receiver answered \(fetched.status ?? 0)"
         var retryAt: Date?

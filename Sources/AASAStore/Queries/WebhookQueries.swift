@@ -111,9 +111,10 @@ extension DBSession {
             lastStatus: r.7, lastError: r.8, createdAt: r.9, deliveredAt: r.10)
     }
 
-    /// What the worker sends now: per active webhook its oldest pending delivery (later ones wait
-    /// for it: per-webhook order), when that one is due.
-    public func dueDeliveries(limit: Int) async throws -> [DueDelivery] {
+    /// What the worker sends now: for each active webhook whose oldest pending delivery is due, up
+    /// to `perWebhook` of its pending deliveries in event order (the later ones are sent only after
+    /// the earlier ones: per-webhook order).
+    public func dueDeliveries(perWebhook: Int) async throws -> [DueDelivery] {
         typealias Row = (
             UUID, UUID, String, String, Int, Date, Int64, String, String?, String?, String, String, String, Date
         )
@@ -121,12 +122,15 @@ extension DBSession {
             """
             SELECT d.id, d.webhook_id, w.url, w.secret, d.attempts, d.created_at, e.id, e.name, e.domain, e.team,
                    e.actor, e.text, e.data::text, e.created_at
-            FROM (SELECT DISTINCT ON (webhook_id) * FROM webhook_deliveries WHERE status = 'pending'
-                  ORDER BY webhook_id, event_id) d
-            JOIN webhooks w ON w.id = d.webhook_id AND w.active
+            FROM (SELECT DISTINCT ON (webhook_id) webhook_id, next_attempt_at FROM webhook_deliveries
+                  WHERE status = 'pending' ORDER BY webhook_id, event_id) head
+            JOIN webhooks w ON w.id = head.webhook_id AND w.active
+            CROSS JOIN LATERAL (SELECT * FROM webhook_deliveries p
+                                WHERE p.webhook_id = head.webhook_id AND p.status = 'pending'
+                                ORDER BY p.event_id LIMIT \(perWebhook)) d
             JOIN webhook_events e ON e.id = d.event_id
-            WHERE d.next_attempt_at <= now()
-            ORDER BY d.next_attempt_at LIMIT \(limit)
+            WHERE head.next_attempt_at <= now()
+            ORDER BY d.webhook_id, d.event_id LIMIT 1000
             """, as: Row.self
         ).map { r in
             DueDelivery(
