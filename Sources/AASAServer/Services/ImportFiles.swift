@@ -97,10 +97,9 @@ struct ImportFiles: Sendable {
         let diagnostics = parseDiagnostics + AssetLinksValidator.validate(bytes)
         let errors = diagnostics.filter { $0.severity == .error }
         guard let document, errors.isEmpty else {
-            let fields = Self.unique(
-                errors.map {
-                    FieldError(field: "/assetlinks" + $0.path.description, rule: $0.code.rawValue, message: $0.message)
-                })
+            let fields = errors.map {
+                FieldError(field: "/assetlinks" + $0.path.description, rule: $0.code.rawValue, message: $0.message)
+            }.uniqued()
             throw ServiceError.invalid(
                 fields.isEmpty
                     ? [FieldError(field: "/assetlinks", rule: "json", message: "the file is not a statement list")]
@@ -174,10 +173,5 @@ struct ImportFiles: Sendable {
             if let j = apps?.firstIndex(of: appID) { return "/\(name)/apps/\(j)" }
         }
         return ""
-    }
-
-    static func unique(_ errors: [FieldError]) -> [FieldError] {
-        var seen = Set<FieldError>()
-        return errors.filter { seen.insert($0).inserted }
     }
 }

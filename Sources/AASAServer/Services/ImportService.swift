@@ -95,7 +95,7 @@ struct ImportService: Sendable {
     /// domain, which the plan names) covers another team's rule, so no split of the path space
     /// between them holds. Refused (422 naming the app in the file) rather than granted overlapping.
     static func checkInterleaving(_ files: ImportFiles) throws {
-        let teams = ordered(files.apps.map(\.team))
+        let teams = files.apps.map(\.team).uniqued()
         guard teams.count > 1 else { return }
         var rulesByTeam: [String: [JSONValue]] = [:]
         for app in files.apps { rulesByTeam[app.team, default: []] += app.rules }
@@ -275,7 +275,7 @@ struct ImportService: Sendable {
             plan.created = true
             apps.append(plan)
         }
-        guard errors.isEmpty else { throw ServiceError.invalid(Self.ordered(errors)) }
+        guard errors.isEmpty else { throw ServiceError.invalid(errors.uniqued()) }
         return (apps, records)
     }
 
@@ -308,7 +308,7 @@ struct ImportService: Sendable {
         _ apps: [AppPlan], on domain: DomainRecord, session: DBSession, record: (Applied<GrantRecord?>) -> Void
     ) async throws -> [GrantPlan] {
         var grants: [GrantPlan] = []
-        for team in Self.ordered(apps.map(\.team)) {
+        for team in apps.map(\.team).uniqued() {
             let own = apps.filter { $0.team == team }
             // A statement its manifest decides may open any path: it needs the whole domain.
             let claims = own.flatMap(\.rules) + own.filter(\.manifestDecides).map { _ in JSONValue.object([:]) }
@@ -326,11 +326,11 @@ struct ImportService: Sendable {
                 } ?? false
             let action = held == nil ? "create" : covered ? "keep" : "widen"
             if !covered && (!wanted.isEmpty || !services.isEmpty) {
-                let union = Self.ordered((held?.pathPrefixes ?? []) + (wanted.isEmpty ? ["/"] : wanted))
+                let union = ((held?.pathPrefixes ?? []) + (wanted.isEmpty ? ["/"] : wanted)).uniqued()
                 record(
                     try await GrantChange(
                         host: domain.host, team: team,
-                        kind: .put(union, services: Self.ordered((held?.services ?? []) + services)), ifMatch: nil
+                        kind: .put(union, services: ((held?.services ?? []) + services).uniqued()), ifMatch: nil
                     ).applyWithin(session, principal: principal))
             }
             grants.append(GrantPlan(team: team, prefixes: prefixes, action: action))
@@ -376,10 +376,5 @@ struct ImportService: Sendable {
         return ServiceError.invalid(
             errors,
             detail: "the registry cannot say exactly what this assetlinks.json says; nothing was written")
-    }
-
-    static func ordered<T: Hashable>(_ items: [T]) -> [T] {
-        var seen = Set<T>()
-        return items.filter { seen.insert($0).inserted }
     }
 }

@@ -156,7 +156,7 @@ struct WebhookService: Sendable {
                 field: "/events/\(i)", rule: "event",
                 "no event \(name); the events are \(WebhookEvent.names.joined(separator: ", "))")
         }
-        return Array(NSOrderedSet(array: events).compactMap { $0 as? String })
+        return events.uniqued()
     }
 
     static func checkedDescription(_ text: String) throws -> String {
