@@ -154,8 +154,11 @@ struct ImportService: Sendable {
                 "\(host) is in environment \(domain.environment), not \(wanted); move it first, or leave this out")
         }
 
-        let (apps, records) = try await registerApps(files.apps, session: session, record: record)
-        let grants = try await grant(apps, on: domain, session: session, record: record)
+        // Each team read once, for the apps and then for the grants.
+        var teams: [String: TeamRecord] = [:]
+        for name in files.apps.map(\.team).uniqued() { teams[name] = try await session.team(named: name) }
+        let (apps, records) = try await registerApps(files.apps, teams: teams, session: session, record: record)
+        let grants = try await grant(apps, teams: teams, on: domain, session: session, record: record)
 
         // Rules, each app's list in file order; an identical stored rule keeps its ID, so a second
         // import of the same file writes nothing.
@@ -238,9 +241,9 @@ struct ImportService: Sendable {
     /// already has it as the files name it. One that another team owns, or that lacks a service or
     /// a key the file lists, is refused rather than changed: that would change other domains too.
     private func registerApps(
-        _ wanted: [ImportFiles.App], session: DBSession, record: (Applied<AppRecord>) -> Void
+        _ wanted: [ImportFiles.App], teams: [String: TeamRecord], session: DBSession,
+        record: (Applied<AppRecord>) -> Void
     ) async throws -> ([AppPlan], [String: AppRecord]) {
-        var teams: [String: TeamRecord?] = [:]
         var apps: [AppPlan] = []
         var records: [String: AppRecord] = [:]
         var errors: [FieldError] = []
@@ -256,8 +259,7 @@ struct ImportService: Sendable {
                 records[app.appID] = existing
                 continue
             }
-            if teams[app.team] == nil { teams[app.team] = try await session.team(named: app.team) }
-            guard teams[app.team] ?? nil != nil else {
+            guard teams[app.team] != nil else {
                 errors.append(FieldError(field: "/teamMap", rule: "exists", message: "there is no team \(app.team)"))
                 continue
             }
@@ -305,7 +307,8 @@ struct ImportService: Sendable {
 
     /// Each team's proposed grant (`GrantProposal`), joined with what it holds already.
     private func grant(
-        _ apps: [AppPlan], on domain: DomainRecord, session: DBSession, record: (Applied<GrantRecord?>) -> Void
+        _ apps: [AppPlan], teams: [String: TeamRecord], on domain: DomainRecord, session: DBSession,
+        record: (Applied<GrantRecord?>) -> Void
     ) async throws -> [GrantPlan] {
         var grants: [GrantPlan] = []
         for team in apps.map(\.team).uniqued() {
@@ -316,7 +319,7 @@ struct ImportService: Sendable {
             let services = AppService.allCases.filter { service in
                 service != .applinks && own.contains { $0.services.contains(service) }
             }
-            guard let teamRecord = try await session.team(named: team) else { continue }
+            guard let teamRecord = teams[team] else { continue }
             let held = try await session.grant(domainID: domain.id, teamID: teamRecord.id)
             let wanted = prefixes.map(\.path)
             let covered =
