@@ -104,8 +104,7 @@ enum CDNCheck {
                 }
             }
         }
-        let before = try await session.cdnStatus(domainID: domain.id)
-        let status = try await session.recordCDNCheck(
+        let (before, status) = try await session.recordCDNCheck(
             domainID: domain.id, state: state, revision: revision, sha256: sha,
             httpStatus: fetched.status, detail: detail)
         try await CDNNotifications.tell(

@@ -13,7 +13,7 @@ enum CDNNotifications {
         domain: DomainRecord, before: CDNStatusRecord?, after: CDNStatusRecord, current: RevisionRecord?,
         staleAfter: Duration, session: DBSession
     ) async throws {
-        let notified = try await session.cdnStaleNotified(domainID: domain.id)
+        let notified = after.staleNotified
         let host = domain.host
         func emit(_ name: String, _ text: String, _ data: JSONObject = [:]) async throws {
             var data = data

@@ -10,9 +10,12 @@ public struct CDNStatusRecord: Sendable, Equatable {
     public var checkedAt: Date
     public var httpStatus: Int?
     public var detail: String?
+    /// Whether `cdn.stale` was told for the current episode (cleared when it converges).
+    public var staleNotified: Bool
 
     public init(
-        state: String, revision: Int?, sha256: String?, since: Date, checkedAt: Date, httpStatus: Int?, detail: String?
+        state: String, revision: Int?, sha256: String?, since: Date, checkedAt: Date, httpStatus: Int?, detail: String?,
+        staleNotified: Bool = false
     ) {
         self.state = state
         self.revision = revision
@@ -21,6 +24,7 @@ public struct CDNStatusRecord: Sendable, Equatable {
         self.checkedAt = checkedAt
         self.httpStatus = httpStatus
         self.detail = detail
+        self.staleNotified = staleNotified
     }
 }
 
@@ -33,33 +37,29 @@ public struct CDNEventRecord: Sendable, Equatable {
 
 extension DBSession {
     public func cdnStatus(domainID: Int64) async throws -> CDNStatusRecord? {
-        typealias Row = (String, Int?, String?, Date, Date, Int?, String?)
+        typealias Row = (String, Int?, String?, Date, Date, Int?, String?, Bool)
         return try await first(
             """
-            SELECT state, revision, sha256, since, checked_at, http_status, detail FROM cdn_status WHERE domain_id = \
-            \(domainID)
+            SELECT state, revision, sha256, since, checked_at, http_status, detail, stale_notified FROM cdn_status \
+            WHERE domain_id = \(domainID)
             """, as: Row.self
         ).map {
             CDNStatusRecord(
-                state: $0.0, revision: $0.1, sha256: $0.2, since: $0.3, checkedAt: $0.4, httpStatus: $0.5, detail: $0.6)
+                state: $0.0, revision: $0.1, sha256: $0.2, since: $0.3, checkedAt: $0.4, httpStatus: $0.5, detail: $0.6,
+                staleNotified: $0.7)
         }
-    }
-
-    /// Whether `cdn.stale` was told for the domain's current episode.
-    public func cdnStaleNotified(domainID: Int64) async throws -> Bool {
-        try await first("SELECT stale_notified FROM cdn_status WHERE domain_id = \(domainID)", as: Bool.self) ?? false
     }
 
     public func setCDNStaleNotified(domainID: Int64, _ notified: Bool) async throws {
         try await run("UPDATE cdn_status SET stale_notified = \(notified) WHERE domain_id = \(domainID)")
     }
 
-    /// Records a check and returns the status it leaves: `since` moves (and a history event is
-    /// added) only when the state or the revision changed.
+    /// Records a check and returns the status before it (nil: never checked) and the one it leaves:
+    /// `since` moves (and a history event is added) only when the state or the revision changed.
     public func recordCDNCheck(
         domainID: Int64, state: String, revision: Int?, sha256: String?, httpStatus: Int?,
         detail: String?
-    ) async throws -> CDNStatusRecord {
+    ) async throws -> (before: CDNStatusRecord?, after: CDNStatusRecord) {
         let before = try await cdnStatus(domainID: domainID)
         let changed =
             before == nil || before?.state != state || before?.revision != revision || before?.sha256 != sha256
@@ -83,9 +83,10 @@ extension DBSession {
                 """
             )
         }
-        return CDNStatusRecord(
+        let after = CDNStatusRecord(
             state: state, revision: revision, sha256: sha256, since: since, checkedAt: checkedAt,
-            httpStatus: httpStatus, detail: detail)
+            httpStatus: httpStatus, detail: detail, staleNotified: before?.staleNotified ?? false)
+        return (before, after)
     }
 
     public func cdnEvents(domainID: Int64, limit: Int) async throws -> [CDNEventRecord] {
