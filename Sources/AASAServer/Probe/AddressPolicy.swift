@@ -116,3 +116,23 @@ enum SystemResolver {
         var description: String { "cannot resolve \(host): \(reason)" }
     }
 }
+
+/// A host that resolves to an address the policy refuses.
+struct PrivateAddressRefused: Error {
+    var address: String
+}
+
+extension FetchConfig {
+    /// The one application of the policy to a host, for the probe's fetches and webhook URLs: nil
+    /// when the operator's overrides name the host (connect as they say, no lookup), else its
+    /// addresses from one lookup (the lookup's error when it fails). Unless private addresses are
+    /// allowed, `PrivateAddressRefused` names the first private one.
+    func checkedAddresses(of host: String) async throws -> [String]? {
+        guard resolve[host] == nil else { return nil }
+        let addresses = try await lookup(host)
+        if !allowPrivate, let refused = addresses.first(where: AddressPolicy.isPrivate) {
+            throw PrivateAddressRefused(address: refused)
+        }
+        return addresses
+    }
+}

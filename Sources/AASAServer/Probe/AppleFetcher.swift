@@ -181,19 +181,18 @@ struct AppleFetcher: Sendable {
         var result = Fetched(url: url, userAgent: config.userAgent, elapsedMs: 0)
         var client = self.client
         var pinned: HTTPClient?
-        if let host = URL(string: url)?.host?.lowercased(), config.resolve[host] == nil {
-            let addresses: [String]
-            do { addresses = try await config.lookup(host) } catch {
-                result.failure = .unreachable(String(describing: error))
+        if let host = URL(string: url)?.host?.lowercased() {
+            let addresses: [String]?
+            do { addresses = try await config.checkedAddresses(of: host) } catch let refused as PrivateAddressRefused {
+                result.failure = .privateAddress(host, refused.address)
                 return result
-            }
-            if !config.allowPrivate, let refused = addresses.first(where: AddressPolicy.isPrivate) {
-                result.failure = .privateAddress(host, refused)
+            } catch {
+                result.failure = .unreachable(String(describing: error))
                 return result
             }
             // Connect to the address just checked, not to whatever a second lookup would answer
             // (DNS rebinding); TLS still verifies the certificate for the host name.
-            if !config.allowPrivate, let address = addresses.first {
+            if !config.allowPrivate, let address = addresses?.first {
                 let own = Self.makeClient(config, dnsOverride: [host: address])
                 pinned = own
                 client = own

@@ -134,15 +134,21 @@ struct WebhookService: Sendable {
             throw ServiceError.invalid(
                 field: "/url", rule: "https", "a webhook URL is https://HOST/…, without user information")
         }
-        if fetch.resolve[host] != nil || fetch.allowPrivate { return text }
-        let addresses: [String]
-        do { addresses = try await fetch.lookup(host) } catch {
-            throw ServiceError.invalid(field: "/url", rule: "resolve", "\(host) does not resolve: \(error)")
-        }
-        if let refused = addresses.first(where: AddressPolicy.isPrivate) ?? (addresses.isEmpty ? host : nil) {
-            throw ServiceError.invalid(
+        if fetch.allowPrivate { return text }
+        func refuse(_ address: String) -> ServiceError {
+            ServiceError.invalid(
                 field: "/url", rule: "private-address",
-                "\(host) resolves to \(refused), a private address: aasad does not post into its own network")
+                "\(host) resolves to \(address), a private address: aasad does not post into its own network")
+        }
+        do {
+            // An empty answer gives nothing to check: refused as the host itself.
+            if let addresses = try await fetch.checkedAddresses(of: host), addresses.isEmpty { throw refuse(host) }
+        } catch let refused as PrivateAddressRefused {
+            throw refuse(refused.address)
+        } catch let problem as ServiceError {
+            throw problem
+        } catch {
+            throw ServiceError.invalid(field: "/url", rule: "resolve", "\(host) does not resolve: \(error)")
         }
         return text
     }
