@@ -73,6 +73,8 @@ struct TestWorld: Sendable {
         var status: Int
         var headers: HTTPFields
         var body: [UInt8]
+        /// From sending the request to the whole answer read.
+        var elapsed: Duration = .zero
 
         var json: Any? { try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]) }
         var object: [String: Any] { json as? [String: Any] ?? [:] }
@@ -114,7 +116,7 @@ struct TestWorld: Sendable {
             let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
             return Reply(
                 status: Int(response.status.code), headers: response.headers,
-                body: Array(response.body.readableBytesView))
+                body: Array(response.body.readableBytesView), elapsed: ContinuousClock.now - started)
         }
         // Our own client rather than the test framework's: its read timeout (20 s, fixed) is shorter
         // than a request can take when the whole suite loads 2 cores at once.
@@ -128,7 +130,9 @@ struct TestWorld: Sendable {
         for (name, value) in response.headers {
             if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
         }
-        return Reply(status: Int(response.status.code), headers: fields, body: Array(bytes.readableBytesView))
+        return Reply(
+            status: Int(response.status.code), headers: fields, body: Array(bytes.readableBytesView),
+            elapsed: ContinuousClock.now - started)
     }
 
     // MARK: Fixtures through the API
