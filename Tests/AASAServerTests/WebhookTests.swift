@@ -138,12 +138,17 @@ import Testing
             #expect(items.last?["lastStatus"] as? Int == 503, "\(waiting.text)")
             #expect((items.first?["attempts"] as? Int) == 0, "the later event waits for the earlier one")
             try origin.behave([:])
-            try await Self.eventually("both delivered") { Self.received(origin).count >= 2 }
+            // The worker records a round's outcomes after sending them all, so the receiver can hold
+            // both bodies a moment before the list says so: wait for the record, not the arrival.
+            var done = try await w.call(.get, "/v1/webhooks/\(id)/deliveries", token: w.adminToken)
+            try await Self.eventually("both recorded as delivered") {
+                done = try await w.call(.get, "/v1/webhooks/\(id)/deliveries", token: w.adminToken)
+                let items = done.object["items"] as? [[String: Any]] ?? []
+                return items.count == 2 && items.allSatisfy { $0["status"] as? String == "delivered" }
+            }
             #expect(
                 Self.received(origin).map { $0.headers["x-aasa-event"] ?? "" } == ["domain.publish", "team.suspend"])
-            let done = try await w.call(.get, "/v1/webhooks/\(id)/deliveries", token: w.adminToken)
             let finished = done.object["items"] as? [[String: Any]] ?? []
-            #expect(finished.allSatisfy { $0["status"] as? String == "delivered" }, "\(done.text)")
             #expect((finished.last?["attempts"] as? Int ?? 0) >= 4, "\(done.text)")
 
             // A redelivery carries the same delivery ID.
