@@ -61,6 +61,12 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     RevisionFileRoute(database: database).register(on: router)
     routes.add(.get, RevisionFileRoute.path)
     routes.add(.get, RevisionFileRoute.assetLinksPath)
+    if config.console {
+        let sessions = ConsoleSessionService(
+            database: database, authenticator: Authenticator(database: database), limiter: SignInLimiter(),
+            idle: config.consoleIdle)
+        ConsoleRoutes(api: api, sessions: sessions).register(on: router, routes: routes)
+    }
     for path in [WellKnownMiddleware.aasaPath, WellKnownMiddleware.assetLinksPath] {
         routes.add(.get, path)
         routes.add(.head, path)
@@ -71,7 +77,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         client,
         IdempotencyJanitor(database: database, retention: config.idempotencyRetention, logger: logger),
         RevisionFollower(database: database, served: served, logger: logger),
-        Reconciler(database: database, publisher: publisher, logger: logger),
+        Reconciler(database: database, publisher: publisher, logger: logger, interval: config.reconcileInterval),
     ]
     if let interval = config.webhookInterval {
         services.append(
@@ -114,7 +120,11 @@ struct IdempotencyJanitor: Service {
                 // First wait: at start-up the schema check runs, and the table may not exist yet.
                 do { try await Task.sleep(for: .seconds(60)) } catch { return }
                 do {
-                    try await database.read(logger: logger) { try await $0.expireIdempotencyKeys(olderThan: retention) }
+                    try await database.read(logger: logger) {
+                        try await $0.expireIdempotencyKeys(olderThan: retention)
+                        // Console sessions idle past any sensible expiry (a day) go in the same pass.
+                        try await $0.expireConsoleSessions(idle: .seconds(86_400))
+                    }
                 } catch {
                     logger.warning(
                         "could not expire idempotency keys", metadata: ["error": .string(String(describing: error))])

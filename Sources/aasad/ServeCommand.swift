@@ -101,6 +101,10 @@ struct Serve: AsyncParsableCommand {
         if let ms = env["AASA_WEBHOOK_RETRY_BASE_MS"].flatMap({ Int($0) }), ms > 0 {
             config.webhookRetryBase = .milliseconds(ms)
         }
+        if env["AASA_CONSOLE"] == "off" { config.console = false }
+        if let minutes = env["AASA_CONSOLE_IDLE_MINUTES"].flatMap({ Int($0) }), minutes > 0 {
+            config.consoleIdle = .seconds(minutes * 60)
+        }
         let app = try buildApplication(config: config)
         try await app.runService()
     }

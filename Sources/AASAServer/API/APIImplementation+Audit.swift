@@ -8,7 +8,7 @@ extension APIImplementation {
         let principal = try principal()
         let q = input.query
         var filter = AuditFilter(
-            team: q.team, domain: q.domain, appID: q.app, since: q.since, until: q.until,
+            team: q.team, domain: q.domain, appID: q.app, action: q.action, since: q.since, until: q.until,
             limit: try Names.limit(q.limit, default: 100))
         if let domain = q.domain { filter.domain = (try? Names.pathHost(domain)) ?? domain }
         if let actor = q.actor {

@@ -48,6 +48,18 @@ struct Authenticator: Sendable {
             throw Failure.unknown
         }
         guard TokenSecret.constantTimeEquals(TokenSecret.hash(token), record.secretHash) else { throw Failure.unknown }
+        return try await principal(record, session: session)
+    }
+
+    /// The principal of a token already proven (a console session holds its ID), if the token is
+    /// valid now: revocation and expiry are checked here, on every request, for both entry points.
+    func principal(tokenID: UUID, session: DBSession) async throws -> Principal {
+        guard let record = try await session.token(id: tokenID) else { throw Failure.unknown }
+        return try await principal(record, session: session)
+    }
+
+    private func principal(_ record: TokenRecord, session: DBSession) async throws -> Principal {
+        let id = record.id
         if record.revokedAt != nil { throw Failure.revoked }
         if let expiry = record.expiresAt, expiry <= Date() { throw Failure.expired }
         // Use is recorded at most once a minute: the row just read says when it last was, so most

@@ -42,6 +42,12 @@ public struct AppConfig: Sendable {
     public var webhookRetryBase: Duration = .seconds(10)
     /// How long a delivery is retried before it is marked failed.
     public var webhookMaxAge: Duration = .seconds(24 * 3600)
+    /// How often the reconciler compares every web root with its revisions (it also runs at start-up).
+    public var reconcileInterval: Duration = .seconds(60)
+    /// The web console at `/console` (`AASA_CONSOLE=off` turns it off).
+    public var console = true
+    /// A console session unused this long ends (`AASA_CONSOLE_IDLE_MINUTES`).
+    public var consoleIdle: Duration = .seconds(30 * 60)
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, databaseURL: DatabaseURL,

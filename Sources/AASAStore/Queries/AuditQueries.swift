@@ -7,6 +7,7 @@ public struct AuditFilter: Sendable {
     public var domain: String?
     public var appID: String?
     public var actor: UUID?
+    public var action: String?
     public var since: Date?
     public var until: Date?
     /// Events with an ID below this one (the cursor of the previous page).
@@ -14,13 +15,14 @@ public struct AuditFilter: Sendable {
     public var limit: Int
 
     public init(
-        team: String? = nil, domain: String? = nil, appID: String? = nil, actor: UUID? = nil,
+        team: String? = nil, domain: String? = nil, appID: String? = nil, actor: UUID? = nil, action: String? = nil,
         since: Date? = nil, until: Date? = nil, before: Int64? = nil, limit: Int = 100
     ) {
         self.team = team
         self.domain = domain
         self.appID = appID
         self.actor = actor
+        self.action = action
         self.since = since
         self.until = until
         self.before = before
@@ -66,6 +68,7 @@ extension DBSession {
               AND (\(filter.domain)::text IS NULL OR domain = \(filter.domain))
               AND (\(filter.appID)::text IS NULL OR app_id = \(filter.appID))
               AND (\(filter.actor)::uuid IS NULL OR actor_token = \(filter.actor))
+              AND (\(filter.action)::text IS NULL OR action = \(filter.action))
               AND (\(filter.since)::timestamptz IS NULL OR at >= \(filter.since))
               AND (\(filter.until)::timestamptz IS NULL OR at < \(filter.until))
               AND (\(filter.before)::bigint IS NULL OR id < \(filter.before))

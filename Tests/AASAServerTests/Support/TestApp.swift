@@ -37,6 +37,9 @@ struct TestWorld: Sendable {
             // The webhook worker only where a test wants it (WebhookTests): dozens of idle workers
             // polling at once are load the other tests do not need.
             config.webhookInterval = nil
+            // The reconciler's start-up pass only: a test that edits a web root and reconciles it
+            // itself must not race a periodic pass (a loaded run once took 91 s, past its minute).
+            config.reconcileInterval = .seconds(3600)
             configure(&config)
             let app = try buildApplication(config: config)
             try await app.test(.live) { client in
@@ -68,6 +71,11 @@ struct TestWorld: Sendable {
     }
 
     // MARK: HTTP
+
+    /// A client that answers redirects as they come (the console's 303s are what tests check);
+    /// it lives as long as the test process.
+    static let httpClient = HTTPClient(
+        eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
 
     struct Reply: Sendable {
         var status: Int
@@ -124,7 +132,7 @@ struct TestWorld: Sendable {
         request.method = .init(rawValue: method.rawValue)
         for field in headers { request.headers.add(name: field.name.rawName, value: field.value) }
         if let body { request.body = .bytes(body) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(120))
+        let response = try await Self.httpClient.execute(request, timeout: .seconds(120))
         let bytes = try await response.body.collect(upTo: 64 << 20)
         var fields = HTTPFields()
         for (name, value) in response.headers {

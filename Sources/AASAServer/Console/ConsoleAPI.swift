@@ -1,0 +1,140 @@
+import AASAAPI
+import AASAStore
+import Foundation
+
+/// The console's reads and writes: the API's own handlers, called in-process as the session's
+/// principal, their answers turned into the JSON the API would send. A page can therefore show
+/// nothing the API would not show that token, and every refusal is the API's own `ServiceError`.
+struct ConsoleAPI: Sendable {
+    let api: APIImplementation
+
+    /// The API's answer as plain JSON objects (what the templates read), dates as ISO 8601.
+    static func plain(_ value: some Encodable) throws -> [String: Any] {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let object = try JSONSerialization.jsonObject(with: encoder.encode(value), options: [.fragmentsAllowed])
+        return object as? [String: Any] ?? [:]
+    }
+
+    func domains(after: String?) async throws -> [String: Any] {
+        try Self.plain(try await api.listDomains(.init(query: .init(after: after, limit: 200))).ok.body.json)
+    }
+
+    func domain(_ host: String) async throws -> [String: Any] {
+        try Self.plain(try await api.getDomain(.init(path: .init(host: host))).ok.body.json)
+    }
+
+    func draft(_ host: String) async throws -> [String: Any] {
+        try Self.plain(try await api.getDraftDocument(.init(path: .init(host: host))).ok.body.json)
+    }
+
+    func grants(_ host: String) async throws -> [String: Any] {
+        try Self.plain(try await api.listGrants(.init(path: .init(host: host))).ok.body.json)
+    }
+
+    func rules(_ host: String, app: String) async throws -> [String: Any] {
+        try Self.plain(try await api.getRules(.init(path: .init(host: host, appID: app))).ok.body.json)
+    }
+
+    func report(_ host: String) async throws -> [String: Any] {
+        try Self.plain(try await api.getReport(.init(path: .init(host: host))).ok.body.json)
+    }
+
+    func expectations(_ host: String) async throws -> [String: Any] {
+        try Self.plain(try await api.checkExpectations(.init(path: .init(host: host))).ok.body.json)
+    }
+
+    func suspensions(_ host: String) async throws -> [String: Any] {
+        try Self.plain(try await api.listSuspensions(.init(path: .init(host: host))).ok.body.json)
+    }
+
+    func cdn(_ host: String) async throws -> [String: Any] {
+        try Self.plain(try await api.getCDNStatus(.init(path: .init(host: host))).ok.body.json)
+    }
+
+    func revisions(_ host: String, before: Int?) async throws -> [String: Any] {
+        try Self.plain(
+            try await api.listRevisions(
+                .init(path: .init(host: host), query: .init(before: before.map { Int32(clamping: $0) }, limit: 50))
+            ).ok.body
+                .json)
+    }
+
+    func revision(_ host: String, _ number: Int) async throws -> [String: Any] {
+        try Self.plain(
+            try await api.getRevision(.init(path: .init(host: host, number: Int32(clamping: number)))).ok.body.json)
+    }
+
+    /// A revision's exact bytes, read by the same service the API's `/file` route reads with.
+    func revisionBytes(_ host: String, _ number: Int) async throws -> [UInt8] {
+        try await api.reads(try api.principal()).revision(host, number: number).revision.bytes
+    }
+
+    func diff(_ host: String, from: Int, to: String) async throws -> [String: Any] {
+        try Self.plain(
+            try await api.diffRevisions(
+                .init(path: .init(host: host), query: .init(from: Int32(clamping: from), to: to))
+            ).ok.body.json)
+    }
+
+    func match(_ url: String, source: Components.Schemas.MatchRequest.SourcePayload) async throws -> [String: Any] {
+        let body = Components.Schemas.MatchRequest(url: url, source: source, explain: true, platform: .both)
+        return try Self.plain(try await api.matchURL(.init(body: .json(body))).ok.body.json)
+    }
+
+    func publish(_ host: String, reason: String) async throws -> [String: Any] {
+        let output = try await api.publishDomain(.init(path: .init(host: host), body: .json(.init(reason: reason))))
+        switch output {
+        case .created(let created): return try Self.plain(try created.body.json)
+        default: return try Self.plain(try output.ok.body.json)
+        }
+    }
+
+    func rollback(_ host: String, to number: Int, reason: String) async throws -> [String: Any] {
+        let output = try await api.rollbackRevision(
+            .init(path: .init(host: host, number: Int32(clamping: number)), body: .json(.init(reason: reason))))
+        switch output {
+        case .created(let created): return try Self.plain(try created.body.json)
+        default: return try Self.plain(try output.ok.body.json)
+        }
+    }
+
+    func probe(_ host: String) async throws -> [String: Any] {
+        try Self.plain(try await api.probeDomain(.init(path: .init(host: host))).ok.body.json)
+    }
+
+    func checkCDN(_ host: String) async throws -> [String: Any] {
+        try Self.plain(try await api.checkCDN(.init(path: .init(host: host))).ok.body.json)
+    }
+
+    func audit(_ query: Operations.ListAuditEvents.Input.Query) async throws -> [String: Any] {
+        try Self.plain(try await api.listAuditEvents(.init(query: query)).ok.body.json)
+    }
+
+    func teams(after: String?) async throws -> [String: Any] {
+        try Self.plain(try await api.listTeams(.init(query: .init(after: after, limit: 200))).ok.body.json)
+    }
+
+    func team(_ name: String) async throws -> [String: Any] {
+        try Self.plain(try await api.getTeam(.init(path: .init(team: name))).ok.body.json)
+    }
+
+    func apps(_ team: String) async throws -> [String: Any] {
+        try Self.plain(try await api.listTeamApps(.init(path: .init(team: team))).ok.body.json)
+    }
+
+    func tokens(_ team: String) async throws -> [String: Any] {
+        try Self.plain(try await api.listTokens(.init(path: .init(team: team))).ok.body.json)
+    }
+
+    /// The organisation's protected paths and the domain's own, as far as this token may read them.
+    func protectedPaths(_ host: String) async -> [String] {
+        let organisation = try? await api.getGuardrails(.init()).ok.body.json.protectedPaths
+        let domain = try? await api.getDomainGuardrails(.init(path: .init(host: host))).ok.body.json.protectedPaths
+        return ((organisation ?? []) + (domain ?? [])).uniqued()
+    }
+
+    func whoami() async throws -> [String: Any] {
+        try Self.plain(try await api.whoami(.init()).ok.body.json)
+    }
+}

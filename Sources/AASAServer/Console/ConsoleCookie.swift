@@ -1,0 +1,49 @@
+import Crypto
+import Foundation
+import HTTPTypes
+
+/// The console's session cookie. The browser holds a random 256-bit ID; the database holds its
+/// SHA-256 (`console_sessions`). The CSRF token every form carries is derived from the ID, so it
+/// needs no storage and only a page served to the cookie's holder can know it.
+enum ConsoleCookie {
+    static let name = "aasa_console"
+
+    static func newID() -> String {
+        base64URL(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
+    }
+
+    static func hash(_ id: String) -> [UInt8] { Array(SHA256.hash(data: Array(id.utf8))) }
+
+    static func csrf(for id: String) -> String {
+        SHA256.hash(data: Array("csrf:\(id)".utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The session ID the request's `Cookie` header carries, if any (and if well formed).
+    static func value(in headers: HTTPFields, named name: String = name) -> String? {
+        for header in headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0] == name, parts[1].count == 43,
+                    parts[1].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+                {
+                    return String(parts[1])
+                }
+            }
+        }
+        return nil
+    }
+
+    /// `HttpOnly`, `SameSite=Strict`, scoped to `/console`; `Secure` when the browser came over TLS.
+    static func setCookie(_ id: String, secure: Bool, named name: String = name) -> String {
+        "\(name)=\(id); Path=/console; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    }
+
+    static func clearCookie(secure: Bool) -> String {
+        "\(name)=; Path=/console; Max-Age=0; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    }
+
+    private static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}

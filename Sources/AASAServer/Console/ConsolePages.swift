@@ -1,0 +1,307 @@
+import AASAAPI
+import AASAModel
+import Foundation
+
+/// The console's read pages, each built from the API's own answers (`ConsoleAPI`) as the
+/// signed-in principal sees them.
+struct ConsolePages {
+    let api: ConsoleAPI
+    let served: WellKnownFiles
+    let principal: Principal
+
+    func overview(after: String?) async throws -> ConsolePage {
+        let list = try await api.domains(after: after)
+        var rows: [[String: Any]] = []
+        for domain in list.list("items") {
+            let host = domain.string("host") ?? ""
+            var row = domain
+            if let current = domain.int("currentRevision") {
+                let diff = try await api.diff(host, from: current, to: "draft")
+                row["draftDiffers"] = (diff.object("diff")["changed"] as? Bool) ?? false
+            } else {
+                row["draftDiffers"] = true
+            }
+            let cdn = try await api.cdn(host)
+            row["cdnState"] = cdn.string("state") ?? "unknown"
+            if cdn.string("state") == "stale", let lag = cdn.int("lagSeconds") { row["lag"] = Self.duration(lag) }
+            let check = try await api.expectations(host)
+            let broken = (check.int("brokenInDraft") ?? 0) + (check.int("brokenWhenPublished") ?? 0)
+            if broken > 0 { row["broken"] = broken }
+            let suspended = try await api.suspensions(host).list("items").compactMap { $0.string("team") }
+            if !suspended.isEmpty { row["suspended"] = suspended.joined(separator: ", ") }
+            rows.append(row)
+        }
+        return ConsolePage("overview", title: "Overview", ["domains": rows, "next": list.string("nextAfter") as Any])
+    }
+
+    func domain(_ host: String) async throws -> ConsolePage {
+        let domain = try await api.domain(host)
+        let canonical = domain.string("host") ?? host
+        let draft = try await api.draft(canonical)
+        let grants = try await api.grants(canonical).list("items")
+        let report = try await api.report(canonical)
+        // Rules in the order the draft lists them, as this token may see the draft; a rule is known
+        // by its pointer there, which is how the report names shadowed rules.
+        let shadowed = Set(report.list("shadowed").compactMap { $0.object("rule").string("path") })
+        var teamOf: [String: String] = [:]
+        for ref in report.list("shadowed").flatMap({ [$0.object("rule"), $0.object("shadowedBy")] })
+            + report.list("overlaps").flatMap({ [$0.object("first"), $0.object("second")] })
+        {
+            if let app = ref.string("appID"), let team = ref.string("team") { teamOf[app] = team }
+        }
+        var apps: [[String: Any]] = []
+        var mapRules: [PathSpaceMap.Rule] = []
+        let details = (draft["applinks"] as? [String: Any])?["details"] as? [[String: Any]] ?? []
+        for (i, detail) in details.enumerated() {
+            let ids = (detail["appIDs"] as? [String]) ?? (detail["appID"] as? String).map { [$0] } ?? []
+            var team = ids.lazy.compactMap { teamOf[$0] }.first
+            if team == nil, let first = ids.first {
+                // The rules API names the owner, for the token's own apps and for admins.
+                team = try? await api.rules(canonical, app: first).string("team")
+            }
+            let owner = team ?? "another team"
+            let rules = (detail["components"] as? [[String: Any]] ?? []).enumerated().map { j, rule -> [String: Any] in
+                let pointer = "/applinks/details/\(i)/components/\(j)"
+                let isShadowed = shadowed.contains(pointer)
+                mapRules.append(
+                    .init(
+                        team: owner, path: rule.string("/") ?? "*", exclude: rule["exclude"] as? Bool ?? false,
+                        shadowed: isShadowed))
+                return ["text": Self.ruleText(rule), "comment": rule.string("comment") as Any, "shadowed": isShadowed]
+            }
+            let legacy = (detail["paths"] as? [String] ?? []).map { ["text": $0] as [String: Any] }
+            apps.append(["appID": ids.joined(separator: ", "), "team": owner, "rules": rules + legacy])
+        }
+        let overlaps = report.list("overlaps").filter { $0["crossTeam"] as? Bool ?? false }.map { o -> [String: Any] in
+            let a = o.object("first")
+            let b = o.object("second")
+            let text =
+                "\(a.string("team") ?? "?") \(a.string("path") ?? "") and \(b.string("team") ?? "?") "
+                + "\(b.string("path") ?? ""), e.g. \(o.string("exampleURL") ?? "")"
+            return ["text": text]
+        }
+        let check = try await api.expectations(canonical)
+        let golden = check.list("items").map { item -> [String: Any] in
+            let e = item.object("expectation")
+            let draft = item.object("draft")
+            let published = item.object("published")
+            return [
+                "url": e.string("url") ?? "", "expected": Self.expected(e),
+                "draft": Self.outcome(draft), "draftClass": (draft["holds"] as? Bool ?? true) ? "ok" : "bad",
+                "published": Self.outcome(published),
+                "publishedClass": (published["holds"] as? Bool ?? true) ? "ok" : "bad",
+            ]
+        }
+        let protected = await api.protectedPaths(canonical)
+        let map = PathSpaceMap(
+            grants: grants.map { (team: $0.string("team") ?? "?", prefixes: $0["pathPrefixes"] as? [String] ?? []) },
+            rules: mapRules, protected: protected)
+        return ConsolePage(
+            "domain", title: canonical,
+            [
+                "host": canonical, "domain": domain, "apps": apps, "overlaps": overlaps, "golden": golden,
+                "grants": grants, "suspensions": try await api.suspensions(canonical).list("items"),
+                "map": map.svg(),
+                "aasa": served.aasa.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) } as Any,
+                "assetLinks": served.assetLinks.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) }
+                    as Any,
+            ], crumbs: [("Overview", "/console/")])
+    }
+
+    func test(_ host: String, url: String?, source: String?) async throws -> ConsolePage {
+        let canonical = try await api.domain(host).string("host") ?? host
+        let draft = source != "published"
+        var context: [String: Any] = ["host": canonical, "url": url ?? "https://\(canonical)/", "draft": draft]
+        if let url, !url.isEmpty {
+            var result = try await api.match(url, source: draft ? .draft : .published)
+            result["androidOpens"] = result.object("android")["opens"] as? [String] ?? []
+            var explanation = result.object("explanation")
+            explanation["apps"] = explanation.list("apps").map { app -> [String: Any] in
+                var app = app
+                app["rules"] = app.list("rules").map(Self.explained)
+                return app
+            }
+            if !explanation.object("closest").isEmpty {
+                explanation["closest"] = Self.explained(explanation.object("closest"))
+            }
+            result["explanation"] = explanation
+            context["result"] = result
+        }
+        return ConsolePage(
+            "test", title: "Test a URL on \(canonical)", context,
+            crumbs: [("Overview", "/console/"), (canonical, "/console/domains/\(canonical)")])
+    }
+
+    func publishPreview(_ host: String) async throws -> ConsolePage {
+        let domain = try await api.domain(host)
+        let canonical = domain.string("host") ?? host
+        var lines = ["the first revision: every rule is new"]
+        if let current = domain.int("currentRevision") {
+            lines = try await Self.diffLines(api.diff(canonical, from: current, to: "draft"))
+        }
+        let broken = try await api.expectations(canonical).list("items").filter {
+            !($0.object("draft")["holds"] as? Bool ?? true)
+        }.map { ["url": $0.object("expectation").string("url") ?? "", "draft": Self.outcome($0.object("draft"))] }
+        return ConsolePage(
+            "publish", title: "Publish \(canonical)",
+            ["host": canonical, "diffLines": lines, "broken": broken, "canPublish": principal.canWrite],
+            crumbs: [("Overview", "/console/"), (canonical, "/console/domains/\(canonical)")])
+    }
+
+    func published(_ host: String, _ result: [String: Any]) -> ConsolePage {
+        var result = result
+        result["targets"] = result.list("targets").map { t -> [String: Any] in
+            var t = t
+            t["outcome"] = (t["ok"] as? Bool ?? false) ? "written" : "failed"
+            return t
+        }
+        return ConsolePage(
+            "published", title: "Published \(host)", ["host": host, "result": result],
+            crumbs: [("Overview", "/console/"), (host, "/console/domains/\(host)")])
+    }
+
+    func revisions(_ host: String, before: Int?, diffFrom: Int?, diffTo: String?) async throws -> ConsolePage {
+        let canonical = try await api.domain(host).string("host") ?? host
+        let page = try await api.revisions(canonical, before: before)
+        var context: [String: Any] = [
+            "host": canonical, "items": page.list("items"), "next": page["nextBefore"] as Any,
+        ]
+        if let diffFrom, let diffTo {
+            context["diffLines"] = try await Self.diffLines(api.diff(canonical, from: diffFrom, to: diffTo))
+        }
+        return ConsolePage(
+            "revisions", title: "Revisions of \(canonical)", context,
+            crumbs: [("Overview", "/console/"), (canonical, "/console/domains/\(canonical)")])
+    }
+
+    func revision(_ host: String, _ number: Int) async throws -> ConsolePage {
+        let revision = try await api.revision(host, number)
+        let canonical = revision.string("host") ?? host
+        let bytes = try await api.revisionBytes(canonical, number)
+        return ConsolePage(
+            "revision", title: "Revision \(number) of \(canonical)",
+            [
+                "host": canonical, "revision": revision, "bytes": String(decoding: bytes, as: UTF8.self),
+                "diffLines": Self.diffLines(revision["diff"] as? [String: Any] ?? [:], wrapped: false),
+                "canPublish": principal.canWrite,
+            ],
+            crumbs: [
+                ("Overview", "/console/"), (canonical, "/console/domains/\(canonical)"),
+                ("Revisions", "/console/domains/\(canonical)/revisions"),
+            ])
+    }
+
+    func rollbackPreview(_ host: String, to number: Int) async throws -> ConsolePage {
+        let domain = try await api.domain(host)
+        let canonical = domain.string("host") ?? host
+        var lines: [String] = []
+        if let current = domain.int("currentRevision") {
+            // The diff from the current revision to the one rolled back to: `to` is that revision.
+            lines = try await Self.diffLines(api.diff(canonical, from: current, to: String(number)))
+        }
+        return ConsolePage(
+            "rollback", title: "Roll \(canonical) back to revision \(number)",
+            ["host": canonical, "number": number, "diffLines": lines],
+            crumbs: [
+                ("Overview", "/console/"), (canonical, "/console/domains/\(canonical)"),
+                ("Revisions", "/console/domains/\(canonical)/revisions"),
+            ])
+    }
+
+    func apple(_ host: String, findings: [[String: Any]] = [], fetched: String? = nil) async throws -> ConsolePage {
+        let cdn = try await api.cdn(host)
+        let canonical = cdn.string("host") ?? host
+        let timeline = CDNTimeline(history: cdn.list("history")).svg()
+        return ConsolePage(
+            "apple", title: "Apple's view of \(canonical)",
+            [
+                "host": canonical, "cdn": cdn, "timeline": timeline, "canFetch": principal.canWrite,
+                "findings": findings, "fetched": fetched as Any,
+            ],
+            crumbs: [("Overview", "/console/"), (canonical, "/console/domains/\(canonical)")])
+    }
+
+    func teams() async throws -> ConsolePage {
+        ConsolePage("teams", title: "Teams", ["items": try await api.teams(after: nil).list("items")])
+    }
+
+    func team(_ name: String) async throws -> ConsolePage {
+        let team = try await api.team(name)
+        return ConsolePage(
+            "team", title: "Team \(team.string("name") ?? name)",
+            [
+                "team": team, "apps": try await api.apps(name).list("items"),
+                "tokens": try await api.tokens(name).list("items"),
+            ], crumbs: [("Teams", "/console/teams")])
+    }
+
+    func audit(_ filter: [String: String]) async throws -> ConsolePage {
+        func day(_ text: String?) -> Date? {
+            guard let text, !text.isEmpty else { return nil }
+            return ISO8601DateFormatter().date(from: text + "T00:00:00Z")
+        }
+        func given(_ key: String) -> String? { filter[key].flatMap { $0.isEmpty ? nil : $0 } }
+        let page = try await api.audit(
+            .init(
+                team: given("team"), domain: given("domain"), action: given("action"), since: day(filter["since"]),
+                until: day(filter["until"]).map { $0.addingTimeInterval(86_400) }, cursor: given("cursor"), limit: 50))
+        var next: String?
+        if let cursor = page.string("nextCursor") {
+            var query = filter.filter { !$0.value.isEmpty && $0.key != "cursor" }
+            query["cursor"] = cursor
+            next = "/console/audit?" + ConsoleForm.encode(query)
+        }
+        return ConsolePage(
+            "audit", title: "Audit", ["items": page.list("items"), "filter": filter, "next": next as Any])
+    }
+
+    // MARK: - Shaping the API's JSON for people
+
+    /// A rule as its JSON, minus the ID and comment the page shows apart.
+    static func ruleText(_ rule: [String: Any]) -> String {
+        var shown = rule
+        shown["id"] = nil
+        shown["comment"] = nil
+        guard
+            let data = try? JSONSerialization.data(
+                withJSONObject: shown, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return "" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func explained(_ rule: [String: Any]) -> [String: Any] {
+        var rule = rule
+        let component = rule.string("component").map { " at \($0)" } ?? ""
+        let subject = rule.string("subject").map { " (\"\($0)\")" } ?? ""
+        rule["text"] = "\(rule.string("pointer") ?? "")\(rule.string("pattern").map { " " + $0 } ?? "")"
+        rule["outcome"] = "\(rule.string("result") ?? "")\(component)\(subject)"
+        return rule
+    }
+
+    static func expected(_ expectation: [String: Any]) -> String {
+        switch expectation.string("kind") {
+        case "opens": "opens \(expectation.string("appID") ?? "?")"
+        case "notApp": "does not open \(expectation.string("appID") ?? "?")"
+        default: "opens no app"
+        }
+    }
+
+    static func outcome(_ outcome: [String: Any]) -> String {
+        let holds = outcome["holds"] as? Bool ?? true
+        let app = outcome.string("appID").map { "opens \($0)" } ?? "no app"
+        return (holds ? "holds: " : "broken: ") + app
+    }
+
+    /// The API's diff as `aasactl diff` prints it (`DocumentDiff.textLines`).
+    static func diffLines(_ answer: [String: Any], wrapped: Bool = true) -> [String] {
+        let diff = wrapped ? answer.object("diff") : answer
+        guard let data = try? JSONSerialization.data(withJSONObject: diff),
+            let json = try? JSONParser.parse(Array(data)).value
+        else { return [] }
+        return DocumentDiff.textLines(json: json)
+    }
+
+    static func duration(_ seconds: Int) -> String {
+        seconds >= 3600 ? "\(seconds / 3600) h \(seconds % 3600 / 60) min" : "\(seconds / 60) min \(seconds % 60) s"
+    }
+}

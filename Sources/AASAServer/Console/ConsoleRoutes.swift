@@ -1,0 +1,308 @@
+import AASAModel
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The web console at `/console` (issue 21): server-rendered pages over the API's own handlers.
+/// Each request finds its session (`ConsoleSessionService`), becomes that session's principal for
+/// the API's code (`RequestState`), and renders what the API answered; a POST must carry the CSRF
+/// token derived from the session. A refusal is the API's problem, shown as a page with its status.
+struct ConsoleRoutes: Sendable {
+    let api: APIImplementation
+    let sessions: ConsoleSessionService
+
+    /// The pre-session cookie that protects the sign-in form itself from cross-site posts.
+    static let signInCookie = "aasa_console_signin"
+
+    static let paths: [(HTTPRequest.Method, String)] = [
+        (.get, "/console"), (.get, "/console/static/console.css"), (.get, "/console/sign-in"),
+        (.post, "/console/sign-in"), (.post, "/console/sign-out"), (.get, "/console/domains/{host}"),
+        (.get, "/console/domains/{host}/test"), (.get, "/console/domains/{host}/publish"),
+        (.post, "/console/domains/{host}/publish"), (.get, "/console/domains/{host}/revisions"),
+        (.get, "/console/domains/{host}/revisions/diff"), (.get, "/console/domains/{host}/revisions/{number}"),
+        (.get, "/console/domains/{host}/revisions/{number}/rollback"),
+        (.post, "/console/domains/{host}/revisions/{number}/rollback"), (.get, "/console/domains/{host}/apple"),
+        (.post, "/console/domains/{host}/apple/probe"), (.post, "/console/domains/{host}/apple/cdn"),
+        (.get, "/console/teams"), (.get, "/console/teams/{team}"), (.get, "/console/audit"),
+    ]
+
+    func register(on router: Router<AppRequestContext>, routes: RouteTable) {
+        for (method, path) in Self.paths { routes.add(method, path) }
+        router.get("/console/static/console.css") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=300"],
+                body: .init(byteBuffer: ByteBuffer(string: ConsoleAssets.css)))
+        }
+        router.get("/console/sign-in") { request, context in try await signInForm(request, context, error: nil) }
+        router.post("/console/sign-in") { request, context in try await signIn(request, context) }
+        router.post("/console/sign-out") { request, context in
+            try await page(request, context) { pages, form in
+                guard let id = ConsoleCookie.value(in: request.headers) else { return nil }
+                try await sessions.signOut(
+                    session: id, principal: pages.principal, requestID: state.requestID, logger: state.logger)
+                _ = form
+                return .redirect("/console/sign-in", cookie: ConsoleCookie.clearCookie(secure: Self.secure(request)))
+            }
+        }
+        router.get("/console") { request, context in
+            try await page(request, context) { pages, _ in
+                .page(try await pages.overview(after: request.uri.queryParameters["after"].map(String.init)))
+            }
+        }
+        router.get("/console/domains/:host") { request, context in
+            try await page(request, context) { pages, _ in .page(try await pages.domain(try host(context))) }
+        }
+        router.get("/console/domains/:host/test") { request, context in
+            try await page(request, context) { pages, _ in
+                let query = request.uri.queryParameters
+                return .page(
+                    try await pages.test(
+                        try host(context), url: query["url"].map(String.init), source: query["source"].map(String.init))
+                )
+            }
+        }
+        router.get("/console/domains/:host/publish") { request, context in
+            try await page(request, context) { pages, _ in .page(try await pages.publishPreview(try host(context))) }
+        }
+        router.post("/console/domains/:host/publish") { request, context in
+            try await page(request, context) { pages, form in
+                let host = try host(context)
+                let result = try await pages.api.publish(host, reason: form["reason"] ?? "")
+                return .page(pages.published(host, result))
+            }
+        }
+        router.get("/console/domains/:host/revisions") { request, context in
+            try await page(request, context) { pages, _ in
+                .page(
+                    try await pages.revisions(
+                        try host(context), before: request.uri.queryParameters["before"].flatMap { Int($0) },
+                        diffFrom: nil, diffTo: nil))
+            }
+        }
+        router.get("/console/domains/:host/revisions/diff") { request, context in
+            try await page(request, context) { pages, _ in
+                let query = request.uri.queryParameters
+                guard let from = query["from"].flatMap({ Int($0) }), from > 0 else {
+                    throw ServiceError.badRequest("from is a revision number", field: "from", rule: "integer")
+                }
+                return .page(
+                    try await pages.revisions(
+                        try host(context), before: nil, diffFrom: from, diffTo: query["to"].map(String.init) ?? "draft")
+                )
+            }
+        }
+        router.get("/console/domains/:host/revisions/:number") { request, context in
+            try await page(request, context) { pages, _ in
+                .page(try await pages.revision(try host(context), try number(context)))
+            }
+        }
+        router.get("/console/domains/:host/revisions/:number/rollback") { request, context in
+            try await page(request, context) { pages, _ in
+                .page(try await pages.rollbackPreview(try host(context), to: try number(context)))
+            }
+        }
+        router.post("/console/domains/:host/revisions/:number/rollback") { request, context in
+            try await page(request, context) { pages, form in
+                let host = try host(context)
+                let result = try await pages.api.rollback(host, to: try number(context), reason: form["reason"] ?? "")
+                return .page(pages.published(host, result))
+            }
+        }
+        router.get("/console/domains/:host/apple") { request, context in
+            try await page(request, context) { pages, _ in .page(try await pages.apple(try host(context))) }
+        }
+        router.post("/console/domains/:host/apple/probe") { request, context in
+            try await page(request, context) { pages, _ in
+                let host = try host(context)
+                let report = try await pages.api.probe(host)
+                let findings = report.list("results").flatMap { $0.list("findings") }
+                let verdict =
+                    (report["ok"] as? Bool ?? false) ? "every URL serves the current revision" : "findings below"
+                return .page(try await pages.apple(host, findings: findings, fetched: "Probed: \(verdict)."))
+            }
+        }
+        router.post("/console/domains/:host/apple/cdn") { request, context in
+            try await page(request, context) { pages, _ in
+                let host = try host(context)
+                let message = try await pages.api.checkCDN(host).string("message") ?? ""
+                return .page(try await pages.apple(host, fetched: "Checked: \(message)."))
+            }
+        }
+        router.get("/console/teams") { request, context in
+            try await page(request, context) { pages, _ in .page(try await pages.teams()) }
+        }
+        router.get("/console/teams/:team") { request, context in
+            try await page(request, context) { pages, _ in
+                guard let team = context.parameters.get("team") else { throw ServiceError.notFound("no such team") }
+                return .page(try await pages.team(team))
+            }
+        }
+        router.get("/console/audit") { request, context in
+            try await page(request, context) { pages, _ in
+                var filter: [String: String] = [:]
+                for key in ["domain", "team", "action", "since", "until", "cursor"] {
+                    filter[key] = request.uri.queryParameters[Substring(key)].map(String.init) ?? ""
+                }
+                return .page(try await pages.audit(filter))
+            }
+        }
+    }
+
+    // MARK: - Answers
+
+    /// What a console handler decided: a page, or a redirect (with a cookie to set).
+    enum Outcome {
+        case page(ConsolePage)
+        case redirect(String, cookie: String?)
+    }
+
+    var state: RequestState {
+        RequestState.current ?? RequestState(requestID: "-", logger: Logger(label: "aasad"), principal: nil)
+    }
+
+    /// Runs `body` as the request's session: no session (or a dead one) goes to sign-in; a POST
+    /// without the session's CSRF token is 403; a refusal renders as the API's problem.
+    private func page(
+        _ request: Request, _ context: AppRequestContext,
+        _ body: @Sendable (ConsolePages, [String: String]) async throws -> Outcome?
+    ) async throws -> Response {
+        var state = self.state
+        guard let id = ConsoleCookie.value(in: request.headers),
+            let principal = try await sessions.principal(session: id, logger: state.logger)
+        else {
+            return Self.redirect("/console/sign-in", cookie: nil)
+        }
+        let csrf = ConsoleCookie.csrf(for: id)
+        state.principal = principal
+        state.logger[metadataKey: "token_id"] = .string(principal.tokenID.uuidString.lowercased())
+        let pages = ConsolePages(api: ConsoleAPI(api: api), served: api.served, principal: principal)
+        return await RequestState.$current.withValue(state) {
+            do {
+                var form: [String: String] = [:]
+                if request.method == .post {
+                    form = try await Self.form(request)
+                    guard let sent = form["csrf"], TokenSecret.constantTimeEquals(Array(sent.utf8), Array(csrf.utf8))
+                    else {
+                        throw ServiceError.forbidden(
+                            "the form did not carry this session's CSRF token; reload the page")
+                    }
+                }
+                switch try await body(pages, form) {
+                case .page(let page): return Self.html(page, who: principal.auditName, csrf: csrf, status: page.status)
+                case .redirect(let location, let cookie): return Self.redirect(location, cookie: cookie)
+                case nil: return Self.redirect("/console/sign-in", cookie: nil)
+                }
+            } catch {
+                let problem = ProblemMiddleware.problem(for: error, logger: state.logger)
+                let status = ProblemMiddleware.status(problem.kind)
+                let page = ConsolePage(
+                    "problem", title: "Refused",
+                    [
+                        "problem": Self.problemContext(problem, status: status.code, requestID: state.requestID),
+                        "back": request.headers[.referer] as Any,
+                    ])
+                return Self.html(page, who: principal.auditName, csrf: csrf, status: status.code)
+            }
+        }
+    }
+
+    private func signInForm(_ request: Request, _ context: AppRequestContext, error: String?, status: Int = 200)
+        async throws -> Response
+    {
+        let existing = ConsoleCookie.value(in: request.headers, named: Self.signInCookie)
+        let pre = existing ?? ConsoleCookie.newID()
+        let page = ConsolePage("sign-in", title: "Sign in", ["error": error as Any])
+        var response = Self.html(page, who: nil, csrf: ConsoleCookie.csrf(for: pre), status: status)
+        if existing == nil {
+            response.headers[.setCookie] = ConsoleCookie.setCookie(
+                pre, secure: Self.secure(request), named: Self.signInCookie)
+        }
+        return response
+    }
+
+    private func signIn(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let form = try await Self.form(request)
+        guard let pre = ConsoleCookie.value(in: request.headers, named: Self.signInCookie),
+            let sent = form["csrf"],
+            TokenSecret.constantTimeEquals(Array(sent.utf8), Array(ConsoleCookie.csrf(for: pre).utf8))
+        else {
+            return try await signInForm(request, context, error: "The form had expired; sign in again.", status: 403)
+        }
+        let client = context.clientAddress ?? "unknown"
+        do {
+            let id = try await sessions.signIn(
+                token: (form["token"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines), client: client,
+                requestID: state.requestID, logger: state.logger)
+            return Self.redirect("/console", cookie: ConsoleCookie.setCookie(id, secure: Self.secure(request)))
+        } catch let error as ServiceError {
+            let status = ProblemMiddleware.status(error.kind).code
+            var response = try await signInForm(request, context, error: error.detail ?? error.title, status: status)
+            if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
+            return response
+        }
+    }
+
+    // MARK: - HTTP
+
+    /// Every console page: HTML that loads nothing from anywhere but aasad, never cached.
+    static func html(_ page: ConsolePage, who: String?, csrf: String, status: Int) -> Response {
+        Response(
+            status: .init(code: status),
+            headers: securityHeaders(contentType: "text/html; charset=utf-8"),
+            body: .init(byteBuffer: ByteBuffer(string: page.html(who: who, csrf: csrf))))
+    }
+
+    static func redirect(_ location: String, cookie: String?) -> Response {
+        var headers = securityHeaders(contentType: "text/plain; charset=utf-8")
+        headers[.location] = location
+        if let cookie { headers[.setCookie] = cookie }
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    static func securityHeaders(contentType: String) -> HTTPFields {
+        [
+            .contentType: contentType,
+            .contentSecurityPolicy: "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+            .cacheControl: "no-store",
+            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+            HTTPField.Name("Referrer-Policy")!: "same-origin",
+            HTTPField.Name("X-Frame-Options")!: "DENY",
+        ]
+    }
+
+    /// `Secure` cookies when the browser came over TLS: aasad itself speaks plain HTTP behind a
+    /// TLS-terminating proxy, which says so in `X-Forwarded-Proto`.
+    static func secure(_ request: Request) -> Bool {
+        request.headers[HTTPField.Name("X-Forwarded-Proto")!]?.lowercased() == "https"
+    }
+
+    static func form(_ request: Request) async throws -> [String: String] {
+        var request = request
+        let body = try await request.collectBody(upTo: 64 * 1024)
+        return ConsoleForm.decode(String(buffer: body))
+    }
+
+    static func problemContext(_ problem: ServiceError, status: Int, requestID: String) -> [String: Any] {
+        [
+            "title": problem.title, "detail": problem.detail as Any, "status": status, "slug": problem.slug,
+            "requestID": requestID,
+            "errors": problem.errors.map { ["field": $0.field, "rule": $0.rule, "message": $0.message] },
+            "violations": problem.violations.map { ["text": JSONWriter().string($0)] },
+        ]
+    }
+
+    private func host(_ context: AppRequestContext) throws -> String {
+        guard let host = context.parameters.get("host") else { throw ServiceError.notFound("no such domain") }
+        return host
+    }
+
+    private func number(_ context: AppRequestContext) throws -> Int {
+        guard let number = context.parameters.get("number").flatMap({ Int($0) }), number > 0 else {
+            throw ServiceError.badRequest("a revision is a number", field: "number", rule: "integer")
+        }
+        return number
+    }
+}

@@ -1,0 +1,79 @@
+import AASAModel
+import AASAStore
+import Foundation
+import Logging
+
+/// Console sign-in, sign-out and the session behind each console request. A session speaks as the
+/// token it was made from: `Authenticator` checks that token's revocation and expiry on every
+/// request, as it does for a bearer token, so revoking the token ends the session at once.
+struct ConsoleSessionService: Sendable {
+    let database: Database
+    let authenticator: Authenticator
+    let limiter: SignInLimiter
+    /// A session unused this long is gone.
+    let idle: Duration
+
+    /// A new session for `token`, or 401 (audited, and counted against `client`).
+    func signIn(token: String, client: String, requestID: String, logger: Logger) async throws -> String {
+        try limiter.admit(client)
+        let work = RequestWork(database: database, logger: logger)
+        do {
+            return try await work.transaction { session in
+                let principal = try await authenticator.authenticate(bearer: token, session: session)
+                let id = ConsoleCookie.newID()
+                try await session.insertConsoleSession(idHash: ConsoleCookie.hash(id), tokenID: principal.tokenID)
+                try await session.appendAudit(
+                    Self.entry("console.sign-in", principal.tokenID.uuidString.lowercased(), team: principal.teamName)
+                        .record(by: Actor(principal, requestID: requestID)))
+                return id
+            }
+        } catch let failure as Authenticator.Failure {
+            limiter.recordFailure(client)
+            // The token's ID part is public (logs carry it); the secret never is.
+            let tokenID = TokenSecret.tokenID(of: token)?.uuidString.lowercased() ?? "-"
+            try await work.transaction { session in
+                try await session.appendAudit(
+                    Self.entry("console.sign-in-failed", tokenID, team: nil).record(
+                        by: Actor(tokenID: nil, name: "console sign-in from \(client)", team: nil, requestID: requestID)
+                    ))
+            }
+            logger.notice(
+                "console sign-in failed", metadata: ["client": .string(client), "token_id": .string(tokenID)])
+            throw ServiceError.unauthorized(failure.message)
+        }
+    }
+
+    /// The principal of the session `id` names, or nil when there is none: never made, signed out,
+    /// idle too long, or its token revoked or expired (such a session is deleted on the way).
+    func principal(session id: String, logger: Logger) async throws -> Principal? {
+        let hash = ConsoleCookie.hash(id)
+        return try await database.read(logger: logger) { session in
+            guard let found = try await session.consoleSession(idHash: hash, idle: idle) else { return nil }
+            do {
+                let principal = try await authenticator.principal(tokenID: found.tokenID, session: session)
+                if Date().timeIntervalSince(found.lastSeen) >= 60 {
+                    try await session.touchConsoleSession(idHash: hash)
+                }
+                return principal
+            } catch is Authenticator.Failure {
+                try await session.deleteConsoleSession(idHash: hash)
+                return nil
+            }
+        }
+    }
+
+    func signOut(session id: String, principal: Principal, requestID: String, logger: Logger) async throws {
+        try await RequestWork(database: database, logger: logger).transaction { session in
+            try await session.deleteConsoleSession(idHash: ConsoleCookie.hash(id))
+            try await session.appendAudit(
+                Self.entry("console.sign-out", principal.tokenID.uuidString.lowercased(), team: principal.teamName)
+                    .record(by: Actor(principal, requestID: requestID)))
+        }
+    }
+
+    private static func entry(_ action: String, _ tokenID: String, team: String?) -> AuditEntry {
+        AuditEntry(
+            action: action, entityType: "console-session", entityID: tokenID, team: team, domain: nil, appID: nil,
+            before: nil, after: nil)
+    }
+}
