@@ -22,12 +22,16 @@ import Testing
         }
     }
 
-    /// What the receiver got: each POST's headers and body, in arrival order.
+    /// What the receiver got: each POST's headers and body, in arrival order. Every body must be
+    /// the payload openapi.yaml documents for its event (`WebhookContract`).
     static func received(_ origin: ProbeTests.Origin) -> [(headers: [String: String], body: String)] {
         let text = (try? String(contentsOfFile: origin.dir + "/hooks.jsonl", encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
             guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
-            return (o["headers"] as? [String: String] ?? [:], o["body"] as? String ?? "")
+            let body = o["body"] as? String ?? ""
+            let violations = WebhookContract.violations(body)
+            if !violations.isEmpty { Issue.record("not the documented payload: \(violations) in \(body)") }
+            return (o["headers"] as? [String: String] ?? [:], body)
         }
     }
 
@@ -231,6 +235,58 @@ import Testing
                     "policy.override", "expectation.broken", "policy.override",
                 ], "\(got.map(\.body))")
             #expect(got[1].body.contains("https://example.com/shop/sale/1"), "\(got.map(\.body))")
+        }
+    }
+
+    /// The events no other test hears: both files published and rolled back, a drifted web root
+    /// rewritten, and a web root that cannot be written; each in its documented shape.
+    @Test func rollbacksReconciliationAndFailedTargetsAreTold() async throws {
+        let origin = try await offPool { try ProbeTests.Origin() }
+        let root = try PublishingTests.tempDir()
+        try await TestWorld.run(configure: Self.configure(origin)) { w in
+            let events = [
+                "domain.rollback", "assetlinks.publish", "assetlinks.rollback", "publish.reconcile",
+                "publish.target-failed",
+            ]
+            _ = try await Self.createWebhook(w, token: w.adminToken, url: Self.hook(origin), events: events)
+            let (shop, _) = try await AndroidTests.setUp(w, root: root)
+            try await Self.publish(w, "example.com")
+            let changed = try await w.call(
+                .put, AndroidTests.rules(AndroidTests.shopIOS), token: shop, json: ["rules": [["/": "/shop/v2/*"]]])
+            #expect(changed.status == 200, "\(changed.text)")
+            let android = try await w.call(
+                .put, AndroidTests.rules(AndroidTests.shopAndroid), token: shop,
+                json: ["rules": [["/": "/shop/v2/*"]]])
+            #expect(android.status == 200, "\(android.text)")
+            try await Self.publish(w, "example.com")
+            for file in ["revisions", "assetlinks/revisions"] {
+                let undo = try await w.call(
+                    .post, "/v1/domains/example.com/\(file)/1/rollback", token: w.adminToken, json: ["reason": "undo"])
+                #expect(undo.status == 201, "\(undo.text)")
+            }
+            try Data("{}".utf8).write(to: URL(fileURLWithPath: root + "/.well-known/apple-app-site-association"))
+            let repaired = try await w.withDatabase { db in
+                try await PublishingService(database: db, webRootBases: []).reconcileAll(logger: Logger(label: "t"))
+            }
+            #expect(repaired.rewritten.count == 1, "\(repaired.rewritten)")
+            let missing = "/nonexistent-\(UUID().uuidString)"
+            #expect(
+                try await w.call(
+                    .post, "/v1/domains", token: w.adminToken, json: ["host": "b.test", "webRoots": [missing]]
+                )
+                .status == 201)
+            #expect(
+                try await w.call(.post, "/v1/domains/b.test/publish", token: w.adminToken, json: ["reason": "x"])
+                    .status == 201)
+            let expected = [
+                "assetlinks.publish", "assetlinks.publish", "domain.rollback", "assetlinks.rollback",
+                "publish.reconcile", "publish.target-failed",
+            ]
+            try await Self.eventually("six deliveries") { Self.received(origin).count >= expected.count }
+            try await Task.sleep(for: .milliseconds(300))
+            let got = Self.received(origin)
+            #expect(got.map { $0.headers["x-aasa-event"] ?? "" } == expected, "\(got.map(\.body))")
+            #expect(got.last?.body.contains(missing) == true, "the failed web root is named")
         }
     }
 
