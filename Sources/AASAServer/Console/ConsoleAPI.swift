@@ -24,8 +24,22 @@ struct ConsoleAPI: Sendable {
         try Self.plain(try await api.getDomain(.init(path: .init(host: host))).ok.body.json)
     }
 
-    func draft(_ host: String) async throws -> [String: Any] {
-        try Self.plain(try await api.getDraftDocument(.init(path: .init(host: host))).ok.body.json)
+    /// The draft as this token may see it, with each `details` entry's team: the service the API's
+    /// `GET /aasa` reads, without its round trip through the generated untyped JSON (which the
+    /// profile showed costing most of the domain page).
+    func draft(_ host: String) async throws -> (document: [String: Any], teams: [String]) {
+        let rendered = try await api.reads(try api.principal()).draft(host)
+        let document = try JSONSerialization.jsonObject(with: Data(rendered.bytes)) as? [String: Any] ?? [:]
+        return (document, rendered.entries.map(\.team))
+    }
+
+    /// Whether the draft's bytes differ from the current revision's (the renderer is canonical: the
+    /// same state renders the same bytes).
+    func draftDiffers(_ host: String) async throws -> Bool {
+        let reads = api.reads(try api.principal())
+        let draft = Hex.sha256(try await reads.draft(host).bytes)
+        let current = try await reads.revisions(host, before: nil, limit: 1).items.first?.sha256
+        return draft != current
     }
 
     func grants(_ host: String) async throws -> [String: Any] {
@@ -107,8 +121,17 @@ struct ConsoleAPI: Sendable {
         try Self.plain(try await api.checkCDN(.init(path: .init(host: host))).ok.body.json)
     }
 
+    /// One page of the audit trail, without each event's `before` and `after` (the page does not
+    /// show them, and encoding them was most of its time).
     func audit(_ query: Operations.ListAuditEvents.Input.Query) async throws -> [String: Any] {
-        try Self.plain(try await api.listAuditEvents(.init(query: query)).ok.body.json)
+        var page = try await api.listAuditEvents(.init(query: query)).ok.body.json
+        page.items = page.items.map { event in
+            var event = event
+            event.before = nil
+            event.after = nil
+            return event
+        }
+        return try Self.plain(page)
     }
 
     func teams(after: String?) async throws -> [String: Any] {

@@ -15,12 +15,7 @@ struct ConsolePages {
         for domain in list.list("items") {
             let host = domain.string("host") ?? ""
             var row = domain
-            if let current = domain.int("currentRevision") {
-                let diff = try await api.diff(host, from: current, to: "draft")
-                row["draftDiffers"] = (diff.object("diff")["changed"] as? Bool) ?? false
-            } else {
-                row["draftDiffers"] = true
-            }
+            row["draftDiffers"] = try await api.draftDiffers(host)
             let cdn = try await api.cdn(host)
             row["cdnState"] = cdn.string("state") ?? "unknown"
             if cdn.string("state") == "stale", let lag = cdn.int("lagSeconds") { row["lag"] = Self.duration(lag) }
@@ -43,22 +38,12 @@ struct ConsolePages {
         // Rules in the order the draft lists them, as this token may see the draft; a rule is known
         // by its pointer there, which is how the report names shadowed rules.
         let shadowed = Set(report.list("shadowed").compactMap { $0.object("rule").string("path") })
-        var teamOf: [String: String] = [:]
-        for ref in report.list("shadowed").flatMap({ [$0.object("rule"), $0.object("shadowedBy")] })
-            + report.list("overlaps").flatMap({ [$0.object("first"), $0.object("second")] })
-        {
-            if let app = ref.string("appID"), let team = ref.string("team") { teamOf[app] = team }
-        }
         var apps: [[String: Any]] = []
         var mapRules: [PathSpaceMap.Rule] = []
-        let details = (draft["applinks"] as? [String: Any])?["details"] as? [[String: Any]] ?? []
+        let details = (draft.document["applinks"] as? [String: Any])?["details"] as? [[String: Any]] ?? []
         for (i, detail) in details.enumerated() {
             let ids = (detail["appIDs"] as? [String]) ?? (detail["appID"] as? String).map { [$0] } ?? []
-            var team = ids.lazy.compactMap { teamOf[$0] }.first
-            if team == nil, let first = ids.first {
-                // The rules API names the owner, for the token's own apps and for admins.
-                team = try? await api.rules(canonical, app: first).string("team")
-            }
+            let team: String? = draft.teams.indices.contains(i) ? draft.teams[i] : nil
             let owner = team ?? "another team"
             let rules = (detail["components"] as? [[String: Any]] ?? []).enumerated().map { j, rule -> [String: Any] in
                 let pointer = "/applinks/details/\(i)/components/\(j)"
