@@ -28,7 +28,8 @@ import Testing
             // Warm both replicas' caches.
             for server in [a, b] {
                 for _ in 0..<3 {
-                    #expect(try await Curl.call("GET", server.baseURL + "/v1/teams/shop/apps", token: secret).status == 200)
+                    #expect(
+                        try await Curl.call("GET", server.baseURL + "/v1/teams/shop/apps", token: secret).status == 200)
                 }
             }
             let revoked = try await Curl.call("DELETE", a.baseURL + "/v1/teams/shop/tokens/\(id)", token: admin)
