@@ -68,11 +68,26 @@ actor TestDatabase {
             _ = try await shared.withClient(database: building) { database in
                 try await database.read(logger: logger) { try await Migrator(files: files).migrate($0) }
             }
-            do {
-                try await admin.query("ALTER DATABASE \(unescaped: building) RENAME TO \(unescaped: name)")
-            } catch {
-                // Another test process won the race; use its template.
-                _ = try? await admin.query("DROP DATABASE IF EXISTS \(unescaped: building)")
+            // The migration's own session can outlive its client by a moment on the server, and a
+            // database with a session cannot be renamed (CI once failed every test on it): end
+            // such sessions and try again, unless another test process has made the template.
+            for attempt in 1...50 {
+                do {
+                    try await admin.query("ALTER DATABASE \(unescaped: building) RENAME TO \(unescaped: name)")
+                    break
+                } catch {
+                    if try await admin.query("SELECT 1 FROM pg_database WHERE datname = \(name)").collect().count > 0 {
+                        _ = try? await admin.query("DROP DATABASE IF EXISTS \(unescaped: building) WITH (FORCE)")
+                        break
+                    }
+                    if attempt == 50 { throw error }
+                    _ = try? await admin.query(
+                        """
+                        SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                        WHERE datname = \(building) AND pid <> pg_backend_pid()
+                        """)
+                    try await Task.sleep(for: .milliseconds(100))
+                }
             }
         }
         return name
