@@ -11,6 +11,9 @@ extension APIImplementation {
             team: q.team, domain: q.domain, appID: q.app, action: q.action, since: q.since, until: q.until,
             limit: try Names.limit(q.limit, default: 100))
         if let domain = q.domain { filter.domain = (try? Names.pathHost(domain)) ?? domain }
+        if let action = q.action, action.count > 64 {
+            throw ServiceError.badRequest("action is at most 64 characters", field: "action", rule: "maxLength")
+        }
         if let actor = q.actor {
             guard let id = UUID(uuidString: actor) else {
                 throw ServiceError.badRequest("actor is a token ID (UUID)", field: "actor", rule: "uuid")
