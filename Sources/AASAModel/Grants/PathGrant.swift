@@ -53,7 +53,7 @@ public enum PathGrant {
     }
 
     /// The pattern up to its first wildcard or substitution variable.
-    static func literalStart(of pattern: String) -> String {
+    public static func literalStart(of pattern: String) -> String {
         var out = ""
         var previous: Character?
         for ch in pattern {

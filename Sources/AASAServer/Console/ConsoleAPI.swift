@@ -46,10 +46,6 @@ struct ConsoleAPI: Sendable {
         try Self.plain(try await api.listGrants(.init(path: .init(host: host))).ok.body.json)
     }
 
-    func rules(_ host: String, app: String) async throws -> [String: Any] {
-        try Self.plain(try await api.getRules(.init(path: .init(host: host, appID: app))).ok.body.json)
-    }
-
     func report(_ host: String) async throws -> [String: Any] {
         try Self.plain(try await api.getReport(.init(path: .init(host: host))).ok.body.json)
     }
@@ -155,9 +151,5 @@ struct ConsoleAPI: Sendable {
         let organisation = try? await api.getGuardrails(.init()).ok.body.json.protectedPaths
         let domain = try? await api.getDomainGuardrails(.init(path: .init(host: host))).ok.body.json.protectedPaths
         return ((organisation ?? []) + (domain ?? [])).uniqued()
-    }
-
-    func whoami() async throws -> [String: Any] {
-        try Self.plain(try await api.whoami(.init()).ok.body.json)
     }
 }

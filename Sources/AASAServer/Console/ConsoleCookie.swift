@@ -1,3 +1,4 @@
+import AASAStore
 import Crypto
 import Foundation
 import HTTPTypes
@@ -15,7 +16,7 @@ enum ConsoleCookie {
     static func hash(_ id: String) -> [UInt8] { Array(SHA256.hash(data: Array(id.utf8))) }
 
     static func csrf(for id: String) -> String {
-        SHA256.hash(data: Array("csrf:\(id)".utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.sha256("csrf:\(id)".utf8)
     }
 
     /// The session ID the request's `Cookie` header carries, if any (and if well formed).

@@ -1,6 +1,7 @@
 import AASAAPI
 import AASAModel
 import Foundation
+import Hummingbird
 
 /// The console's read pages, each built from the API's own answers (`ConsoleAPI`) as the
 /// signed-in principal sees them.
@@ -234,7 +235,7 @@ struct ConsolePages {
         if let cursor = page.string("nextCursor") {
             var query = filter.filter { !$0.value.isEmpty && $0.key != "cursor" }
             query["cursor"] = cursor
-            next = "/console/audit?" + ConsoleForm.encode(query)
+            next = "/console/audit?" + (try URLEncodedFormEncoder().encode(query))
         }
         return ConsolePage(
             "audit", title: "Audit", ["items": page.list("items"), "filter": filter, "next": next as Any])

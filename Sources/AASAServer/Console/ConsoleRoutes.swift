@@ -39,11 +39,10 @@ struct ConsoleRoutes: Sendable {
         router.get("/console/sign-in") { request, context in try await signInForm(request, context, error: nil) }
         router.post("/console/sign-in") { request, context in try await signIn(request, context) }
         router.post("/console/sign-out") { request, context in
-            try await page(request, context) { pages, form in
+            try await page(request, context) { pages, _ in
                 guard let id = ConsoleCookie.value(in: request.headers) else { return nil }
                 try await sessions.signOut(
                     session: id, principal: pages.principal, requestID: state.requestID, logger: state.logger)
-                _ = form
                 return .redirect("/console/sign-in", cookie: ConsoleCookie.clearCookie(secure: Self.secure(request)))
             }
         }
@@ -282,7 +281,7 @@ struct ConsoleRoutes: Sendable {
     static func form(_ request: Request) async throws -> [String: String] {
         var request = request
         let body = try await request.collectBody(upTo: 64 * 1024)
-        return ConsoleForm.decode(String(buffer: body))
+        return try URLEncodedFormDecoder().decode([String: String].self, from: String(buffer: body))
     }
 
     static func problemContext(_ problem: ServiceError, status: Int, requestID: String) -> [String: Any] {

@@ -1,3 +1,5 @@
+import AASAModel
+
 /// The path space of one domain as a picture (issue 21): one row per path prefix (every grant's,
 /// every rule's literal prefix, every protected path), indented by depth, filled with the colour of
 /// the team whose grant holds it and outlined where a grant begins. Each rule is a dot on the row
@@ -20,9 +22,10 @@ struct PathSpaceMap {
     static let labelWidth = 360
     static let dot = 12
 
-    /// The literal part of a pattern, up to its last `/` before a wildcard: where the rule acts.
+    /// The literal part of a pattern (as a grant reads it: up to its first wildcard or
+    /// substitution variable), cut back to its last `/`: where the rule acts.
     static func prefix(of pattern: String) -> String {
-        let literal = pattern.prefix { $0 != "*" && $0 != "?" }
+        let literal = PathGrant.literalStart(of: pattern)
         if literal.count == pattern.count { return pattern }
         guard let slash = literal.lastIndex(of: "/") else { return "/" }
         return String(literal[...slash])
