@@ -75,7 +75,9 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     MetricsCatalog.preregister()
     var services: [any Service] = [
         client,
-        IdempotencyJanitor(database: database, retention: config.idempotencyRetention, logger: logger),
+        IdempotencyJanitor(
+            database: database, retention: config.idempotencyRetention, consoleIdle: config.consoleIdle,
+            logger: logger),
         RevisionFollower(database: database, served: served, logger: logger),
         Reconciler(database: database, publisher: publisher, logger: logger, interval: config.reconcileInterval),
     ]
@@ -107,10 +109,12 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     return app
 }
 
-/// Forgets idempotency records past their retention, hourly.
+/// Forgets idempotency records past their retention, and console sessions past their idle
+/// expiry, hourly.
 struct IdempotencyJanitor: Service {
     let database: Database
     let retention: Int
+    let consoleIdle: Duration
     let logger: Logger
 
     func run() async throws {
@@ -122,8 +126,7 @@ struct IdempotencyJanitor: Service {
                 do {
                     try await database.read(logger: logger) {
                         try await $0.expireIdempotencyKeys(olderThan: retention)
-                        // Console sessions idle past any sensible expiry (a day) go in the same pass.
-                        try await $0.expireConsoleSessions(idle: .seconds(86_400))
+                        try await $0.expireConsoleSessions(idle: consoleIdle)
                     }
                 } catch {
                     logger.warning(

@@ -9,16 +9,14 @@ extension DBSession {
     }
 
     /// The session's token and when it was last seen, if the session exists and was seen within
-    /// `idle`; an idle one is deleted on the way.
+    /// `idle` (an idle row is left to `expireConsoleSessions`: a request makes no write for it).
     public func consoleSession(idHash: [UInt8], idle: Duration) async throws -> (tokenID: UUID, lastSeen: Date)? {
         let seconds = Double(idle.components.seconds)
-        try await run(
-            """
-            DELETE FROM console_sessions
-            WHERE id_hash = \(Data(idHash)) AND last_seen_at < now() - make_interval(secs => \(seconds))
-            """)
         return try await first(
-            "SELECT token_id, last_seen_at FROM console_sessions WHERE id_hash = \(Data(idHash))",
+            """
+            SELECT token_id, last_seen_at FROM console_sessions
+            WHERE id_hash = \(Data(idHash)) AND last_seen_at >= now() - make_interval(secs => \(seconds))
+            """,
             as: (UUID, Date).self
         ).map { (tokenID: $0.0, lastSeen: $0.1) }
     }
@@ -31,7 +29,7 @@ extension DBSession {
         try await run("DELETE FROM console_sessions WHERE id_hash = \(Data(idHash))")
     }
 
-    /// Forgets sessions idle past `idle` (the janitor's hourly pass).
+    /// Forgets sessions idle past `idle` (the janitor's hourly pass, at the console's idle expiry).
     public func expireConsoleSessions(idle: Duration) async throws {
         let seconds = Double(idle.components.seconds)
         try await run(
