@@ -196,6 +196,16 @@ import Testing
                 #expect(reply.status == 422, "\(name): \(reply.text)")
                 #expect(reply.problemFields.contains { $0.hasPrefix(field) }, "\(name): \(reply.text)")
             }
+            // Two teams claiming one prefix: JSON can say it (a key twice), and the decoder would keep one.
+            let aasa = String(
+                decoding: try JSONSerialization.data(withJSONObject: Self.mixed, options: .fragmentsAllowed),
+                as: UTF8.self)
+            let twice = try await w.call(
+                .post, "/v1/imports", token: w.adminToken,
+                raw: #"{"host":"example.com","aasa":\#(aasa),"teamMap":{"ABCDE12345":"shop","FGHIJ67890":"news","#
+                    + #""ABCDE12345":"news"}}"#)
+            #expect(twice.status == 422, "\(twice.text)")
+            #expect(twice.problemFields == ["/teamMap/ABCDE12345"] && twice.problemRules == ["duplicate-key"])
             let team = try await w.teamToken("shop", scopes: ["write"]).secret
             #expect(
                 try await w.call(.post, "/v1/imports", token: team, json: Self.body("example.com", Self.mixed)).status

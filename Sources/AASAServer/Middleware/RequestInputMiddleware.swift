@@ -12,7 +12,9 @@ import NIOCore
 /// - a JSON string longer than `maxStringBytes` is 400 (`maxLength`): fields with a tighter bound
 ///   in openapi.yaml are checked where they are read, and the few that carry a whole file
 ///   (`longStrings`) have their own, wider bound;
-/// - an `If-Match` longer than openapi.yaml's 100 characters is 400, measured as sent.
+/// - an `If-Match` longer than openapi.yaml's 100 characters is 400, measured as sent;
+/// - a key given twice in one JSON object is 422 naming it: the generated decoder would silently
+///   keep one of the two values (in an import's team map, two teams claiming one prefix).
 /// What comes after (idempotency's fingerprint, the generated decoder) sees the collected body.
 struct RequestInputMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
@@ -57,6 +59,12 @@ struct RequestInputMiddleware: RouterMiddleware {
                 let parsed = try? JSONParser.parse(Array(body.readableBytesView))
             {
                 try Self.check(parsed.value, at: [], long: Self.longStrings[request.uri.path] ?? [:])
+                if let duplicate = parsed.duplicateKeys.first {
+                    let field = duplicate.objectPath.appending(duplicate.key).description
+                    throw ServiceError.invalid(
+                        field: field, rule: "duplicate-key",
+                        "\(duplicate.key) is given twice in one object; give it once, with the one value meant")
+                }
             }
         }
         return try await next(request, context)
