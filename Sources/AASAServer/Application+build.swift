@@ -105,6 +105,16 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
                 "database": .string(config.databaseURL.description),
                 "migrations": .stringConvertible(files.count),
             ])
+        // Every served file in memory before the port opens: a replica that is ready (or merely
+        // live) never answers 404 for a published domain while its first load runs.
+        let loadStarted = ContinuousClock.now
+        try await served.reloadAll(database, logger: logger)
+        logger.info(
+            "served files loaded",
+            metadata: [
+                "names": .stringConvertible(served.aasa.count),
+                "ms": .stringConvertible((ContinuousClock.now - loadStarted).milliseconds),
+            ])
     }
     return app
 }

@@ -91,6 +91,12 @@ import Testing
                 }
             }
             #expect(numbers == [1, 2, 3])
+
+            // A replica started now serves the file on its first request: the load runs before the
+            // port opens (before, a load balancer could send a request into a replica still loading).
+            let c = try ServerProcess(database: url)
+            try await c.start()
+            #expect(try await Self.served(c) != nil, "a new replica answered 404 before its first load")
         }
     }
 

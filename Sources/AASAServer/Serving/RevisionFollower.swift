@@ -3,9 +3,10 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 
-/// Keeps this replica's served files on the current revisions: a full load at start, then
-/// LISTEN `aasa_revisions` (each publish NOTIFYs its host), plus a full reload every `interval`
-/// as a safety net for missed notifications, lost connections and deleted domains.
+/// Keeps this replica's served files on the current revisions after the load that runs before the
+/// port opens (`buildApplication`): LISTEN `aasa_revisions` (each publish NOTIFYs its host), plus a
+/// full reload every `interval` as a safety net for missed notifications, lost connections and
+/// deleted domains.
 struct RevisionFollower: Service {
     let database: Database
     let served: WellKnownFiles
@@ -26,13 +27,15 @@ struct RevisionFollower: Service {
         try await served.reloadAll(database, logger: logger)
     }
 
+    /// The start-up load happened before the port opened, and listening reloads once it listens:
+    /// this loop is the safety net after that, so it waits first.
     private func reloadForever() async {
         while !Task.isCancelled {
+            do { try await Task.sleep(for: interval) } catch { return }
             do { try await reloadAll() } catch {
                 logger.warning(
                     "could not load the current revisions", metadata: ["error": .string(String(describing: error))])
             }
-            do { try await Task.sleep(for: interval) } catch { return }
         }
     }
 

@@ -39,6 +39,9 @@ final class ServedFiles: Sendable {
 
     private let state = Mutex(State())
 
+    /// How many names (hosts and aliases) are served.
+    var count: Int { state.withLock { $0.files.count } }
+
     func file(for host: String) -> File? {
         state.withLock { $0.files[host] }
     }
