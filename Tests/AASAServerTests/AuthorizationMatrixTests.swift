@@ -38,6 +38,7 @@ import Testing
             expected: [201, 201, 403, 404]),
         Cell(method: .delete, path: "/v1/teams/own/tokens/{readTokenID}", expected: [204, 204, 403, 404]),
         Cell(method: .get, path: "/v1/teams/own/apps", expected: [200, 200, 200, 404]),
+        Cell(method: .get, path: "/v1/teams/own/grants", expected: [200, 200, 200, 404]),
         Cell(
             method: .post, path: "/v1/teams/own/apps", body: ["appID": "ABCDE12345.com.own.second"],
             expected: [201, 201, 403, 404]),

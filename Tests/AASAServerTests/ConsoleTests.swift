@@ -202,6 +202,12 @@ import Testing
             #expect(own.text.contains("secret-launch"))
             #expect(own.text.contains("&lt;script&gt;alert(&#39;c&#39;)") || own.text.contains("&lt;script&gt;alert("))
             #expect(!own.text.contains("<script>alert"), "a comment is text")
+            let ownTeam = try await shopBrowser.get("/console/teams/shop")
+            #expect(
+                ownTeam.text.contains("<h2>Grants</h2>") && ownTeam.text.contains(">example.com</a>"), "\(ownTeam.text)"
+            )
+            let overview = try await shopBrowser.get("/console/")
+            #expect(overview.text.contains("Last probe") && overview.text.contains(">never</td>"), "\(overview.text)")
             let teams = try await shopBrowser.get("/console/teams/blog")
             #expect(teams.status == 403 || teams.status == 404, "\(teams.status)")
             let audit = try await shopBrowser.get("/console/audit?team=blog")

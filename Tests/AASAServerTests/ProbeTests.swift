@@ -182,6 +182,18 @@ import Testing
                 try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "down.invalid"]).status
                     == 201)
             #expect(try await Self.probe(w, "down.invalid").codes == ["P001"])
+
+            // The last probe is kept, for any token that reads the domain; never probed is 404.
+            let reader = try await w.teamToken("stale-test", scopes: ["read"]).secret
+            let last = try await w.call(.get, "/v1/domains/down.invalid/probe", token: reader)
+            #expect(last.status == 200, "\(last.text)")
+            #expect(last.object["ok"] as? Bool == false && (last.object["urls"] as? Int ?? 0) >= 2)
+            let lastCodes = (last.object["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+            #expect(Set(lastCodes) == ["P001"], "\(last.text)")
+            #expect(
+                try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "unprobed.test"]).status
+                    == 201)
+            #expect(try await w.call(.get, "/v1/domains/unprobed.test/probe", token: reader).status == 404)
             let metrics = try await w.call(.get, "/metrics")
             #expect(metrics.text.contains("aasad_probe_failures_total{code=\"P011\"}"))
 

@@ -14,20 +14,12 @@ extension APIImplementation {
         let results = try report.results.map { r -> Components.Schemas.ProbeResult in
             var headers: [String: String] = [:]
             for h in r.fetched.headers { headers[h.name.lowercased()] = h.value }
-            // Each file against its own stream; assetlinks.json before its first revision (a 404 then
-            // is no finding) is ok without an error finding.
-            let ok =
-                r.file == "assetlinks.json"
-                ? r.verdict.ok
-                    && (report.currentAssetLinksRevision == nil
-                        || r.verdict.revision == report.currentAssetLinksRevision)
-                : r.verdict.ok && r.verdict.revision == report.currentRevision
             return .init(
                 url: r.fetched.url, file: .init(rawValue: r.file) ?? .appleAppSiteAssociation, host: r.host,
                 status: r.fetched.status, elapsedMs: (r.fetched.elapsedMs * 10).rounded() / 10,
                 headers: .init(additionalProperties: headers), byteCount: r.fetched.bytes?.count,
                 sha256: r.verdict.sha256,
-                revision: r.verdict.revision, ok: ok,
+                revision: r.verdict.revision, ok: r.ok,
                 findings: r.verdict.findings.map(Self.finding),
                 diff: try r.verdict.diff.map { try OpenAPIValueContainer(json: $0) })
         }
@@ -36,7 +28,26 @@ extension APIImplementation {
                 body: .json(
                     .init(
                         host: report.host, checkedAt: Date(), currentRevision: report.currentRevision,
-                        ok: results.allSatisfy(\.ok), results: results))))
+                        ok: report.ok, results: results))))
+    }
+
+    func getLastProbe(_ input: Operations.GetLastProbe.Input) async throws -> Operations.GetLastProbe.Output {
+        _ = try principal()
+        let last = try await OriginProbe(fetcher: fetcher, work: work).last(input.path.host)
+        guard let probe = last.probe else {
+            throw ServiceError.notFound("\(last.host) has not been probed yet (POST …/probe)")
+        }
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        host: last.host, checkedAt: probe.checkedAt, ok: probe.ok, urls: probe.urls,
+                        findings: probe.findings.map { f in
+                            let code = ProbeFinding.Code(rawValue: f.code)
+                            return .init(
+                                url: f.url, code: f.code, name: code?.name ?? f.code,
+                                severity: code?.isWarning == true ? .warning : .error, message: f.message)
+                        }))))
     }
 
     func getCDNStatus(_ input: Operations.GetCDNStatus.Input) async throws -> Operations.GetCDNStatus.Output {

@@ -9,6 +9,11 @@ extension APIImplementation {
         return .ok(.init(body: .json(.init(items: grants.map(Components.Schemas.Grant.init)))))
     }
 
+    func listTeamGrants(_ input: Operations.ListTeamGrants.Input) async throws -> Operations.ListTeamGrants.Output {
+        let grants = try await reads(try principal()).grants(team: input.path.team)
+        return .ok(.init(body: .json(.init(items: grants.map(Components.Schemas.Grant.init)))))
+    }
+
     func getGrant(_ input: Operations.GetGrant.Input) async throws -> Operations.GetGrant.Output {
         let grant = try await reads(try principal()).grant(input.path.host, team: input.path.team)
         return .ok(.init(headers: .init(eTag: ETag.of(grant.version)), body: .json(.init(grant))))

@@ -113,6 +113,15 @@ struct ConsoleAPI: Sendable {
         try Self.plain(try await api.probeDomain(.init(path: .init(host: host))).ok.body.json)
     }
 
+    /// The domain's last origin probe, or nil when it was never probed.
+    func lastProbe(_ host: String) async throws -> [String: Any]? {
+        do {
+            return try Self.plain(try await api.getLastProbe(.init(path: .init(host: host))).ok.body.json)
+        } catch let error as ServiceError where error.kind == .notFound {
+            return nil
+        }
+    }
+
     func checkCDN(_ host: String) async throws -> [String: Any] {
         try Self.plain(try await api.checkCDN(.init(path: .init(host: host))).ok.body.json)
     }
@@ -140,6 +149,10 @@ struct ConsoleAPI: Sendable {
 
     func apps(_ team: String) async throws -> [String: Any] {
         try Self.plain(try await api.listTeamApps(.init(path: .init(team: team))).ok.body.json)
+    }
+
+    func teamGrants(_ team: String) async throws -> [String: Any] {
+        try Self.plain(try await api.listTeamGrants(.init(path: .init(team: team))).ok.body.json)
     }
 
     func tokens(_ team: String) async throws -> [String: Any] {

@@ -20,6 +20,13 @@ struct ConsolePages {
             let cdn = try await api.cdn(host)
             row["cdnState"] = cdn.string("state") ?? "unknown"
             if cdn.string("state") == "stale", let lag = cdn.int("lagSeconds") { row["lag"] = Self.duration(lag) }
+            if var probe = try await api.lastProbe(host) {
+                let codes = probe.list("findings").filter { $0.string("severity") == "error" }.compactMap {
+                    $0.string("code")
+                }
+                probe["problems"] = codes.isEmpty ? "not the current revision" : codes.uniqued().joined(separator: ", ")
+                row["probe"] = probe
+            }
             let check = try await api.expectations(host)
             let broken = (check.int("brokenInDraft") ?? 0) + (check.int("brokenWhenPublished") ?? 0)
             if broken > 0 { row["broken"] = broken }
@@ -217,6 +224,7 @@ struct ConsolePages {
             "team", title: "Team \(team.string("name") ?? name)",
             [
                 "team": team, "apps": try await api.apps(name).list("items"),
+                "grants": try await api.teamGrants(name).list("items"),
                 "tokens": try await api.tokens(name).list("items"),
             ], crumbs: [("Teams", "/console/teams")])
     }

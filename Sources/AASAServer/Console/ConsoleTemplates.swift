@@ -96,8 +96,8 @@ enum ConsoleTemplates {
         <table>
         <caption>Every domain this token can see</caption>
         <thead><tr><th scope="col">Domain</th><th scope="col">Environment</th><th scope="col">Revision</th>
-        <th scope="col">Draft</th><th scope="col">Apple's CDN</th><th scope="col">Golden URLs</th>
-        <th scope="col">Suspensions</th></tr></thead>
+        <th scope="col">Draft</th><th scope="col">Apple's CDN</th><th scope="col">Last probe</th>
+        <th scope="col">Golden URLs</th><th scope="col">Suspensions</th></tr></thead>
         <tbody>
         {{#domains}}
         <tr>
@@ -107,6 +107,8 @@ enum ConsoleTemplates {
         <td>{{#draftDiffers}}<span class="warn">differs</span>{{/draftDiffers}}\
         {{^draftDiffers}}same{{/draftDiffers}}</td>
         <td><span class="state-{{cdnState}}">{{cdnState}}</span>{{#lag}} ({{lag}} behind){{/lag}}</td>
+        <td>{{#probe}}{{#ok}}ok{{/ok}}{{^ok}}<span class="bad">{{problems}}</span>{{/ok}} \
+        <a href="/console/domains/{{host}}/apple">{{checkedAt}}</a>{{/probe}}{{^probe}}never{{/probe}}</td>
         <td>{{#broken}}<span class="bad">{{broken}} broken</span>{{/broken}}{{^broken}}holding{{/broken}}</td>
         <td>{{#suspended}}<span class="bad">{{suspended}}</span>{{/suspended}}{{^suspended}}none{{/suspended}}</td>
         </tr>
@@ -355,6 +357,14 @@ enum ConsoleTemplates {
         {{#apps}}<tr><td><code>{{appID}}</code></td><td>{{platform}}</td><td>{{#services}}{{.}} {{/services}}</td>
         <td>{{#fingerprints}}<code class="fp">{{.}}</code> {{/fingerprints}}</td></tr>{{/apps}}
         </tbody></table>
+        <h2>Grants</h2>
+        {{#empty(grants)}}<p>No grant: the team may place rules on no domain.</p>{{/empty(grants)}}
+        {{^empty(grants)}}<table><thead><tr><th scope="col">Domain</th><th scope="col">Path prefixes</th>
+        <th scope="col">Domain-wide services</th></tr></thead><tbody>
+        {{#grants}}<tr><td><a href="/console/domains/{{host}}">{{host}}</a></td>
+        <td>{{#pathPrefixes}}<code>{{.}}</code> {{/pathPrefixes}}</td>
+        <td>{{#services}}{{.}} {{/services}}</td></tr>{{/grants}}
+        </tbody></table>{{/empty(grants)}}
         <h2>Tokens</h2>
         <table><thead><tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Last used</th>
         <th scope="col">State</th></tr></thead><tbody>

@@ -17,6 +17,9 @@ struct OriginProbe: Sendable {
         var host: String
         var fetched: Fetched
         var verdict: FileVerdict
+        /// Whether this URL serves its file's current revision without an error finding;
+        /// assetlinks.json before its first revision (a 404 then is no finding) is ok.
+        var ok: Bool
     }
 
     struct Report: Sendable {
@@ -25,6 +28,8 @@ struct OriginProbe: Sendable {
         /// assetlinks.json's current revision (nil while it has none).
         var currentAssetLinksRevision: Int?
         var results: [Result]
+
+        var ok: Bool { results.allSatisfy(\.ok) }
     }
 
     func probe(_ host: String) async throws -> Report {
@@ -61,13 +66,34 @@ struct OriginProbe: Sendable {
             for finding in verdict.findings {
                 Counter(label: "aasad_probe_failures_total", dimensions: [("code", finding.code.rawValue)]).increment()
             }
+            let ok =
+                target.android
+                ? verdict.ok && (android == nil || verdict.revision == android?.number)
+                : verdict.ok && verdict.revision == current?.number
             results.append(
                 Result(
                     file: target.android ? "assetlinks.json" : "apple-app-site-association", host: target.host,
-                    fetched: f, verdict: verdict))
+                    fetched: f, verdict: verdict, ok: ok))
         }
-        return Report(
+        let report = Report(
             host: domain.host, currentRevision: current?.number, currentAssetLinksRevision: android?.number,
             results: results)
+        // The last probe is kept for whoever looks next (the console's overview, GET …/probe).
+        try await work.transaction { session in
+            try await session.recordProbe(
+                domainID: domain.id, ok: report.ok, urls: results.count,
+                findings: results.flatMap { r in
+                    r.verdict.findings.map { .init(url: r.fetched.url, code: $0.code.rawValue, message: $0.message) }
+                })
+        }
+        return report
+    }
+
+    /// The domain's last probe (nil: never probed).
+    func last(_ host: String) async throws -> (host: String, probe: ProbeRecord?) {
+        try await work.read { session in
+            let domain = try await Lookup.domain(host, session: session)
+            return (domain.host, try await session.lastProbe(domainID: domain.id))
+        }
     }
 }

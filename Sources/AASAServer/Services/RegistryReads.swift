@@ -62,6 +62,13 @@ struct RegistryReads: Sendable {
         }
     }
 
+    /// Every grant of a team this caller may see (its own, or any for an admin), by host.
+    func grants(team name: String) async throws -> [GrantRecord] {
+        try await work.read { session in
+            try await session.listGrants(teamID: try await Lookup.visibleTeam(name, principal, session: session).id)
+        }
+    }
+
     func grant(_ host: String, team: String) async throws -> GrantRecord {
         try await work.read { session in
             let domain = try await Lookup.domain(host, session: session)
