@@ -92,6 +92,35 @@ for rules in [200, 1_500] {
     print(line("AASARenderer (canonical)", ours))
 }
 print("")
+
+// MARK: parser
+
+// JSONParser reads every stored rule set, draft and fetched file; Foundation's JSONSerialization
+// (which keeps neither key order, duplicates nor number lexemes) is the baseline.
+print("parser: the same document from bytes, \(quick ? "quick" : "full") run, 1 thread")
+print("")
+print("| parser | rules | bytes | documents/s | JSONParser is | p50 µs | p99 µs |")
+print("|---|---|---|---|---|---|---|")
+for rules in [200, 1_500] {
+    let bytes = Array(makeDocument(rules: rules).utf8)
+    let data = Data(bytes)
+    let once = [""]
+    let foundation = measure(urls: once, minimumSeconds: seconds) { _ in
+        (try? JSONSerialization.jsonObject(with: data)).map { _ in "ok" }
+    }
+    let ours = measure(urls: once, minimumSeconds: seconds) { _ in
+        (try? JSONParser.parse(bytes)).map { _ in "ok" }
+    }
+    func line(_ name: String, _ r: (perSecond: Double, latencies: [Double])) -> String {
+        "| \(name) | \(rules) | \(bytes.count) | \(Int(r.perSecond)) | "
+            + "\(String(format: "%.2f", ours.perSecond / r.perSecond))x "
+            + "| \(String(format: "%.1f", percentile(r.latencies, 0.5) / 1000)) "
+            + "| \(String(format: "%.1f", percentile(r.latencies, 0.99) / 1000)) |"
+    }
+    print(line("JSONSerialization.jsonObject", foundation))
+    print(line("JSONParser (order, duplicates, lexemes kept)", ours))
+}
+print("")
 print("peak RSS of the model benchmarks: \(String(format: "%.1f", peakRSSMiB())) MiB")
 
 // MARK: Android (Dynamic App Links), the same baselines

@@ -63,7 +63,10 @@ private struct Cursor {
     var index = 0
     var depth = 0
     var duplicateKeys: [JSONParser.DuplicateKey] = []
-    var path = JSONPointer.root
+    /// Where the parser is, as pointer tokens: kept as one stack (pushed and popped per member and
+    /// element) and made into a pointer only for an error or a duplicate key.
+    var tokens: [String] = []
+    var path: JSONPointer { JSONPointer(tokens: tokens) }
 
     init(bytes: UnsafeBufferPointer<UInt8>, limits: JSONParser.Limits) {
         self.bytes = bytes
@@ -120,7 +123,8 @@ private struct Cursor {
         defer { depth -= 1 }
         index += 1  // {
         var object = JSONObject()
-        var seen = Set<String>()
+        // Small objects (most of them) find a duplicate key by a scan; a set only past that.
+        var seen: Set<String>?
         skipWhitespace()
         if peek(UInt8(ascii: "}")) {
             index += 1
@@ -136,17 +140,21 @@ private struct Cursor {
                 throw unexpected(expecting: "a member name in double quotes")
             }
             let key = try parseString()
-            if !seen.insert(key).inserted {
-                duplicateKeys.append(.init(objectPath: path, key: key))
+            let duplicate: Bool
+            if object.members.count < 16 {
+                duplicate = object.members.contains { $0.key == key }
+            } else {
+                if seen == nil { seen = Set(object.members.map(\.key)) }
+                duplicate = !seen!.insert(key).inserted
             }
+            if duplicate { duplicateKeys.append(.init(objectPath: path, key: key)) }
             skipWhitespace()
             guard peek(UInt8(ascii: ":")) else { throw unexpected(expecting: "':' after the member name \"\(key)\"") }
             index += 1
             skipWhitespace()
-            let saved = path
-            path = path.appending(key)
+            tokens.append(key)
             let value = try parseValue()
-            path = saved
+            tokens.removeLast()
             object.append(key, value)
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input inside an object: '}' is missing") }
@@ -176,10 +184,9 @@ private struct Cursor {
             if peek(UInt8(ascii: "]")) {
                 throw error("trailing comma before ']': remove the comma after the last element")
             }
-            let saved = path
-            path = path.appending(index: elements.count)
+            tokens.append(String(elements.count))
             elements.append(try parseValue())
-            path = saved
+            tokens.removeLast()
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input inside an array: ']' is missing") }
             switch bytes[index] {
@@ -197,9 +204,10 @@ private struct Cursor {
     mutating func parseString() throws(JSONSyntaxError) -> String {
         let open = index
         index += 1  // opening quote
-        var scalars = String.UnicodeScalarView()
+        // Most strings have no escape: they are validated and decoded from the bytes in one step.
+        // Only a string with an escape collects scalars.
+        var scalars: String.UnicodeScalarView?
         var runStart = index
-        // Plain runs are validated and appended in one step; escapes are decoded one by one.
         while true {
             guard index < bytes.count else {
                 index = open
@@ -207,13 +215,19 @@ private struct Cursor {
             }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                try appendRun(from: runStart, to: index, into: &scalars)
+                try validateRun(from: runStart, to: index)
+                let run = text(from: runStart, to: index)
                 index += 1
-                return String(scalars)
+                guard var collected = scalars else { return run }
+                collected.append(contentsOf: run.unicodeScalars)
+                return String(collected)
             }
             if byte == UInt8(ascii: "\\") {
-                try appendRun(from: runStart, to: index, into: &scalars)
-                try parseEscape(into: &scalars)
+                try validateRun(from: runStart, to: index)
+                var collected = scalars ?? String.UnicodeScalarView()
+                collected.append(contentsOf: text(from: runStart, to: index).unicodeScalars)
+                try parseEscape(into: &collected)
+                scalars = collected
                 runStart = index
                 continue
             }
@@ -227,25 +241,27 @@ private struct Cursor {
         }
     }
 
-    /// Validates and appends bytes[from..<to], which contain no quote, backslash or control byte.
-    mutating func appendRun(from start: Int, to end: Int, into scalars: inout String.UnicodeScalarView)
-        throws(JSONSyntaxError)
-    {
+    /// bytes[from..<to], already validated as UTF-8, as a String.
+    func text(from start: Int, to end: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// Checks that bytes[from..<to], which contain no quote, backslash or control byte, are UTF-8
+    /// (no overlong form, no surrogate), naming the first byte that is not.
+    mutating func validateRun(from start: Int, to end: Int) throws(JSONSyntaxError) {
         var i = start
         while i < end {
             let b0 = bytes[i]
             if b0 < 0x80 {
-                scalars.append(Unicode.Scalar(b0))
                 i += 1
                 continue
             }
             let (scalar, length) = decodeUTF8(at: i, limit: end)
-            guard let scalar else {
+            guard scalar != nil else {
                 index = i
                 throw error(
                     "invalid UTF-8 byte 0x\(hex(Int(b0), width: 2)): the file must be UTF-8 text", kind: .encoding)
             }
-            scalars.append(scalar)
             i += length
         }
     }
