@@ -125,15 +125,43 @@ extension Components.Schemas.Rule {
 extension OpenAPIObjectContainer {
     /// A JSON object as the runtime's free-form object (rule references, overrides).
     init(json: JSONValue) throws {
-        self = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: Data(JSONWriter().bytes(json)))
+        guard case .object(let object) = json else {
+            // As the decoder this replaces would have refused it.
+            throw DecodingError.typeMismatch(
+                JSONObject.self, .init(codingPath: [], debugDescription: "\(json.typeName), not an object"))
+        }
+        self = try OpenAPIObjectContainer(unvalidatedValue: FreeFormJSON.dictionary(object))
     }
 }
 
 extension OpenAPIValueContainer {
     /// Our lossless JSON as the runtime's free-form container (for audit payloads and documents).
     init(json: JSONValue) throws {
-        let data = Data(JSONWriter().bytes(json))
-        self = try JSONDecoder().decode(OpenAPIValueContainer.self, from: data)
+        self = try OpenAPIValueContainer(unvalidatedValue: FreeFormJSON.value(json))
+    }
+}
+
+/// Our JSON as the plain values the runtime's free-form containers hold, built directly: writing
+/// it out and decoding it with Foundation's JSONDecoder was most of `GET /v1/audit`'s time (the
+/// console's profile). Numbers become what that decoder made of them (an Int when the lexeme is
+/// one, else a Double); with a key twice, the last one counts, as there.
+enum FreeFormJSON {
+    static func value(_ json: JSONValue) -> (any Sendable)? {
+        switch json {
+        case .null: nil
+        case .bool(let bool): bool
+        case .string(let string): string
+        case .number(let lexeme): Int(lexeme) ?? Double(lexeme) ?? lexeme
+        case .array(let items): items.map(value)
+        case .object(let object): dictionary(object)
+        }
+    }
+
+    static func dictionary(_ object: JSONObject) -> [String: (any Sendable)?] {
+        var out: [String: (any Sendable)?] = [:]
+        out.reserveCapacity(object.members.count)
+        for member in object.members { out[member.key] = .some(value(member.value)) }
+        return out
     }
 }
 
