@@ -56,6 +56,13 @@ extension Optional: OptionalValue {
     fileprivate var wrappedValue: Any? { self.map { $0 } }
 }
 
+/// The API's answer as plain JSON (`ConsoleAPI.plain`), handed between a page's tasks: it holds
+/// only strings, numbers, booleans, arrays and dictionaries of them, and nobody mutates it after.
+struct PlainJSON: @unchecked Sendable {
+    let value: [String: Any]
+    init(_ value: [String: Any]) { self.value = value }
+}
+
 /// Reading the API's plain JSON: small accessors, so the pages stay about what they show.
 extension Dictionary where Key == String, Value == Any {
     func string(_ key: String) -> String? { self[key] as? String }

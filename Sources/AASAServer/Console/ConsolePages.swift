@@ -12,29 +12,51 @@ struct ConsolePages {
 
     func overview(after: String?) async throws -> ConsolePage {
         let list = try await api.domains(after: after)
-        var rows: [[String: Any]] = []
-        for domain in list.list("items") {
-            let host = domain.string("host") ?? ""
-            var row = domain
-            row["draftDiffers"] = try await api.draftDiffers(host)
-            let cdn = try await api.cdn(host)
-            row["cdnState"] = cdn.string("state") ?? "unknown"
-            if cdn.string("state") == "stale", let lag = cdn.int("lagSeconds") { row["lag"] = Self.duration(lag) }
-            if var probe = try await api.lastProbe(host) {
-                let codes = probe.list("findings").filter { $0.string("severity") == "error" }.compactMap {
-                    $0.string("code")
-                }
-                probe["problems"] = codes.isEmpty ? "not the current revision" : codes.uniqued().joined(separator: ", ")
-                row["probe"] = probe
+        // Each domain's row asks several services: the rows are built four at a time (the
+        // console holds no connection of its own, so each read takes one from the pool).
+        let domains = list.list("items")
+        var rows = [PlainJSON?](repeating: nil, count: domains.count)
+        try await withThrowingTaskGroup(of: (Int, PlainJSON).self) { group in
+            var next = 0
+            func start() {
+                guard next < domains.count else { return }
+                let (i, domain) = (next, PlainJSON(domains[next]))
+                group.addTask { (i, PlainJSON(try await overviewRow(domain.value))) }
+                next += 1
             }
-            let check = try await api.expectations(host)
-            let broken = (check.int("brokenInDraft") ?? 0) + (check.int("brokenWhenPublished") ?? 0)
-            if broken > 0 { row["broken"] = broken }
-            let suspended = try await api.suspensions(host).list("items").compactMap { $0.string("team") }
-            if !suspended.isEmpty { row["suspended"] = suspended.joined(separator: ", ") }
-            rows.append(row)
+            for _ in 0..<4 { start() }
+            while let (i, row) = try await group.next() {
+                rows[i] = row
+                start()
+            }
         }
-        return ConsolePage("overview", title: "Overview", ["domains": rows, "next": list.string("nextAfter") as Any])
+        return ConsolePage(
+            "overview", title: "Overview",
+            ["domains": rows.compactMap { $0?.value }, "next": list.string("nextAfter") as Any])
+    }
+
+    /// One domain of the overview: its list entry, with the draft, Apple's CDN, the last probe,
+    /// golden URLs and suspensions added.
+    private func overviewRow(_ domain: [String: Any]) async throws -> [String: Any] {
+        let host = domain.string("host") ?? ""
+        var row = domain
+        row["draftDiffers"] = try await api.draftDiffers(host)
+        let cdn = try await api.cdn(host)
+        row["cdnState"] = cdn.string("state") ?? "unknown"
+        if cdn.string("state") == "stale", let lag = cdn.int("lagSeconds") { row["lag"] = Self.duration(lag) }
+        if var probe = try await api.lastProbe(host) {
+            let codes = probe.list("findings").filter { $0.string("severity") == "error" }.compactMap {
+                $0.string("code")
+            }
+            probe["problems"] = codes.isEmpty ? "not the current revision" : codes.uniqued().joined(separator: ", ")
+            row["probe"] = probe
+        }
+        let check = try await api.expectations(host)
+        let broken = (check.int("brokenInDraft") ?? 0) + (check.int("brokenWhenPublished") ?? 0)
+        if broken > 0 { row["broken"] = broken }
+        let suspended = try await api.suspensions(host).list("items").compactMap { $0.string("team") }
+        if !suspended.isEmpty { row["suspended"] = suspended.joined(separator: ", ") }
+        return row
     }
 
     func domain(_ host: String) async throws -> ConsolePage {
