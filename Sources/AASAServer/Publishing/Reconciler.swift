@@ -35,8 +35,12 @@ struct Reconciler: Service {
 
     func reconcileAll() async throws -> Report {
         var report = Report()
-        let domains = try await database.read(logger: logger) { try await $0.listDomains() }
-        for domain in domains where domain.currentRevision != nil && !domain.webRoots.isEmpty {
+        let domains = try await database.read(logger: logger) { try await $0.listDomains() }.filter {
+            $0.currentRevision != nil && !$0.webRoots.isEmpty
+        }
+        let (suspects, cleanChecks) = try await suspects(domains)
+        report.checked = cleanChecks
+        for domain in suspects {
             report = try await publisher.withDomainLock(domainID: domain.id, logger: logger) { [report] session in
                 var report = report
                 // Read again under the lock: a publish may have finished meanwhile.
@@ -62,6 +66,48 @@ struct Reconciler: Service {
             }
         }
         return report
+    }
+
+    /// The domains whose web roots may need work, found without a lock: both files' current
+    /// revisions read in two statements (what this server serves), and every root compared with
+    /// them on the thread pool. A domain whose every copy matches, with no temporary file left in
+    /// a root, needs nothing; only the others take the domain's lock and are checked again there (a
+    /// publish may be writing them meanwhile). Before this pass every domain took its lock and
+    /// three queries, one after another: 81 s for 20,000 domains (`scripts/bench/scale`).
+    /// Returns the suspects, and how many file copies the clean domains had checked.
+    private func suspects(_ domains: [DomainRecord]) async throws -> (domains: [DomainRecord], checked: Int) {
+        let (aasa, assetLinks) = try await database.read(logger: logger) { session in
+            (try await session.servedRevisions(), try await session.servedAssetLinks())
+        }
+        var byHost: [String: [(PublishedFile, [UInt8])]] = [:]
+        for r in aasa { byHost[r.host, default: []].append((.aasa, r.bytes)) }
+        for r in assetLinks { byHost[r.host, default: []].append((.assetLinks, r.bytes)) }
+        let current = byHost
+        let bases = publisher.webRootBases
+        var suspects: [DomainRecord] = []
+        var checked = 0
+        // A few hundred domains per hop to the thread pool: file reads block.
+        for start in stride(from: 0, to: domains.count, by: 256) {
+            let chunk = Array(domains[start..<min(start + 256, domains.count)])
+            let judged = try await NIOThreadPool.singleton.runIfActive {
+                chunk.map { domain -> (clean: Bool, checks: Int) in
+                    let files = current[domain.host] ?? []
+                    let clean =
+                        !files.isEmpty
+                        && domain.webRoots.allSatisfy { root in
+                            !WebRootWriter.hasTemporaries(root: root, legacy: domain.legacyRootPath, bases: bases)
+                                && files.allSatisfy { file, bytes in
+                                    file.copiesOnDisk(root: root, domain: domain).allSatisfy { $0 == bytes }
+                                }
+                        }
+                    return (clean, domain.webRoots.count * files.count)
+                }
+            }
+            for (domain, verdict) in zip(chunk, judged) {
+                if verdict.clean { checked += verdict.checks } else { suspects.append(domain) }
+            }
+        }
+        return (suspects, checked)
     }
 
     /// One web root's copy of one file against the file's current revision: rewritten (logged,

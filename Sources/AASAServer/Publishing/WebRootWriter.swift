@@ -98,17 +98,29 @@ enum WebRootWriter {
     /// that leaves the root.
     @discardableResult
     static func removeTemporaries(root: String, legacy: Bool, bases: [String] = []) -> Int {
-        guard let realRoot = try? resolvedRoot(root, bases: bases) else { return 0 }
         var removed = 0
+        for path in temporaries(root: root, legacy: legacy, bases: bases) where unlink(path) == 0 { removed += 1 }
+        return removed
+    }
+
+    /// Whether a write left a temporary file in the root (reconciliation's pass without the lock).
+    static func hasTemporaries(root: String, legacy: Bool, bases: [String] = []) -> Bool {
+        !temporaries(root: root, legacy: legacy, bases: bases).isEmpty
+    }
+
+    /// The paths of the temporary files a write (`replace`) left in the root, if any.
+    private static func temporaries(root: String, legacy: Bool, bases: [String]) -> [String] {
+        guard let realRoot = try? resolvedRoot(root, bases: bases) else { return [] }
+        var paths: [String] = []
         let wellKnown = try? wellKnownDirectory(realRoot, create: false)
         for directory in (wellKnown.map { [$0] } ?? []) + (legacy ? [realRoot] : []) {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             for name in names
             where (name.hasPrefix(".\(fileName).") || name.hasPrefix(".\(assetLinksName).")) && name.hasSuffix(".tmp") {
-                if unlink(directory + "/" + name) == 0 { removed += 1 }
+                paths.append(directory + "/" + name)
             }
         }
-        return removed
+        return paths
     }
 
     private static func replace(directory: String, name: String, bytes: [UInt8]) throws -> String {
