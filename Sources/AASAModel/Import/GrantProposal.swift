@@ -53,10 +53,8 @@ public enum GrantProposal {
         var clashes: [Clash] = []
         for (team, rules) in teams {
             for prefix in propose(rules: rules) where !prefix.domainWide {
-                let below = prefix.path + "/"
                 for (o, (other, otherRules)) in teams.enumerated() where other != team {
-                    for (rule, directory) in zip(otherRules, directories[o])
-                    where prefix.path == "/" || directory == prefix.path || directory.hasPrefix(below) {
+                    for (rule, directory) in zip(otherRules, directories[o]) where covers(prefix.path, directory) {
                         clashes.append(Clash(team: team, prefix: prefix.path, reached: other, rule: rule))
                     }
                 }
