@@ -69,4 +69,40 @@ import Testing
                 "the report measures the draft the caller may see: \(sizes)")
         }
     }
+
+    /// Another team's Android rules, as that team sees the draft: the published ones (from the
+    /// current assetlinks.json revision, which the AASA never names), not the unpublished ones,
+    /// and not none (which made blog's diff to the draft say shop's rules were removed).
+    @Test func anotherTeamsAndroidRulesAreSeenAsPublished() async throws {
+        let root = try PublishingTests.tempDir()
+        try await TestWorld.run { w in
+            let (shop, blog) = try await AndroidTests.setUp(w, root: root)
+            try #require(
+                try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "r1"])
+                    .status == 201)
+            try #require(
+                try await w.call(
+                    .put, AndroidTests.rules(AndroidTests.shopAndroid), token: shop,
+                    json: ["rules": [["/": "/shop/secret-launch/*", "exclude": true], ["/": "/shop/*"]]]
+                ).status == 200)
+            for (token, seesDraft) in [(blog, false), (shop, true), (w.adminToken, true)] {
+                let draft = try await w.call(.get, "/v1/domains/example.com/assetlinks", token: token)
+                #expect(draft.status == 200)
+                #expect(draft.text.contains("secret-launch") == seesDraft, "\(draft.text)")
+                // The draft replaced /shop/cart: another team sees the published rule in its place.
+                #expect(draft.text.contains(#""/shop/cart""#) == !seesDraft, "\(draft.text)")
+                let diff = try await w.call(
+                    .get, "/v1/domains/example.com/assetlinks/diff?from=1&to=draft", token: token)
+                #expect(diff.status == 200)
+                let changes = diff.object["diff"] as? [[String: Any]] ?? []
+                #expect(changes.isEmpty == !seesDraft, "\(diff.text)")
+                let urls = diff.object["urlChanges"] as? [[String: Any]] ?? []
+                #expect(
+                    urls.contains {
+                        ($0["url"] as? String ?? "").contains("/shop/secret-launch/")
+                            && $0["after"] as? String == "exclude"
+                    } == seesDraft, "\(diff.text)")
+            }
+        }
+    }
 }

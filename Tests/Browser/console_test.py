@@ -18,6 +18,8 @@ BASE, ADMIN, ROOT, SHOTS = sys.argv[1:5]
 HOST = "example.com"
 SHOP_APP = "ABCDE12345.com.example.shop"
 BLOG_APP = "ABCDE12345.com.example.blog"
+SHOP_ANDROID = "com.example.shop"
+FINGERPRINT = ":".join(f"{i:02X}" for i in range(32))
 SCRIPT = "<script>alert('x')</script>"
 axe = Axe()
 axe_results = {}
@@ -65,6 +67,10 @@ def set_up():
              {"rules": [{"/": "/blog/*"}]}), 200)
     must(api("PUT", f"/v1/domains/{HOST}/apps/{SHOP_APP}/rules", tokens["shop"],
              {"rules": [{"/": "/shop/admin/*", "exclude": True}, {"/": "/shop/*", "comment": SCRIPT}]}), 200)
+    must(api("POST", "/v1/teams/shop/apps", tokens["shop"],
+             {"appID": SHOP_ANDROID, "platform": "android", "fingerprints": [FINGERPRINT]}), 201)
+    must(api("PUT", f"/v1/domains/{HOST}/apps/{SHOP_ANDROID}/rules", tokens["shop"],
+             {"rules": [{"/": "/shop/*"}]}), 200)
     must(api("POST", f"/v1/domains/{HOST}/expectations", tokens["shop"],
              {"url": f"https://{HOST}/shop/cart", "kind": "opens", "appID": SHOP_APP}), 201)
     must(api("POST", f"/v1/domains/{HOST}/publish", body={"reason": "first"}), 201)
@@ -72,6 +78,9 @@ def set_up():
     must(api("PUT", f"/v1/domains/{HOST}/apps/{SHOP_APP}/rules", tokens["shop"],
              {"rules": [{"/": "/shop/admin/*", "exclude": True}, {"/": "/shop/*", "comment": SCRIPT},
                         {"/": "/shop/secret-launch/*"}]}), 200)
+    # And on Android: checkout stays in the browser from now on.
+    must(api("PUT", f"/v1/domains/{HOST}/apps/{SHOP_ANDROID}/rules", tokens["shop"],
+             {"rules": [{"/": "/shop/checkout/*", "exclude": True}, {"/": "/shop/*"}]}), 200)
     return tokens
 
 
@@ -130,6 +139,8 @@ def every_page(page, tokens):
     page.click(f"text={HOST}")
     expect(page.locator("svg.map")).to_be_visible()
     expect(page.get_by_text("/shop/secret-launch/", exact=True).first).to_be_attached()
+    android = page.locator("section[aria-labelledby=android-h]").inner_text()
+    assert SHOP_ANDROID in android and "/shop/checkout/" in android, android
     check(page, "domain")
     # A display name and a rule comment holding <script> are text.
     assert SCRIPT in page.inner_text("main"), "the comment shows as text"
@@ -158,6 +169,8 @@ def every_page(page, tokens):
 def publish(page, tokens):
     page.goto(f"{BASE}/console/domains/{HOST}/publish")
     assert "secret-launch" in page.inner_text("main"), "the diff comes first"
+    main = page.inner_text("main")
+    assert "assetlinks.json" in main and "/shop/checkout/" in main and "open -> exclude" in main, main
     check(page, "publish")
     page.fill("#reason", "launch " + SCRIPT)
     page.get_by_role("button", name="Publish", exact=True).click()
@@ -172,6 +185,10 @@ def publish(page, tokens):
     check(page, "revision")
     page.goto(f"{BASE}/console/domains/{HOST}/revisions/diff?from=1&to=2")
     assert "secret-launch" in page.inner_text("main")
+    page.goto(f"{BASE}/console/domains/{HOST}/revisions/diff?file=assetlinks&from=1&to=2")
+    main = page.inner_text("main")
+    assert f"changed {SHOP_ANDROID}" in main and "open -> exclude" in main, main
+    check(page, "revisions-android")
     page.goto(f"{BASE}/console/domains/{HOST}/revisions/1/rollback")
     check(page, "rollback")
 
@@ -181,6 +198,9 @@ def read_token(page, tokens):
     page.goto(f"{BASE}/console/domains/{HOST}")
     # Published by now (the publish scenario ran first), so make another unpublished shop rule.
     assert "/shop/never-published/" not in page.content()
+    # Shop's Android rules as published (checkout excluded), not its unpublished ones.
+    android = page.locator("section[aria-labelledby=android-h]").inner_text()
+    assert "/shop/checkout/" in android and "/shop/android-never/" not in android, android
     page.goto(f"{BASE}/console/domains/{HOST}/publish")
     expect(page.get_by_role("button", name="Publish")).to_have_count(0)
     csrf = page.locator("input[name=csrf]").first.get_attribute("value")
@@ -219,6 +239,8 @@ def main():
         publish(browser, tokens)
         must(api("PUT", f"/v1/domains/{HOST}/apps/{SHOP_APP}/rules", tokens["shop"],
                  {"rules": [{"/": "/shop/*"}, {"/": "/shop/never-published/*"}]}), 200)
+        must(api("PUT", f"/v1/domains/{HOST}/apps/{SHOP_ANDROID}/rules", tokens["shop"],
+                 {"rules": [{"/": "/shop/android-never/*"}]}), 200)
         read_token(browser, tokens)
         cross_team_rollback(browser, tokens)
         revoked(browser, tokens)

@@ -74,6 +74,11 @@ import Testing
         #expect(
             changed.out.contains("changed com.a.app") && changed.out.contains(#"+ rule {"/":"/b/*"}"#), "\(changed.out)"
         )
+        // And what the device would do differently: a URL under /a/ no longer opens, one under /b/ does.
+        let lines = changed.out.split(separator: "\n")
+        #expect(lines.contains { $0.contains("URLs whose outcome on Android changes") })
+        #expect(lines.contains { $0.contains("/a/") && $0.hasSuffix("com.a.app open -> no_match") }, "\(changed.out)")
+        #expect(lines.contains { $0.contains("/b/") && $0.hasSuffix("com.a.app no_match -> open") }, "\(changed.out)")
         let same = try run(["diff", "--android", try temp(old), try temp(old)])
         #expect(same.status == 0 && same.out.contains("No change."))
     }

@@ -36,17 +36,22 @@ extension APIImplementation {
     }
 
     func diffAssetLinks(_ input: Operations.DiffAssetLinks.Input) async throws -> Operations.DiffAssetLinks.Output {
-        let (_, old, new) = try await reads(try principal()).assetLinksDiffInputs(
+        let (host, old, new) = try await reads(try principal()).assetLinksDiffInputs(
             input.path.host, from: Int(input.query.from), to: input.query.to)
         let empty = AssetLinksDocument(statements: [])
-        let diff = AssetLinksDiff(
-            from: AssetLinksDocument.parse(old).document ?? empty, to: AssetLinksDocument.parse(new).document ?? empty)
+        let (a, b) = (AssetLinksDocument.parse(old).document ?? empty, AssetLinksDocument.parse(new).document ?? empty)
+        let urls = AndroidDecisionChanges(from: a, to: b, host: host, maxChanges: 50).changes.map {
+            Components.Schemas.RevisionDiff.UrlChangesPayloadPayload(
+                url: $0.url, packageName: $0.packageName, before: .init(rawValue: $0.before.rawValue) ?? .noMatch,
+                after: .init(rawValue: $0.after.rawValue) ?? .noMatch)
+        }
         return .ok(
             .init(
                 body: .json(
                     .init(
                         from: Int(input.query.from), to: input.query.to,
-                        diff: try OpenAPIValueContainer(json: diff.jsonValue)))))
+                        diff: try OpenAPIValueContainer(json: AssetLinksDiff(from: a, to: b).jsonValue),
+                        urlChanges: urls))))
     }
 
     func rollbackAssetLinks(_ input: Operations.RollbackAssetLinks.Input) async throws

@@ -27,10 +27,17 @@ struct ConsoleAPI: Sendable {
     /// The draft as this token may see it, with each `details` entry's team: the service the API's
     /// `GET /aasa` reads, without its round trip through the generated untyped JSON (which the
     /// profile showed costing most of the domain page).
-    func draft(_ host: String) async throws -> (document: [String: Any], teams: [String]) {
+    /// The Android half comes from the same render: each assetlinks.json statement with its app's
+    /// team, and whose rule list it carries.
+    func draft(_ host: String) async throws -> (
+        document: [String: Any], teams: [String], android: [(entry: AndroidDocument.Entry, statement: [String: Any])]
+    ) {
         let rendered = try await api.reads(try api.principal()).draft(host)
         let document = try JSONSerialization.jsonObject(with: Data(rendered.bytes)) as? [String: Any] ?? [:]
-        return (document, rendered.entries.map(\.team))
+        let android = rendered.android
+        let statements =
+            android.isEmpty ? [] : try JSONSerialization.jsonObject(with: Data(android.bytes)) as? [[String: Any]] ?? []
+        return (document, rendered.entries.map(\.team), Array(zip(android.entries, statements)))
     }
 
     /// Whether the draft's bytes differ from the current revision's (the renderer is canonical: the
@@ -85,6 +92,19 @@ struct ConsoleAPI: Sendable {
             try await api.diffRevisions(
                 .init(path: .init(host: host), query: .init(from: Int32(clamping: from), to: to))
             ).ok.body.json)
+    }
+
+    func assetLinksRevisions(_ host: String) async throws -> [String: Any] {
+        try Self.plain(
+            try await api.listAssetLinksRevisions(.init(path: .init(host: host), query: .init(limit: 50))).ok.body.json)
+    }
+
+    func assetLinksDiff(_ host: String, from: Int, to: String) async throws -> [String: Any] {
+        try Self.plain(
+            try await api.diffAssetLinks(
+                .init(path: .init(host: host), query: .init(from: Int32(clamping: from), to: to))
+            )
+            .ok.body.json)
     }
 
     func match(_ url: String, source: Components.Schemas.MatchRequest.SourcePayload) async throws -> [String: Any] {

@@ -87,6 +87,17 @@ struct ConsolePages {
             let legacy = (detail["paths"] as? [String] ?? []).map { ["text": $0] as [String: Any] }
             apps.append(["appID": ids.joined(separator: ", "), "team": owner, "rules": rules + legacy])
         }
+        let android = draft.android.map { entry, statement -> [String: Any] in
+            let relations = statement["relation"] as? [String] ?? []
+            let extensions = statement.object("relation_extensions").object(AssetLinksDocument.handleAllURLs)
+            let rules = (extensions["dynamic_app_link_components"] as? [[String: Any]] ?? []).map { Self.ruleText($0) }
+            return [
+                "package": entry.appID, "team": entry.team,
+                "relations": relations.map { $0.replacingOccurrences(of: "delegate_permission/common.", with: "") },
+                "follows": (entry.rulesOf == entry.appID ? nil : entry.rulesOf) as Any, "rules": rules,
+                "manifestDecides": rules.isEmpty && relations.contains(AssetLinksDocument.handleAllURLs),
+            ]
+        }
         let overlaps = report.list("overlaps").filter { $0["crossTeam"] as? Bool ?? false }.map { o -> [String: Any] in
             let a = o.object("first")
             let b = o.object("second")
@@ -114,7 +125,8 @@ struct ConsolePages {
         return ConsolePage(
             "domain", title: canonical,
             [
-                "host": canonical, "domain": domain, "apps": apps, "overlaps": overlaps, "golden": golden,
+                "host": canonical, "domain": domain, "apps": apps, "android": android, "overlaps": overlaps,
+                "golden": golden,
                 "grants": grants, "suspensions": try await api.suspensions(canonical).list("items"),
                 "map": map.svg(),
                 "aasa": served.aasa.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) } as Any,
@@ -154,12 +166,21 @@ struct ConsolePages {
         if let current = domain.int("currentRevision") {
             lines = try await Self.diffLines(api.diff(canonical, from: current, to: "draft"))
         }
+        var androidLines: [String] = []
+        if let current = try await api.assetLinksRevisions(canonical).list("items").first?.int("number") {
+            androidLines = try await Self.androidDiffLines(api.assetLinksDiff(canonical, from: current, to: "draft"))
+        } else if !(try await api.draft(canonical).android.isEmpty) {
+            androidLines = ["the first assetlinks.json revision: every statement is new"]
+        }
         let broken = try await api.expectations(canonical).list("items").filter {
             !($0.object("draft")["holds"] as? Bool ?? true)
         }.map { ["url": $0.object("expectation").string("url") ?? "", "draft": Self.outcome($0.object("draft"))] }
         return ConsolePage(
             "publish", title: "Publish \(canonical)",
-            ["host": canonical, "diffLines": lines, "broken": broken, "canPublish": principal.canWrite],
+            [
+                "host": canonical, "diffLines": lines, "androidDiffLines": androidLines, "broken": broken,
+                "canPublish": principal.canWrite,
+            ],
             crumbs: [("Overview", "/console/"), (canonical, "/console/domains/\(canonical)")])
     }
 
@@ -175,14 +196,21 @@ struct ConsolePages {
             crumbs: [("Overview", "/console/"), (host, "/console/domains/\(host)")])
     }
 
-    func revisions(_ host: String, before: Int?, diffFrom: Int?, diffTo: String?) async throws -> ConsolePage {
+    /// Both files' revisions; `android` says which file's revisions `diffFrom` and `diffTo` name.
+    func revisions(_ host: String, before: Int?, diffFrom: Int?, diffTo: String?, android: Bool = false)
+        async throws -> ConsolePage
+    {
         let canonical = try await api.domain(host).string("host") ?? host
         let page = try await api.revisions(canonical, before: before)
         var context: [String: Any] = [
             "host": canonical, "items": page.list("items"), "next": page["nextBefore"] as Any,
+            "androidItems": try await api.assetLinksRevisions(canonical).list("items"),
         ]
         if let diffFrom, let diffTo {
-            context["diffLines"] = try await Self.diffLines(api.diff(canonical, from: diffFrom, to: diffTo))
+            context[android ? "androidDiffLines" : "diffLines"] =
+                android
+                ? try await Self.androidDiffLines(api.assetLinksDiff(canonical, from: diffFrom, to: diffTo))
+                : try await Self.diffLines(api.diff(canonical, from: diffFrom, to: diffTo))
         }
         return ConsolePage(
             "revisions", title: "Revisions of \(canonical)", context,
@@ -315,6 +343,18 @@ struct ConsolePages {
             let json = try? JSONParser.parse(Array(data)).value
         else { return [] }
         return DocumentDiff.textLines(json: json)
+    }
+
+    /// The API's assetlinks.json diff as `aasactl diff --android` prints it: per app, then the URLs
+    /// a package decides differently.
+    static func androidDiffLines(_ answer: [String: Any]) -> [String] {
+        func json(_ key: String) -> JSONValue {
+            guard let value = answer[key], let data = try? JSONSerialization.data(withJSONObject: value),
+                let json = try? JSONParser.parse(Array(data)).value
+            else { return .array([]) }
+            return json
+        }
+        return AssetLinksDiff.textLines(json: json("diff")) + AndroidDecisionChanges.textLines(json: json("urlChanges"))
     }
 
     static func duration(_ seconds: Int) -> String {

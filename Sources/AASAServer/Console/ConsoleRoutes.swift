@@ -89,8 +89,8 @@ struct ConsoleRoutes: Sendable {
                 }
                 return .page(
                     try await pages.revisions(
-                        try host(context), before: nil, diffFrom: from, diffTo: query["to"].map(String.init) ?? "draft")
-                )
+                        try host(context), before: nil, diffFrom: from, diffTo: query["to"].map(String.init) ?? "draft",
+                        android: query["file"] == "assetlinks"))
             }
         }
         router.get("/console/domains/:host/revisions/:number") { request, context in

@@ -154,6 +154,16 @@ enum ConsoleTemplates {
         {{/apps}}
         {{^apps}}<p>No app has rules here.</p>{{/apps}}
         </section>
+        <section aria-labelledby="android-h">
+        <h2 id="android-h">Android apps, in order</h2>
+        {{#android}}
+        <h3>{{package}} <span class="muted">({{team}})</span></h3>
+        <p class="muted">{{#relations}}{{.}} {{/relations}}{{#follows}}· the rules of {{follows}}{{/follows}}\
+        {{#manifestDecides}}· every URL its manifest declares{{/manifestDecides}}</p>
+        {{^empty(rules)}}<ol class="rules">{{#rules}}<li><code>{{.}}</code></li>{{/rules}}</ol>{{/empty(rules)}}
+        {{/android}}
+        {{^android}}<p>No Android app is named here.</p>{{/android}}
+        </section>
         {{^empty(overlaps)}}
         <section aria-labelledby="overlap-h">
         <h2 id="overlap-h">Overlaps between teams</h2>
@@ -246,6 +256,9 @@ enum ConsoleTemplates {
         {{<layout}}{{$content}}
         <h2>What changes</h2>
         \(diffBlock)
+        {{^empty(androidDiffLines)}}<h3>assetlinks.json</h3>
+        <pre class="diff" tabindex="0">{{#androidDiffLines}}{{.}}
+        {{/androidDiffLines}}</pre>{{/empty(androidDiffLines)}}
         <h2>Golden URLs on the draft</h2>
         {{^empty(broken)}}<ul>{{#broken}}<li class="bad"><code>{{url}}</code>: {{draft}}</li>{{/broken}}</ul>\
         {{/empty(broken)}}
@@ -289,6 +302,25 @@ enum ConsoleTemplates {
         <td>{{createdAt}}</td><td>{{actor.name}}</td><td>{{reason}}</td><td>{{byteCount}}</td></tr>{{/items}}
         </tbody></table>
         {{#next}}<p><a href="/console/domains/{{host}}/revisions?before={{next}}">Older</a></p>{{/next}}
+        <section aria-labelledby="android-rev-h">
+        <h2 id="android-rev-h">assetlinks.json revisions</h2>
+        <form method="get" action="/console/domains/{{host}}/revisions/diff" class="inline-form">
+        <input type="hidden" name="file" value="assetlinks">
+        <label for="afrom">Diff from</label> <input id="afrom" name="from" inputmode="numeric" size="6" required>
+        <label for="ato">to</label> <input id="ato" name="to" value="draft" size="6" required>
+        <button type="submit">Show</button>
+        </form>
+        {{^empty(androidDiffLines)}}<pre class="diff" tabindex="0">{{#androidDiffLines}}{{.}}
+        {{/androidDiffLines}}</pre>{{/empty(androidDiffLines)}}
+        {{#empty(androidItems)}}<p>Never published.</p>{{/empty(androidItems)}}
+        {{^empty(androidItems)}}
+        <table><thead><tr><th scope="col">Revision</th><th scope="col">When</th><th scope="col">Who</th>
+        <th scope="col">Reason</th><th scope="col">Bytes</th></tr></thead><tbody>
+        {{#androidItems}}<tr><th scope="row">{{number}}{{#rollbackOf}} (rollback to {{rollbackOf}}){{/rollbackOf}}</th>
+        <td>{{createdAt}}</td><td>{{actor.name}}</td><td>{{reason}}</td><td>{{byteCount}}</td></tr>{{/androidItems}}
+        </tbody></table>
+        {{/empty(androidItems)}}
+        </section>
         {{/content}}{{/layout}}
         """
 

@@ -7,10 +7,22 @@ import Foundation
 /// unpublished rules and comments stay with that team until they are published.
 enum DraftView {
     /// `snapshot` as `principal` may see it: every other team's rules replaced by what the
-    /// current revision (`published`, nil when none) holds for that app.
-    static func snapshot(_ snapshot: DomainSnapshot, published: [UInt8]?, for principal: Principal) -> DomainSnapshot {
+    /// current revision (`published`, nil when none) holds for that app, and an Android app's own
+    /// rules by what the current assetlinks.json revision (`publishedAssetLinks`) holds for its
+    /// package (the AASA never names one: without this, another team's published Android rules
+    /// vanished from the view, and a diff to the draft showed them removed).
+    static func snapshot(
+        _ snapshot: DomainSnapshot, published: [UInt8]?, publishedAssetLinks: [UInt8]? = nil,
+        for principal: Principal
+    ) -> DomainSnapshot {
         guard !principal.isAdmin else { return snapshot }
         var publishedRules: [String: [JSONValue]] = [:]
+        if let publishedAssetLinks, let document = AssetLinksDocument.parse(publishedAssetLinks).document {
+            for (_, statement) in document.statements {
+                guard case .androidApp(let package, _) = statement.target else { continue }
+                publishedRules[package, default: []] += statement.dynamicComponents ?? []
+            }
+        }
         if let published, case .object(let root)? = try? JSONParser.parse(published).value,
             case .object(let applinks)? = root["applinks"], case .array(let details)? = applinks["details"]
         {

@@ -117,7 +117,9 @@ struct RegistryReads: Sendable {
         let snapshot = try await session.snapshot(of: domain)
         guard !principal.isAdmin else { return snapshot }
         let published = try await session.currentRevision(of: domain)
-        return DraftView.snapshot(snapshot, published: published?.bytes, for: principal)
+        let android = try await session.currentAssetLinksRevision(domainID: domain.id)
+        return DraftView.snapshot(
+            snapshot, published: published?.bytes, publishedAssetLinks: android?.bytes, for: principal)
     }
 
     func revisions(_ host: String, before: Int?, limit: Int) async throws -> (host: String, items: [RevisionRecord]) {

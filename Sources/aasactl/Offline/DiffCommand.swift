@@ -69,11 +69,14 @@ struct Diff: AsyncParsableCommand {
 
     private func runAndroid() async throws {
         let diff: JSONValue
+        var urlChanges: JSONValue = .array([])
         if let domain, let from {
             let response = try await remote.client.send(
                 .get, APIClient.path("v1", "domains", domain, "assetlinks", "diff"),
                 query: [("from", String(from)), ("to", to)])
-            diff = try response.json().objectValue?["diff"] ?? .null
+            let answer = try response.json().objectValue
+            diff = answer?["diff"] ?? .null
+            urlChanges = answer?["urlChanges"] ?? .array([])
         } else {
             func load(_ file: String) throws -> AssetLinksDocument {
                 let parsed = AssetLinksDocument.parse(try CLIOutput.read(file))
@@ -83,9 +86,17 @@ struct Diff: AsyncParsableCommand {
                 }
                 return document
             }
-            diff = AssetLinksDiff(from: try load(fileA!), to: try load(fileB!)).jsonValue
+            let (a, b) = (try load(fileA!), try load(fileB!))
+            diff = AssetLinksDiff(from: a, to: b).jsonValue
+            // No host is at hand offline: the derived URLs are asked on a stand-in one.
+            urlChanges = AndroidDecisionChanges(from: a, to: b, host: "example.com", maxChanges: 50).jsonValue
         }
-        if json { CLIOutput.json(diff) } else { AssetLinksDiff.textLines(json: diff).forEach(CLIOutput.print) }
+        if json {
+            CLIOutput.json(.object(["diff": diff, "urlChanges": urlChanges]))
+        } else {
+            (AssetLinksDiff.textLines(json: diff) + AndroidDecisionChanges.textLines(json: urlChanges))
+                .forEach(CLIOutput.print)
+        }
         if !(diff.arrayValue ?? []).isEmpty { throw ExitCode(1) }
     }
 
