@@ -9,7 +9,8 @@ extension APIImplementation {
     {
         let rendered = try await reads(try principal()).draft(input.path.host)
         let digest = Hex.sha256(rendered.bytes)
-        let document = try JSONDecoder().decode(Components.Schemas.AASADocument.self, from: Data(rendered.bytes))
+        let document = try Components.Schemas.AASADocument(
+            from: JSONValueDecoder(value: try JSONParser.parse(rendered.bytes).value))
         return .ok(.init(headers: .init(eTag: "\"sha256-\(digest)\""), body: .json(document)))
     }
 

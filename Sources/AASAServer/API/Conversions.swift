@@ -130,38 +130,14 @@ extension OpenAPIObjectContainer {
             throw DecodingError.typeMismatch(
                 JSONObject.self, .init(codingPath: [], debugDescription: "\(json.typeName), not an object"))
         }
-        self = try OpenAPIObjectContainer(unvalidatedValue: FreeFormJSON.dictionary(object))
+        self = try OpenAPIObjectContainer(from: JSONValueDecoder(value: .object(object)))
     }
 }
 
 extension OpenAPIValueContainer {
     /// Our lossless JSON as the runtime's free-form container (for audit payloads and documents).
     init(json: JSONValue) throws {
-        self = try OpenAPIValueContainer(unvalidatedValue: FreeFormJSON.value(json))
-    }
-}
-
-/// Our JSON as the plain values the runtime's free-form containers hold, built directly: writing
-/// it out and decoding it with Foundation's JSONDecoder was most of `GET /v1/audit`'s time (the
-/// console's profile). Numbers become what that decoder made of them (an Int when the lexeme is
-/// one, else a Double); with a key twice, the last one counts, as there.
-enum FreeFormJSON {
-    static func value(_ json: JSONValue) -> (any Sendable)? {
-        switch json {
-        case .null: nil
-        case .bool(let bool): bool
-        case .string(let string): string
-        case .number(let lexeme): Int(lexeme) ?? Double(lexeme) ?? lexeme
-        case .array(let items): items.map(value)
-        case .object(let object): dictionary(object)
-        }
-    }
-
-    static func dictionary(_ object: JSONObject) -> [String: (any Sendable)?] {
-        var out: [String: (any Sendable)?] = [:]
-        out.reserveCapacity(object.members.count)
-        for member in object.members { out[member.key] = .some(value(member.value)) }
-        return out
+        self = try OpenAPIValueContainer(from: JSONValueDecoder(value: json))
     }
 }
 

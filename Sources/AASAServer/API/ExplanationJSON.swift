@@ -16,6 +16,6 @@ enum ExplanationJSON {
                 $0.key == "team" || $0.key == "ruleID"
             }
         }
-        return try JSONDecoder().decode(Components.Schemas.Explanation.self, from: Data(JSONWriter().bytes(json)))
+        return try Components.Schemas.Explanation(from: JSONValueDecoder(value: json))
     }
 }

@@ -1,4 +1,5 @@
 import AASAAPI
+import AASAModel
 import AASAStore
 import Foundation
 
@@ -29,15 +30,19 @@ struct ConsoleAPI: Sendable {
     /// profile showed costing most of the domain page).
     /// The Android half comes from the same render: each assetlinks.json statement with its app's
     /// team, and whose rule list it carries.
+    /// `json` is the same document as `document`, for what is printed as JSON again (JSONWriter,
+    /// not JSONSerialization: the profile found a tenth of the domain page in the latter).
     func draft(_ host: String) async throws -> (
-        document: [String: Any], teams: [String], android: [(entry: AndroidDocument.Entry, statement: [String: Any])]
+        document: [String: Any], json: JSONValue, teams: [String],
+        android: [(entry: AndroidDocument.Entry, statement: [String: Any])]
     ) {
         let rendered = try await api.reads(try api.principal()).draft(host)
         let document = try JSONSerialization.jsonObject(with: Data(rendered.bytes)) as? [String: Any] ?? [:]
+        let json = try JSONParser.parse(rendered.bytes).value
         let android = rendered.android
         let statements =
             android.isEmpty ? [] : try JSONSerialization.jsonObject(with: Data(android.bytes)) as? [[String: Any]] ?? []
-        return (document, rendered.entries.map(\.team), Array(zip(android.entries, statements)))
+        return (document, json, rendered.entries.map(\.team), Array(zip(android.entries, statements)))
     }
 
     /// Whether the draft's bytes differ from the current revision's (the renderer is canonical: the

@@ -12,8 +12,9 @@ struct ConsolePages {
 
     func overview(after: String?) async throws -> ConsolePage {
         let list = try await api.domains(after: after)
-        // Each domain's row asks several services: the rows are built four at a time (the
-        // console holds no connection of its own, so each read takes one from the pool).
+        // Each domain's row asks five services at once, and two rows are built at a time: at most
+        // ten reads, each holding a pooled connection (half of the default pool of 20), so one
+        // overview never starves the API's requests.
         let domains = list.list("items")
         var rows = [PlainJSON?](repeating: nil, count: domains.count)
         try await withThrowingTaskGroup(of: (Int, PlainJSON).self) { group in
@@ -24,7 +25,7 @@ struct ConsolePages {
                 group.addTask { (i, PlainJSON(try await overviewRow(domain.value))) }
                 next += 1
             }
-            for _ in 0..<4 { start() }
+            for _ in 0..<2 { start() }
             while let (i, row) = try await group.next() {
                 rows[i] = row
                 start()
@@ -40,21 +41,27 @@ struct ConsolePages {
     private func overviewRow(_ domain: [String: Any]) async throws -> [String: Any] {
         let host = domain.string("host") ?? ""
         var row = domain
-        row["draftDiffers"] = try await api.draftDiffers(host)
-        let cdn = try await api.cdn(host)
+        // The row's five reads are independent: asked at once.
+        async let differs = api.draftDiffers(host)
+        async let cdnRead = PlainJSON(api.cdn(host))
+        async let probeRead = api.lastProbe(host).map(PlainJSON.init)
+        async let checkRead = PlainJSON(api.expectations(host))
+        async let suspensionsRead = PlainJSON(api.suspensions(host))
+        row["draftDiffers"] = try await differs
+        let cdn = try await cdnRead.value
         row["cdnState"] = cdn.string("state") ?? "unknown"
         if cdn.string("state") == "stale", let lag = cdn.int("lagSeconds") { row["lag"] = Self.duration(lag) }
-        if var probe = try await api.lastProbe(host) {
+        if var probe = try await probeRead?.value {
             let codes = probe.list("findings").filter { $0.string("severity") == "error" }.compactMap {
                 $0.string("code")
             }
             probe["problems"] = codes.isEmpty ? "not the current revision" : codes.uniqued().joined(separator: ", ")
             row["probe"] = probe
         }
-        let check = try await api.expectations(host)
+        let check = try await checkRead.value
         let broken = (check.int("brokenInDraft") ?? 0) + (check.int("brokenWhenPublished") ?? 0)
         if broken > 0 { row["broken"] = broken }
-        let suspended = try await api.suspensions(host).list("items").compactMap { $0.string("team") }
+        let suspended = try await suspensionsRead.value.list("items").compactMap { $0.string("team") }
         if !suspended.isEmpty { row["suspended"] = suspended.joined(separator: ", ") }
         return row
     }
@@ -62,16 +69,25 @@ struct ConsolePages {
     func domain(_ host: String) async throws -> ConsolePage {
         let domain = try await api.domain(host)
         let canonical = domain.string("host") ?? host
-        let draft = try await api.draft(canonical)
-        let grants = try await api.grants(canonical).list("items")
-        let report = try await api.report(canonical)
+        // The page's reads are independent: asked at once, each on its own pooled connection.
+        async let draftRead = api.draft(canonical)
+        async let grantsRead = PlainJSON(api.grants(canonical))
+        async let reportRead = PlainJSON(api.report(canonical))
+        async let checkRead = PlainJSON(api.expectations(canonical))
+        async let suspensionsRead = PlainJSON(api.suspensions(canonical))
+        async let protectedRead = api.protectedPaths(canonical)
+        let draft = try await draftRead
+        let grants = try await grantsRead.value.list("items")
+        let report = try await reportRead.value
         // Rules in the order the draft lists them, as this token may see the draft; a rule is known
         // by its pointer there, which is how the report names shadowed rules.
         let shadowed = Set(report.list("shadowed").compactMap { $0.object("rule").string("path") })
         var apps: [[String: Any]] = []
         var mapRules: [PathSpaceMap.Rule] = []
         let details = (draft.document["applinks"] as? [String: Any])?["details"] as? [[String: Any]] ?? []
+        let detailsJSON = draft.json.objectValue?["applinks"]?.objectValue?["details"]?.arrayValue ?? []
         for (i, detail) in details.enumerated() {
+            let componentsJSON = detailsJSON.indices.contains(i) ? detailsJSON[i].objectValue?["components"] : nil
             let ids = (detail["appIDs"] as? [String]) ?? (detail["appID"] as? String).map { [$0] } ?? []
             let team: String? = draft.teams.indices.contains(i) ? draft.teams[i] : nil
             let owner = team ?? "another team"
@@ -82,7 +98,8 @@ struct ConsolePages {
                     .init(
                         team: owner, path: rule.string("/") ?? "*", exclude: rule["exclude"] as? Bool ?? false,
                         shadowed: isShadowed))
-                return ["text": Self.ruleText(rule), "comment": rule.string("comment") as Any, "shadowed": isShadowed]
+                let json = componentsJSON?.arrayValue.flatMap { $0.indices.contains(j) ? $0[j] : nil } ?? .null
+                return ["text": Self.ruleText(json), "comment": rule.string("comment") as Any, "shadowed": isShadowed]
             }
             let legacy = (detail["paths"] as? [String] ?? []).map { ["text": $0] as [String: Any] }
             apps.append(["appID": ids.joined(separator: ", "), "team": owner, "rules": rules + legacy])
@@ -106,7 +123,7 @@ struct ConsolePages {
                 + "\(b.string("path") ?? ""), e.g. \(o.string("exampleURL") ?? "")"
             return ["text": text]
         }
-        let check = try await api.expectations(canonical)
+        let check = try await checkRead.value
         let golden = check.list("items").map { item -> [String: Any] in
             let e = item.object("expectation")
             let draft = item.object("draft")
@@ -118,7 +135,7 @@ struct ConsolePages {
                 "publishedClass": (published["holds"] as? Bool ?? true) ? "ok" : "bad",
             ]
         }
-        let protected = await api.protectedPaths(canonical)
+        let protected = await protectedRead
         let map = PathSpaceMap(
             grants: grants.map { (team: $0.string("team") ?? "?", prefixes: $0["pathPrefixes"] as? [String] ?? []) },
             rules: mapRules, protected: protected)
@@ -127,7 +144,7 @@ struct ConsolePages {
             [
                 "host": canonical, "domain": domain, "apps": apps, "android": android, "overlaps": overlaps,
                 "golden": golden,
-                "grants": grants, "suspensions": try await api.suspensions(canonical).list("items"),
+                "grants": grants, "suspensions": try await suspensionsRead.value.list("items"),
                 "map": map.svg(),
                 "aasa": served.aasa.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) } as Any,
                 "assetLinks": served.assetLinks.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) }
@@ -162,26 +179,36 @@ struct ConsolePages {
     func publishPreview(_ host: String) async throws -> ConsolePage {
         let domain = try await api.domain(host)
         let canonical = domain.string("host") ?? host
-        var lines = ["the first revision: every rule is new"]
-        if let current = domain.int("currentRevision") {
-            lines = try await Self.diffLines(api.diff(canonical, from: current, to: "draft"))
-        }
-        var androidLines: [String] = []
-        if let current = try await api.assetLinksRevisions(canonical).list("items").first?.int("number") {
-            androidLines = try await Self.androidDiffLines(api.assetLinksDiff(canonical, from: current, to: "draft"))
-        } else if !(try await api.draft(canonical).android.isEmpty) {
-            androidLines = ["the first assetlinks.json revision: every statement is new"]
-        }
-        let broken = try await api.expectations(canonical).list("items").filter {
+        // Both files' diffs and the golden URLs are independent reads: asked at once.
+        async let iosLines = iosDiffLines(canonical, current: domain.int("currentRevision"))
+        async let androidLines = androidDiffLines(canonical)
+        async let checkRead = PlainJSON(api.expectations(canonical))
+        let broken = try await checkRead.value.list("items").filter {
             !($0.object("draft")["holds"] as? Bool ?? true)
         }.map { ["url": $0.object("expectation").string("url") ?? "", "draft": Self.outcome($0.object("draft"))] }
+        let (lines, android) = try await (iosLines, androidLines)
         return ConsolePage(
             "publish", title: "Publish \(canonical)",
             [
-                "host": canonical, "diffLines": lines, "androidDiffLines": androidLines, "broken": broken,
+                "host": canonical, "diffLines": lines, "androidDiffLines": android, "broken": broken,
                 "canPublish": principal.canWrite,
             ],
             crumbs: [("Overview", "/console/"), (canonical, "/console/domains/\(canonical)")])
+    }
+
+    /// The AASA's diff from the current revision to the draft, for the Publish page.
+    private func iosDiffLines(_ host: String, current: Int?) async throws -> [String] {
+        guard let current else { return ["the first revision: every rule is new"] }
+        return Self.diffLines(try await api.diff(host, from: current, to: "draft"))
+    }
+
+    /// assetlinks.json's diff from its current revision to the draft, for the Publish page.
+    private func androidDiffLines(_ host: String) async throws -> [String] {
+        if let current = try await api.assetLinksRevisions(host).list("items").first?.int("number") {
+            return Self.androidDiffLines(try await api.assetLinksDiff(host, from: current, to: "draft"))
+        }
+        let none = try await api.draft(host).android.isEmpty
+        return none ? [] : ["the first assetlinks.json revision: every statement is new"]
     }
 
     func published(_ host: String, _ result: [String: Any]) -> ConsolePage {
@@ -302,6 +329,12 @@ struct ConsolePages {
     // MARK: - Shaping the API's JSON for people
 
     /// A rule as its JSON, minus the ID and comment the page shows apart.
+    static func ruleText(_ rule: JSONValue) -> String {
+        guard let object = rule.objectValue else { return "" }
+        let shown = JSONObject(object.members.filter { $0.key != "id" && $0.key != "comment" })
+        return JSONWriter(style: .compact).string(JSONValue.object(shown).keyOrdered)
+    }
+
     static func ruleText(_ rule: [String: Any]) -> String {
         var shown = rule
         shown["id"] = nil

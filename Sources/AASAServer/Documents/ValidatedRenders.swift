@@ -1,5 +1,4 @@
 import AASAModel
-import Crypto
 import Metrics
 import NIOPosix
 import Synchronization
@@ -23,29 +22,15 @@ final class ValidatedRenders: Sendable {
         var matcher: AASAMatcher
     }
 
-    /// Bounds on what is kept: entries, and their rendered bytes (a proxy for their memory).
-    let maxEntries: Int
-    let maxBytes: Int
-
-    private struct State {
-        var renders: [[UInt8]: Render] = [:]
-        var arrival: [[UInt8]] = []
-        var bytes = 0
-    }
-    private let state = Mutex(State())
+    private let cache: ContentCache<Render>
 
     init(maxEntries: Int = 256, maxBytes: Int = 8 << 20) {
-        self.maxEntries = maxEntries
-        self.maxBytes = maxBytes
+        cache = ContentCache(maxEntries: maxEntries, maxBytes: maxBytes)
     }
 
     func validated(_ root: JSONValue, host: String) async throws -> Render {
-        let input = JSONWriter().bytes(root)
-        var hasher = SHA256()
-        hasher.update(data: Array(host.utf8) + [0])
-        hasher.update(data: input)
-        let key = Array(hasher.finalize())
-        if let hit = state.withLock({ $0.renders[key] }) {
+        let key = ContentCache<Render>.key([Array(host.utf8), JSONWriter().bytes(root)])
+        if let hit = cache[key] {
             Counter(label: "aasad_render_cache_total", dimensions: [("outcome", "hit")]).increment()
             return hit
         }
@@ -58,20 +43,8 @@ final class ValidatedRenders: Sendable {
         }
         // A cut-short analysis is not the document's analysis: never kept, never answered.
         if stop.isSet { throw CancellationError() }
-        remember(render, key: key)
+        cache.remember(render, bytes: render.bytes.count, key: key)
         return render
-    }
-
-    private func remember(_ render: Render, key: [UInt8]) {
-        state.withLock { state in
-            guard state.renders.updateValue(render, forKey: key) == nil else { return }
-            state.arrival.append(key)
-            state.bytes += render.bytes.count
-            while state.arrival.count > maxEntries || (state.bytes > maxBytes && state.arrival.count > 1) {
-                let oldest = state.arrival.removeFirst()
-                state.bytes -= state.renders.removeValue(forKey: oldest)?.bytes.count ?? 0
-            }
-        }
     }
 
     private static func validate(_ root: JSONValue, host: String, stop: StopFlag) -> Render {
