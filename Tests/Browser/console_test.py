@@ -188,6 +188,8 @@ def publish(page, tokens):
     page.goto(f"{BASE}/console/domains/{HOST}/revisions/diff?file=assetlinks&from=1&to=2")
     main = page.inner_text("main")
     assert f"changed {SHOP_ANDROID}" in main and "open -> exclude" in main, main
+    assert page.input_value("#afrom") == "1" and page.input_value("#ato") == "2", "the form keeps its numbers"
+    assert page.input_value("#from") == "" and page.input_value("#to") == "draft"
     check(page, "revisions-android")
     page.goto(f"{BASE}/console/domains/{HOST}/revisions/1/rollback")
     check(page, "rollback")

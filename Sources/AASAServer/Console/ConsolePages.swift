@@ -234,6 +234,9 @@ struct ConsolePages {
             "androidItems": try await api.assetLinksRevisions(canonical).list("items"),
         ]
         if let diffFrom, let diffTo {
+            // The form shows the numbers it was given.
+            context[android ? "androidFrom" : "diffFrom"] = diffFrom
+            context[android ? "androidTo" : "diffTo"] = diffTo
             context[android ? "androidDiffLines" : "diffLines"] =
                 android
                 ? try await Self.androidDiffLines(api.assetLinksDiff(canonical, from: diffFrom, to: diffTo))

@@ -290,8 +290,10 @@ enum ConsoleTemplates {
     static let revisions = """
         {{<layout}}{{$content}}
         <form method="get" action="/console/domains/{{host}}/revisions/diff" class="inline-form">
-        <label for="from">Diff from</label> <input id="from" name="from" inputmode="numeric" size="6" required>
-        <label for="to">to</label> <input id="to" name="to" value="draft" size="6" required>
+        <label for="from">Diff from</label> <input id="from" name="from" inputmode="numeric" size="6" required\
+         value="{{diffFrom}}">
+        <label for="to">to</label> <input id="to" name="to" size="6" required\
+         value="{{diffTo}}{{^diffTo}}draft{{/diffTo}}">
         <button type="submit">Show</button>
         </form>
         {{#diffLines}}\(diffBlock){{/diffLines}}
@@ -306,8 +308,10 @@ enum ConsoleTemplates {
         <h2 id="android-rev-h">assetlinks.json revisions</h2>
         <form method="get" action="/console/domains/{{host}}/revisions/diff" class="inline-form">
         <input type="hidden" name="file" value="assetlinks">
-        <label for="afrom">Diff from</label> <input id="afrom" name="from" inputmode="numeric" size="6" required>
-        <label for="ato">to</label> <input id="ato" name="to" value="draft" size="6" required>
+        <label for="afrom">Diff from</label> <input id="afrom" name="from" inputmode="numeric" size="6"\
+         required value="{{androidFrom}}">
+        <label for="ato">to</label> <input id="ato" name="to" size="6" required\
+         value="{{androidTo}}{{^androidTo}}draft{{/androidTo}}">
         <button type="submit">Show</button>
         </form>
         {{^empty(androidDiffLines)}}<pre class="diff" tabindex="0">{{#androidDiffLines}}{{.}}
