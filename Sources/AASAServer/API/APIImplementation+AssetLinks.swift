@@ -38,30 +38,25 @@ extension APIImplementation {
     func diffAssetLinks(_ input: Operations.DiffAssetLinks.Input) async throws -> Operations.DiffAssetLinks.Output {
         let (host, old, new) = try await reads(try principal()).assetLinksDiffInputs(
             input.path.host, from: Int(input.query.from), to: input.query.to)
-        // Both halves in one cached answer: the per-app diff, then the URLs that change.
-        let answer = try await DiffAnswers.answer("assetlinks", host: host, old: old, new: new) {
+        // Both halves in one kept answer: the per-app diff, and the URLs a package decides differently.
+        let (diff, changes) = try await DiffAnswers.answer("assetlinks", host: host, old: old, new: new) {
             let empty = AssetLinksDocument(statements: [])
             let (a, b) = (
                 AssetLinksDocument.parse(old).document ?? empty, AssetLinksDocument.parse(new).document ?? empty
             )
-            return .array([
-                AssetLinksDiff(from: a, to: b).jsonValue,
-                AndroidDecisionChanges(from: a, to: b, host: host, maxChanges: 50).jsonValue,
-            ])
+            return (AssetLinksDiff(from: a, to: b), AndroidDecisionChanges(from: a, to: b, host: host, maxChanges: 50))
         }
-        let urls = (answer.arrayValue?.last?.arrayValue ?? []).compactMap(\.objectValue).map { change in
-            let text = { (key: String) in change[key]?.stringValue ?? "" }
-            return Components.Schemas.RevisionDiff.UrlChangesPayloadPayload(
-                url: text("url"), packageName: text("packageName"), before: .init(rawValue: text("before")) ?? .noMatch,
-                after: .init(rawValue: text("after")) ?? .noMatch)
+        let urls = changes.changes.map {
+            Components.Schemas.RevisionDiff.UrlChangesPayloadPayload(
+                url: $0.url, packageName: $0.packageName, before: .init(rawValue: $0.before.rawValue) ?? .noMatch,
+                after: .init(rawValue: $0.after.rawValue) ?? .noMatch)
         }
         return .ok(
             .init(
                 body: .json(
                     .init(
                         from: Int(input.query.from), to: input.query.to,
-                        diff: try OpenAPIValueContainer(json: answer.arrayValue?.first ?? .array([])),
-                        urlChanges: urls))))
+                        diff: try OpenAPIValueContainer(json: diff.jsonValue), urlChanges: urls))))
     }
 
     func rollbackAssetLinks(_ input: Operations.RollbackAssetLinks.Input) async throws

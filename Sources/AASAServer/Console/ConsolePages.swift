@@ -105,9 +105,8 @@ struct ConsolePages {
             apps.append(["appID": ids.joined(separator: ", "), "team": owner, "rules": rules + legacy])
         }
         let android = draft.android.map { entry, statement -> [String: Any] in
-            let relations = statement["relation"] as? [String] ?? []
-            let extensions = statement.object("relation_extensions").object(AssetLinksDocument.handleAllURLs)
-            let rules = (extensions["dynamic_app_link_components"] as? [[String: Any]] ?? []).map { Self.ruleText($0) }
+            let relations = statement.relations
+            let rules = (statement.dynamicComponents ?? []).map(Self.ruleText)
             return [
                 "package": entry.appID, "team": entry.team,
                 "relations": relations.map { $0.replacingOccurrences(of: "delegate_permission/common.", with: "") },
@@ -338,17 +337,6 @@ struct ConsolePages {
         return JSONWriter(style: .compact).string(JSONValue.object(shown).keyOrdered)
     }
 
-    static func ruleText(_ rule: [String: Any]) -> String {
-        var shown = rule
-        shown["id"] = nil
-        shown["comment"] = nil
-        guard
-            let data = try? JSONSerialization.data(
-                withJSONObject: shown, options: [.sortedKeys, .withoutEscapingSlashes])
-        else { return "" }
-        return String(decoding: data, as: UTF8.self)
-    }
-
     static func explained(_ rule: [String: Any]) -> [String: Any] {
         var rule = rule
         let component = rule.string("component").map { " at \($0)" } ?? ""
@@ -374,23 +362,21 @@ struct ConsolePages {
 
     /// The API's diff as `aasactl diff` prints it (`DocumentDiff.textLines`).
     static func diffLines(_ answer: [String: Any], wrapped: Bool = true) -> [String] {
-        let diff = wrapped ? answer.object("diff") : answer
-        guard let data = try? JSONSerialization.data(withJSONObject: diff),
-            let json = try? JSONParser.parse(Array(data)).value
-        else { return [] }
+        guard let json = json(wrapped ? answer.object("diff") : answer) else { return [] }
         return DocumentDiff.textLines(json: json)
     }
 
     /// The API's assetlinks.json diff as `aasactl diff --android` prints it: per app, then the URLs
     /// a package decides differently.
     static func androidDiffLines(_ answer: [String: Any]) -> [String] {
-        func json(_ key: String) -> JSONValue {
-            guard let value = answer[key], let data = try? JSONSerialization.data(withJSONObject: value),
-                let json = try? JSONParser.parse(Array(data)).value
-            else { return .array([]) }
-            return json
-        }
-        return AssetLinksDiff.textLines(json: json("diff")) + AndroidDecisionChanges.textLines(json: json("urlChanges"))
+        AssetLinksDiff.textLines(json: json(answer["diff"]) ?? .array([]))
+            + AndroidDecisionChanges.textLines(json: json(answer["urlChanges"]) ?? .array([]))
+    }
+
+    /// A part of an API answer, back in our JSON for the model's text renderers.
+    private static func json(_ value: Any?) -> JSONValue? {
+        guard let value, let data = try? JSONSerialization.data(withJSONObject: value) else { return nil }
+        return try? JSONParser.parse(Array(data)).value
     }
 
     static func duration(_ seconds: Int) -> String {

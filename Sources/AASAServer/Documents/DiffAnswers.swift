@@ -7,15 +7,17 @@ import NIOPosix
 /// 5,000, asked of both) was computed again for the same pair on every visit of the console's
 /// Publish page and every `GET …/diff?to=draft` while nothing changed. Computed on NIO's thread
 /// pool, as a validation is (`ValidatedRenders`), not on the pool that serves other requests.
+/// Each `kind` keeps one type of answer (the AASA's diff as JSON; assetlinks.json's as its two
+/// model values), so an entry found is always of the type asked for.
 enum DiffAnswers {
-    private static let cache = ContentCache<JSONValue>(maxEntries: 128, maxBytes: 4 << 20)
+    private static let cache = ContentCache<any Sendable>(maxEntries: 128, maxBytes: 4 << 20)
 
     /// `compute`'s answer for this `kind` of diff of `old` and `new` on `host`.
-    static func answer(
-        _ kind: String, host: String, old: [UInt8], new: [UInt8], compute: @escaping @Sendable () throws -> JSONValue
-    ) async throws -> JSONValue {
-        let key = ContentCache<JSONValue>.key([Array(kind.utf8), Array(host.utf8), old, new])
-        if let hit = cache[key] {
+    static func answer<Answer: Sendable>(
+        _ kind: String, host: String, old: [UInt8], new: [UInt8], compute: @escaping @Sendable () throws -> Answer
+    ) async throws -> Answer {
+        let key = ContentCache<any Sendable>.key([Array(kind.utf8), Array(host.utf8), old, new])
+        if let hit = cache[key] as? Answer {
             Counter(label: "aasad_diff_cache_total", dimensions: [("outcome", "hit")]).increment()
             return hit
         }
