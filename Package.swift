@@ -115,6 +115,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "aasa-bench-encoder",
+            dependencies: [
+                "AASAServer", "AASAModel", "AASAAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            ],
+            path: "Benchmarks/EncoderBenchmark",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "aasa-bench-bare",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Benchmarks/BareRoute",
@@ -146,6 +155,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict
         ),

@@ -55,9 +55,12 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain,
         fetcher: fetcher, fetchLimiter: FetchLimiter(perMinute: config.probeRunsPerMinute))
     // People read and grep these answers: URLs and paths print as written (`"/shop"`, not `"\/shop"`).
+    let openAPI = Configuration(jsonEncodingOptions: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
     try api.registerHandlers(
-        on: RouteRecordingTransport(inner: router, table: routes),
-        configuration: Configuration(jsonEncodingOptions: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]))
+        on: RouteRecordingTransport(
+            inner: router, table: routes, ownGETs: config.fastReads ? FastReadRoutes.paths : []),
+        configuration: openAPI)
+    if config.fastReads { FastReadRoutes(api: api, configuration: openAPI).register(on: router) }
     RevisionFileRoute(database: database).register(on: router)
     routes.add(.get, RevisionFileRoute.path)
     routes.add(.get, RevisionFileRoute.assetLinksPath)

@@ -70,6 +70,7 @@ struct Serve: AsyncParsableCommand {
             maxBodyBytes: maxBodyBytes, databaseConnections: databaseConnections,
             webRootBases: bases.resolved)
         config.skipValidationForBenchmark = database.environment["AASA_BENCHMARK_SKIP_VALIDATION"] == "1"
+        config.fastReads = database.environment["AASA_BENCHMARK_GENERATED_READS"] != "1"
         if let cap = maxRulesPerTeam ?? database.environment["AASA_MAX_RULES_PER_TEAM"].flatMap({ Int($0) }) {
             config.maxRulesPerTeamPerDomain = cap
         }

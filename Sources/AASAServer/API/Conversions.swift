@@ -136,7 +136,7 @@ extension OpenAPIObjectContainer {
 
 extension OpenAPIValueContainer {
     /// Our lossless JSON as the runtime's free-form container (for audit payloads and documents).
-    init(json: JSONValue) throws {
+    package init(json: JSONValue) throws {
         self = try OpenAPIValueContainer(from: JSONValueDecoder(value: json))
     }
 }

@@ -32,8 +32,19 @@ struct JSONValueDecoder: Decoder {
         Single(value: value, codingPath: codingPath)
     }
 
+    /// The runtime's free-form container tries each type in turn and catches the refusals, so a
+    /// refusal is built from string literals only (no interpolation per attempt).
     func mismatch(_ type: Any.Type) -> DecodingError {
-        DecodingError.typeMismatch(type, .init(codingPath: codingPath, debugDescription: "found \(value.typeName)"))
+        let found =
+            switch value {
+            case .null: "found null"
+            case .bool: "found a boolean"
+            case .number: "found a number"
+            case .string: "found a string"
+            case .array: "found an array"
+            case .object: "found an object"
+            }
+        return DecodingError.typeMismatch(type, .init(codingPath: codingPath, debugDescription: found))
     }
 
     struct Single: SingleValueDecodingContainer {

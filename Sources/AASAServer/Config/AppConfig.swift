@@ -26,6 +26,10 @@ public struct AppConfig: Sendable {
     /// Benchmarks only (`AASA_BENCHMARK_SKIP_VALIDATION=1`): changes render their domain without
     /// AASAModel's validation, to measure what validation costs. Never set in production.
     public var skipValidationForBenchmark = false
+    /// The hot reads answered by `FastReadRoutes` (on by default). Off only to measure them against
+    /// the generated server in one run (`AASA_BENCHMARK_GENERATED_READS=1`) and to test that both
+    /// write the same bytes.
+    public var fastReads = true
     /// How the origin probe and the CDN monitor fetch (trust roots, Apple's CDN base URL, …).
     public var fetch = FetchConfig()
     /// How often a caller may make aasad fetch for one domain: a probe or a CDN check runs once

@@ -33,6 +33,8 @@ final class RouteTable: Sendable {
 struct RouteRecordingTransport<Inner: ServerTransport>: ServerTransport {
     let inner: Inner
     let table: RouteTable
+    /// GET paths answered by a route of our own (`FastReadRoutes`): recorded, not registered.
+    var ownGETs: Set<String> = []
 
     func register(
         _ handler:
@@ -42,6 +44,7 @@ struct RouteRecordingTransport<Inner: ServerTransport>: ServerTransport {
         method: HTTPRequest.Method, path: String
     ) throws {
         table.add(method, path)
+        guard !(method == .get && ownGETs.contains(path)) else { return }
         try inner.register(handler, method: method, path: path)
     }
 }

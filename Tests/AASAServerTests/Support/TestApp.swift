@@ -18,11 +18,16 @@ struct TestWorld: Sendable {
     let adminToken: String
 
     /// Runs `body` against a live server on a fresh database.
+    /// With `databaseURL`, the server runs on that database (another world's, for two servers on
+    /// one database), which is then left to its owner.
     static func run(
-        webRootBases: [String] = [], configure: @Sendable (inout AppConfig) -> Void = { _ in },
+        webRootBases: [String] = [], databaseURL: DatabaseURL? = nil,
+        configure: @Sendable (inout AppConfig) -> Void = { _ in },
         _ body: @Sendable (TestWorld) async throws -> Void
     ) async throws {
-        let url = try await TestDatabase.shared.clone()
+        let url: DatabaseURL
+        if let databaseURL { url = databaseURL } else { url = try await TestDatabase.shared.clone() }
+        let owned = databaseURL == nil
         do {
             let token = try await TestDatabase.shared.withClient(url: url) { database in
                 try await makeToken(database, teamID: nil, scopes: [.admin], name: "test admin")
@@ -46,10 +51,10 @@ struct TestWorld: Sendable {
                 try await body(TestWorld(client: client, databaseURL: url, adminToken: token))
             }
         } catch {
-            await TestDatabase.shared.drop(url)
+            if owned { await TestDatabase.shared.drop(url) }
             throw error
         }
-        await TestDatabase.shared.drop(url)
+        if owned { await TestDatabase.shared.drop(url) }
     }
 
     static func makeToken(

@@ -1,0 +1,106 @@
+import AASAAPI
+import HTTPTypes
+import Hummingbird
+// The runtime's `Converter` (its Accept check and parameter decoding) is what the generated server
+// calls; reusing it keeps these routes' refusals the generated ones.
+@_spi(Generated) import OpenAPIRuntime
+
+/// The hot reads, answered by routes of our own that call the same `APIProtocol` handler the
+/// generated server calls, and write its answer with `AnswerEncoder` instead of Foundation's
+/// `JSONEncoder` (the profile's largest frame of an authenticated read, which the runtime offers no
+/// way to replace). The bytes are the generated server's own (`AnswerEncoderTests`,
+/// `FastReadRouteTests`); the OpenAPI transport skips these paths (`RouteRecordingTransport`).
+///
+/// Only reads whose answer is one JSON body without headers, with path parameters alone and
+/// handlers that throw rather than return a non-200 case, are here: everything else a generated
+/// server does for them (the `Accept` check, the parameters' URI decoding) is done by the
+/// runtime's own `Converter`.
+struct FastReadRoutes: Sendable {
+    let api: APIImplementation
+    let configuration: Configuration
+
+    typealias Answer = @Sendable (APIImplementation, Parameters) async throws -> any Encodable & Sendable
+
+    /// Each route: its Hummingbird path (as the generated server registers it) and its answer.
+    static let routes: [(path: String, answer: Answer)] = [
+        ("/v1/whoami", { api, _ in try await api.whoami(.init()).ok.body.json }),
+        (
+            "/v1/teams/{team}/apps",
+            { api, p in try await api.listTeamApps(.init(path: .init(team: p["team"]))).ok.body.json }
+        ),
+        (
+            "/v1/teams/{team}/tokens",
+            { api, p in try await api.listTokens(.init(path: .init(team: p["team"]))).ok.body.json }
+        ),
+        (
+            "/v1/teams/{team}/grants",
+            { api, p in try await api.listTeamGrants(.init(path: .init(team: p["team"]))).ok.body.json }
+        ),
+        (
+            "/v1/domains/{host}/grants",
+            { api, p in try await api.listGrants(.init(path: .init(host: p["host"]))).ok.body.json }
+        ),
+        (
+            "/v1/domains/{host}/cdn",
+            { api, p in try await api.getCDNStatus(.init(path: .init(host: p["host"]))).ok.body.json }
+        ),
+        (
+            "/v1/domains/{host}/suspensions",
+            { api, p in try await api.listSuspensions(.init(path: .init(host: p["host"]))).ok.body.json }
+        ),
+        (
+            "/v1/domains/{host}/expectations",
+            { api, p in try await api.listExpectations(.init(path: .init(host: p["host"]))).ok.body.json }
+        ),
+    ]
+
+    static var paths: Set<String> { Set(routes.map(\.path)) }
+
+    /// A request's path parameters, URI-decoded by the runtime as the generated server decodes them.
+    struct Parameters: Sendable {
+        let raw: [String: Substring]
+        let converter: Converter
+        let request: HTTPRequest
+
+        subscript(name: String) -> String {
+            get throws {
+                do {
+                    return try converter.getPathParameterAsURI(in: raw, name: name, as: String.self)
+                } catch {
+                    throw FastReadRoutes.refusal(error, request)
+                }
+            }
+        }
+    }
+
+    /// The runtime's refusal as the generated server wraps it (its status, its description).
+    static func refusal(_ error: any Error, _ request: HTTPRequest) -> ServerError {
+        ServerError(
+            operationID: request.path ?? "", request: request, requestBody: nil, requestMetadata: .init(),
+            causeDescription: String(describing: error), underlyingError: error)
+    }
+
+    func register(on router: Router<AppRequestContext>) {
+        for route in Self.routes {
+            router.get(RouterPath(route.path)) { request, context in
+                try await respond(request, context, route.answer)
+            }
+        }
+    }
+
+    private func respond(_ request: Request, _ context: AppRequestContext, _ answer: Answer) async throws -> Response {
+        let converter = Converter(configuration: configuration)
+        let contentType = "application/json"
+        do {
+            try converter.validateAcceptIfPresent(contentType, in: request.headers)
+        } catch {
+            throw Self.refusal(error, request.head)  // 406, or 400 for a malformed Accept
+        }
+        let raw = [String: Substring](context.parameters.map { (String($0.0), $0.1) }) { first, _ in first }
+        let body = try await answer(api, Parameters(raw: raw, converter: converter, request: request.head))
+        let bytes = try AnswerEncoder(dateTranscoder: configuration.dateTranscoder).bytes(body)
+        return Response(
+            status: .ok, headers: [.contentType: contentType + "; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
