@@ -1,5 +1,8 @@
+import AASAStore
 import Foundation
 import HTTPTypes
+import Logging
+import Synchronization
 import Testing
 
 /// Issue 15, finding 4: the domain-wide services need their own grant, and an Apple Team ID
@@ -40,6 +43,42 @@ import Testing
             #expect(
                 (after.object["webcredentials"] as? [String: Any])?["apps"] as? [String] == ["ABCDE12345.com.blog.app"])
             #expect(after.object["appclips"] == nil, "only the services granted")
+        }
+    }
+
+    /// Registering an app takes the Apple Team ID lock shared, binding a prefix takes it exclusive:
+    /// while a registration is in flight (here, a transaction holding the shared lock), another
+    /// registration goes through and a binding waits, then goes through once it commits.
+    @Test func registrationsDoNotWaitForEachOtherButABindingWaitsForThem() async throws {
+        try await TestWorld.run { w in
+            try await w.createTeam("shop")
+            let (registration, binding) = try await w.withDatabase { database in
+                try await database.transaction(logger: Logger(label: "test")) { session in
+                    try await session.lockSharedUntilCommit(.appleTeamIDClaims)
+                    let created = Mutex<Int?>(nil)
+                    let creating = Task {
+                        let reply = try await w.call(
+                            .post, "/v1/teams/shop/apps", token: w.adminToken,
+                            json: ["appID": "ABCDE12345.com.shop.app"])
+                        created.withLock { $0 = reply.status }
+                    }
+                    let done = try await eventually(timeout: .seconds(10)) { created.withLock { $0 } != nil }
+                    #expect(done && created.withLock { $0 } == 201, "a registration does not wait for one in flight")
+                    let bound = Mutex<Int?>(nil)
+                    let binding = Task {
+                        let reply = try await w.call(
+                            .patch, "/v1/teams/shop", token: w.adminToken, json: ["appleTeamIDs": ["ABCDE12345"]])
+                        bound.withLock { $0 = reply.status }
+                    }
+                    let early = try await eventually(timeout: .milliseconds(700)) { bound.withLock { $0 } != nil }
+                    #expect(!early, "a binding waits for the registrations in flight")
+                    return (creating, binding)
+                }
+            }
+            try await registration.value
+            try await binding.value
+            let team = try await w.call(.get, "/v1/teams/shop", token: w.adminToken)
+            #expect(team.object["appleTeamIDs"] as? [String] == ["ABCDE12345"], "and goes through after them")
         }
     }
 

@@ -6,7 +6,8 @@ public enum AdvisoryLock: Sendable {
     case migrations
     /// Publishing one domain (serialised across replicas, held until its web roots are written).
     case publishing(domainID: Int64)
-    /// Binding Apple Team ID prefixes to teams, and registering apps under them.
+    /// Binding Apple Team ID prefixes to teams (exclusive), and registering apps under them
+    /// (shared: registrations never wait for each other, only for a binding).
     case appleTeamIDClaims
     /// Assigning web roots to domains (no two domains share one).
     case webRoots
@@ -53,6 +54,12 @@ extension DBSession {
     /// Takes `lock` until the current transaction ends (commit or rollback releases it).
     public func lockUntilCommit(_ lock: AdvisoryLock) async throws {
         try await run(lock.query("pg_advisory_xact_lock"))
+    }
+
+    /// Takes `lock` shared until the current transaction ends: any number of holders at once, none
+    /// while another transaction holds it exclusively (`lockUntilCommit`).
+    public func lockSharedUntilCommit(_ lock: AdvisoryLock) async throws {
+        try await run(lock.query("pg_advisory_xact_lock_shared"))
     }
 
     /// Runs `body` holding `lock`, released on this same connection whether `body` returns or throws
