@@ -10,7 +10,7 @@ import OpenAPIRuntime
 /// handler's CPU in Foundation's encoder, which swift-openapi-runtime gives no way to replace. Hot
 /// reads answered by a route of our own (`FastReadRoutes`) encode with this instead; the console
 /// reads the same tree as plain values (`plainValue`) instead of encoding and parsing JSON again.
-package struct AnswerEncoder {
+package struct AnswerEncoder: Sendable {
     /// For the dates `InternetDateTime` leaves to it (years outside 1000-9999).
     package var dateTranscoder: any DateTranscoder
 
@@ -160,23 +160,28 @@ struct AnswerEncoding: Encoder {
 
     func singleValueContainer() -> any SingleValueEncodingContainer { Single(encoding: self) }
 
+    /// The encoder of a new container nested under `key` (its `box`, for the parent to hold).
+    func nested(at key: any CodingKey) -> AnswerEncoding {
+        AnswerEncoding(box: AnswerBox(), path: AnswerPath(key, parent: path), dates: dates)
+    }
+
     /// A value's node: scalars and dates directly, anything else through its own `encode(to:)`.
-    func node(_ value: some Encodable, at key: (any CodingKey)?) throws -> AnswerNode {
+    func node(_ value: some Encodable, at key: any CodingKey) throws -> AnswerNode {
         if let scalar = try Self.scalar(value, dates: dates) { return .scalar(scalar) }
-        if let freeForm = try Self.freeForm(value) { return freeForm.node }
-        let child = AnswerBox()
-        try AnswerEncoding(box: child, path: key.map { AnswerPath($0, parent: path) } ?? path, dates: dates)
-            .encodeValue(value)
-        return child.node
+        if let freeForm = try Self.freeForm(value) { return freeForm }
+        let nested = nested(at: key)
+        try nested.encodeValue(value)
+        return nested.box.node
     }
 
     func encodeValue<T: Encodable>(_ value: T) throws {
         if let scalar = try Self.scalar(value, dates: dates) {
             box.scalar = scalar
         } else if let freeForm = try Self.freeForm(value) {
-            box.object = freeForm.object
-            box.array = freeForm.array
-            box.scalar = freeForm.scalar
+            switch freeForm {
+            case .scalar(let json): box.scalar = json
+            case .box(let filled): (box.object, box.array) = (filled.object, filled.array)
+            }
         } else {
             try value.encode(to: self)
         }
@@ -186,25 +191,11 @@ struct AnswerEncoding: Encoder {
     /// `value` by metatype: their own `encode(to:)` asks `as?` of each value, and on Linux a cast of
     /// a dictionary bridges it to an `NSDictionary` first (most of an audit page's encoding time).
     /// Nil when the value is not one of them, or holds a type they would not hold.
-    static func freeForm<T: Encodable>(_ value: T) throws -> AnswerBox? {
-        let contents: (any Sendable)?
-        if T.self == OpenAPIValueContainer.self {
-            contents = (value as! OpenAPIValueContainer).value
-        } else if T.self == OpenAPIObjectContainer.self {
-            contents = (value as! OpenAPIObjectContainer).value
-        } else if T.self == OpenAPIArrayContainer.self {
-            contents = (value as! OpenAPIArrayContainer).value
-        } else {
-            return nil
-        }
-        switch try freeFormNode(contents) {
-        case .box(let box): return box
-        case .scalar(let json):
-            let box = AnswerBox()
-            box.scalar = json
-            return box
-        case nil: return nil
-        }
+    static func freeForm<T: Encodable>(_ value: T) throws -> AnswerNode? {
+        if T.self == OpenAPIValueContainer.self { return try freeFormNode((value as! OpenAPIValueContainer).value) }
+        if T.self == OpenAPIObjectContainer.self { return try freeFormNode((value as! OpenAPIObjectContainer).value) }
+        if T.self == OpenAPIArrayContainer.self { return try freeFormNode((value as! OpenAPIArrayContainer).value) }
+        return nil
     }
 
     private static func freeFormNode(_ contents: (any Sendable)?) throws -> AnswerNode? {
@@ -288,25 +279,23 @@ struct AnswerEncoding: Encoder {
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
             -> KeyedEncodingContainer<NestedKey>
         {
-            let child = AnswerBox()
-            set(.box(child), key)
-            return AnswerEncoding(box: child, path: AnswerPath(key, parent: encoding.path), dates: encoding.dates)
-                .container(keyedBy: keyType)
+            let nested = encoding.nested(at: key)
+            set(.box(nested.box), key)
+            return nested.container(keyedBy: keyType)
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-            let child = AnswerBox()
-            set(.box(child), key)
-            return AnswerEncoding(box: child, path: AnswerPath(key, parent: encoding.path), dates: encoding.dates)
-                .unkeyedContainer()
+            let nested = encoding.nested(at: key)
+            set(.box(nested.box), key)
+            return nested.unkeyedContainer()
         }
 
         mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
 
         mutating func superEncoder(forKey key: Key) -> any Encoder {
-            let child = AnswerBox()
-            set(.box(child), key)
-            return AnswerEncoding(box: child, path: AnswerPath(key, parent: encoding.path), dates: encoding.dates)
+            let nested = encoding.nested(at: key)
+            set(.box(nested.box), key)
+            return nested
         }
     }
 
@@ -338,26 +327,21 @@ struct AnswerEncoding: Encoder {
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
             -> KeyedEncodingContainer<NestedKey>
         {
-            let child = AnswerBox()
-            let key = nextKey
-            append(.box(child))
-            return AnswerEncoding(box: child, path: AnswerPath(key, parent: encoding.path), dates: encoding.dates)
-                .container(keyedBy: keyType)
+            let nested = encoding.nested(at: nextKey)
+            append(.box(nested.box))
+            return nested.container(keyedBy: keyType)
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-            let child = AnswerBox()
-            let key = nextKey
-            append(.box(child))
-            return AnswerEncoding(box: child, path: AnswerPath(key, parent: encoding.path), dates: encoding.dates)
-                .unkeyedContainer()
+            let nested = encoding.nested(at: nextKey)
+            append(.box(nested.box))
+            return nested.unkeyedContainer()
         }
 
         mutating func superEncoder() -> any Encoder {
-            let child = AnswerBox()
-            let key = nextKey
-            append(.box(child))
-            return AnswerEncoding(box: child, path: AnswerPath(key, parent: encoding.path), dates: encoding.dates)
+            let nested = encoding.nested(at: nextKey)
+            append(.box(nested.box))
+            return nested
         }
     }
 

@@ -17,7 +17,16 @@ import Hummingbird
 /// runtime's own `Converter`.
 struct FastReadRoutes: Sendable {
     let api: APIImplementation
-    let configuration: Configuration
+    /// The runtime's converter and our encoder, built once: a `Converter` makes four Foundation
+    /// coders, and the transcoder a date formatter, which no request needs its own of.
+    let converter: Converter
+    let encoder: AnswerEncoder
+
+    init(api: APIImplementation, configuration: Configuration) {
+        self.api = api
+        self.converter = Converter(configuration: configuration)
+        self.encoder = AnswerEncoder(dateTranscoder: configuration.dateTranscoder)
+    }
 
     typealias Answer = @Sendable (APIImplementation, Parameters) async throws -> any Encodable & Sendable
 
@@ -89,7 +98,6 @@ struct FastReadRoutes: Sendable {
     }
 
     private func respond(_ request: Request, _ context: AppRequestContext, _ answer: Answer) async throws -> Response {
-        let converter = Converter(configuration: configuration)
         let contentType = "application/json"
         do {
             try converter.validateAcceptIfPresent(contentType, in: request.headers)
@@ -98,7 +106,7 @@ struct FastReadRoutes: Sendable {
         }
         let raw = [String: Substring](context.parameters.map { (String($0.0), $0.1) }) { first, _ in first }
         let body = try await answer(api, Parameters(raw: raw, converter: converter, request: request.head))
-        let bytes = try AnswerEncoder(dateTranscoder: configuration.dateTranscoder).bytes(body)
+        let bytes = try encoder.bytes(body)
         return Response(
             status: .ok, headers: [.contentType: contentType + "; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes)))

@@ -13,8 +13,11 @@ struct ConsoleAPI: Sendable {
     /// values the API's own encoder builds, without writing JSON and parsing it back (a tenth of the
     /// test page's time in the profile was `JSONSerialization` reading what `JSONEncoder` wrote).
     static func plain(_ value: some Encodable) throws -> [String: Any] {
-        try AnswerEncoder().plainValue(value) as? [String: Any] ?? [:]
+        try encoder.plainValue(value) as? [String: Any] ?? [:]
     }
+
+    /// One for every page: its date transcoder holds a formatter, too costly to make per answer.
+    private static let encoder = AnswerEncoder()
 
     func domains(after: String?) async throws -> [String: Any] {
         try Self.plain(try await api.listDomains(.init(query: .init(after: after, limit: 200))).ok.body.json)
