@@ -24,7 +24,7 @@ extension APIImplementation {
             throw ServiceError.badRequest("action is at most 64 characters", field: "action", rule: "maxLength")
         }
         if let actor = q.actor {
-            guard let id = UUID(uuidString: actor) else {
+            guard let id = UUIDText.parse(actor) else {
                 throw ServiceError.badRequest("actor is a token ID (UUID)", field: "actor", rule: "uuid")
             }
             filter.actor = id

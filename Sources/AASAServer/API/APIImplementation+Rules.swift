@@ -20,7 +20,7 @@ extension APIImplementation {
         let rules = try body.rules.enumerated().map { i, rule -> StoredRule in
             var id = UUID()
             if let given = rule.id {
-                guard let parsed = UUID(uuidString: given) else {
+                guard let parsed = UUIDText.parse(given) else {
                     throw ServiceError.invalid(field: "/rules/\(i)/id", rule: "uuid", "a rule ID is a UUID")
                 }
                 id = parsed

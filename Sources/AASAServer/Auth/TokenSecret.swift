@@ -30,11 +30,7 @@ public enum TokenSecret {
         guard parts.count == 3, parts[0] == "aasa", parts[1].count == 32, parts[2].count == 43,
             parts[1].allSatisfy(\.isHexDigit)
         else { return nil }
-        let h = Array(parts[1])
-        let dashed =
-            String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-"
-            + String(h[16..<20]) + "-" + String(h[20..<32])
-        return UUID(uuidString: dashed)
+        return UUIDText.parse(undashed: parts[1])
     }
 
     public static func hash(_ token: String) -> [UInt8] {

@@ -29,21 +29,19 @@ struct ConsoleAPI: Sendable {
 
     /// The draft as this token may see it, with each `details` entry's team: the service the API's
     /// `GET /aasa` reads, without its round trip through the generated untyped JSON (which the
-    /// profile showed costing most of the domain page).
-    /// `json` is the same document as `document`, for what is printed as JSON again (JSONWriter,
-    /// not JSONSerialization: the profile found a tenth of the domain page in the latter). The
-    /// Android half is the same render's: each assetlinks.json statement, as the renderer built
-    /// it, with its entry (app, team, whose rule list it carries).
+    /// profile showed costing most of the domain page). The Android half is the same render's:
+    /// each assetlinks.json statement, as the renderer built it, with its entry (app, team, whose
+    /// rule list it carries).
     func draft(_ host: String) async throws -> (
-        document: [String: Any], json: JSONValue, teams: [String],
+        json: JSONValue, teams: [String],
         android: [(entry: AndroidDocument.Entry, statement: AssetLinksDocument.Statement)]
     ) {
         let rendered = try await api.reads(try api.principal()).draft(host)
-        let document = try JSONSerialization.jsonObject(with: Data(rendered.bytes)) as? [String: Any] ?? [:]
+        // Parsed from the served bytes: the report's rule pointers name places in those.
         let json = try JSONParser.parse(rendered.bytes).value
         let android = rendered.android
         return (
-            document, json, rendered.entries.map(\.team),
+            json, rendered.entries.map(\.team),
             Array(zip(android.entries, android.document.statements.map(\.statement)))
         )
     }

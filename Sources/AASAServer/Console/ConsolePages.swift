@@ -84,24 +84,32 @@ struct ConsolePages {
         let shadowed = Set(report.list("shadowed").compactMap { $0.object("rule").string("path") })
         var apps: [[String: Any]] = []
         var mapRules: [PathSpaceMap.Rule] = []
-        let details = (draft.document["applinks"] as? [String: Any])?["details"] as? [[String: Any]] ?? []
-        let detailsJSON = draft.json.objectValue?["applinks"]?.objectValue?["details"]?.arrayValue ?? []
-        for (i, detail) in details.enumerated() {
-            let componentsJSON = detailsJSON.indices.contains(i) ? detailsJSON[i].objectValue?["components"] : nil
-            let ids = (detail["appIDs"] as? [String]) ?? (detail["appID"] as? String).map { [$0] } ?? []
+        let details = draft.json.objectValue?["applinks"]?.objectValue?["details"]?.arrayValue ?? []
+        for (i, detailJSON) in details.enumerated() {
+            let detail = detailJSON.objectValue
+            let ids =
+                detail?["appIDs"]?.arrayValue?.compactMap(\.stringValue)
+                ?? detail?["appID"]?.stringValue.map { [$0] } ?? []
             let team: String? = draft.teams.indices.contains(i) ? draft.teams[i] : nil
             let owner = team ?? "another team"
-            let rules = (detail["components"] as? [[String: Any]] ?? []).enumerated().map { j, rule -> [String: Any] in
+            let components = detail?["components"]?.arrayValue ?? []
+            let rules = components.enumerated().map { j, json -> [String: Any] in
                 let pointer = "/applinks/details/\(i)/components/\(j)"
                 let isShadowed = shadowed.contains(pointer)
+                let rule = json.objectValue
                 mapRules.append(
                     .init(
-                        team: owner, path: rule.string("/") ?? "*", exclude: rule["exclude"] as? Bool ?? false,
+                        team: owner, path: rule?["/"]?.stringValue ?? "*",
+                        exclude: rule?["exclude"]?.boolValue ?? false,
                         shadowed: isShadowed))
-                let json = componentsJSON?.arrayValue.flatMap { $0.indices.contains(j) ? $0[j] : nil } ?? .null
-                return ["text": Self.ruleText(json), "comment": rule.string("comment") as Any, "shadowed": isShadowed]
+                return [
+                    "text": Self.ruleText(json), "comment": rule?["comment"]?.stringValue as Any,
+                    "shadowed": isShadowed,
+                ]
             }
-            let legacy = (detail["paths"] as? [String] ?? []).map { ["text": $0] as [String: Any] }
+            let legacy = (detail?["paths"]?.arrayValue ?? []).compactMap(\.stringValue).map {
+                ["text": $0] as [String: Any]
+            }
             apps.append(["appID": ids.joined(separator: ", "), "team": owner, "rules": rules + legacy])
         }
         let android = draft.android.map { entry, statement -> [String: Any] in

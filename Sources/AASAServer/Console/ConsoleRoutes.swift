@@ -1,4 +1,5 @@
 import AASAModel
+import AASAStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -189,7 +190,12 @@ struct ConsoleRoutes: Sendable {
                             "the form did not carry this session's CSRF token; reload the page")
                     }
                 }
-                switch try await body(pages, form) {
+                // A page only reads: each domain's state is read once for all its parts.
+                let outcome =
+                    request.method == .post
+                    ? try await body(pages, form)
+                    : try await SnapshotMemo.$current.withValue(SnapshotMemo()) { try await body(pages, form) }
+                switch outcome {
                 case .page(let page): return Self.html(page, who: principal.auditName, csrf: csrf, status: page.status)
                 case .redirect(let location, let cookie): return Self.redirect(location, cookie: cookie)
                 case nil: return Self.redirect("/console/sign-in", cookie: nil)

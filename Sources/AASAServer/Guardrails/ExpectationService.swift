@@ -105,10 +105,8 @@ struct ExpectationService: Sendable {
             let android = try await session.currentAssetLinksRevision(domainID: domain.id)
             published = aasa.map { revision in
                 LinkAnswer(
-                    ios: AASAMatcher((try? AASADocument(json: revision.bytes)) ?? AASADocument()),
-                    android: AndroidMatcher(
-                        android.flatMap { AssetLinksDocument.parse($0.bytes).document }
-                            ?? AssetLinksDocument(statements: [])), apps: apps)
+                    ios: PublishedMatchers.aasaOrEmpty(revision.bytes),
+                    android: PublishedMatchers.assetLinks(android?.bytes ?? []), apps: apps)
             }
         }
     }
@@ -164,7 +162,7 @@ struct ExpectationService: Sendable {
     static func find(_ id: String, domain: DomainRecord, session: DBSession, forUpdate: Bool = false) async throws
         -> ExpectationRecord
     {
-        guard let uuid = UUID(uuidString: id),
+        guard let uuid = UUIDText.parse(id),
             let found = try await session.expectation(id: uuid, domainID: domain.id, forUpdate: forUpdate)
         else {
             throw ServiceError.notFound("no expectation \(id) on \(domain.host)")

@@ -118,7 +118,7 @@ struct ManifestRequest: Sendable {
                     let rulePointer = "\(entryPointer)/rules/\(k)"
                     var id: UUID?
                     if let given = rule.id {
-                        guard let parsed = UUID(uuidString: given) else {
+                        guard let parsed = UUIDText.parse(given) else {
                             fail("\(rulePointer)/id", "uuid", "a rule ID is a UUID")
                             continue
                         }

@@ -41,16 +41,14 @@ struct PolicyCandidate: Sendable {
     /// The document compiled for matching (the render's, or compiled from the bytes).
     func matcher() -> AASAMatcher {
         if let document { return document.matcher }
-        return AASAMatcher((try? AASADocument(json: bytes)) ?? AASADocument())
+        return PublishedMatchers.aasaOrEmpty(bytes)
     }
 
     /// The Android file at stake, compiled: the rendered one, or a rollback's old bytes; nil when an
     /// AASA rollback leaves it as it is.
     func androidMatcher() -> AndroidMatcher? {
         if let document { return document.android.matcher }
-        return assetLinks.map {
-            AndroidMatcher(AssetLinksDocument.parse($0).document ?? AssetLinksDocument(statements: []))
-        }
+        return assetLinks.map(PublishedMatchers.assetLinks)
     }
 
     /// Names the rule at `location` for an answer: team, app and rule ID when the document was

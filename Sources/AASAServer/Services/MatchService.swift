@@ -56,7 +56,7 @@ struct MatchService: Sendable {
         }
         var answer = Answer(source: source, hints: hints, teams: [:])
         if let bytes = iosBytes {
-            let matcher = AASAMatcher(try AASADocument(json: bytes))
+            let matcher = try PublishedMatchers.aasa(bytes)
             // The file is served for the URL's own host (an alias included), so the host check uses it.
             let resolution = matcher.resolve(url: question.url, domain: urlHost)
             answer.ios = IOSAnswer(

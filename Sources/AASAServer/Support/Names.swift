@@ -55,7 +55,7 @@ enum Names {
     }
 
     static func uuid(_ string: String, what: String) throws -> UUID {
-        guard let id = UUID(uuidString: string) else { throw ServiceError.notFound("no \(what) \(string)") }
+        guard let id = UUIDText.parse(string) else { throw ServiceError.notFound("no \(what) \(string)") }
         return id
     }
 }

@@ -153,6 +153,13 @@ extension DBSession {
 
     /// Everything the domain's document is rendered from.
     public func snapshot(of domain: DomainRecord) async throws -> DomainSnapshot {
+        if let memo = SnapshotMemo.current {
+            return try await memo.snapshot(of: domain) { try await readSnapshot(of: domain) }
+        }
+        return try await readSnapshot(of: domain)
+    }
+
+    private func readSnapshot(of domain: DomainRecord) async throws -> DomainSnapshot {
         let grants = try await listGrants(domainID: domain.id)
         let ruleSets = try await listRuleSets(domainID: domain.id)
         let apps = try await apps(

@@ -15,7 +15,7 @@ extension DBSession {
 
     static func rules(from value: JSONValue) -> [StoredRule] {
         (value.arrayValue ?? []).compactMap { item in
-            guard let object = item.objectValue, let id = object["id"]?.stringValue.flatMap(UUID.init(uuidString:)),
+            guard let object = item.objectValue, let id = object["id"]?.stringValue.flatMap(UUIDText.parse),
                 let component = object["component"]
             else { return nil }
             return StoredRule(id: id, component: component)
