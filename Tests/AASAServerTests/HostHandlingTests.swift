@@ -8,30 +8,7 @@ import Testing
 @Suite struct HostHandlingTests {
     /// The status line's code of a raw HTTP/1.1 request (no client library merges its headers).
     static func rawStatus(port: Int, _ request: String) async throws -> String {
-        try await offPool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [
-                "python3", "-c",
-                """
-                import socket, sys
-                s = socket.create_connection(("127.0.0.1", \(port)), timeout=10)
-                s.sendall(sys.argv[1].encode().replace(b"|", b"\\r\\n"))
-                data = b""
-                while b"\\r\\n" not in data:
-                    chunk = s.recv(4096)
-                    if not chunk: break
-                    data += chunk
-                print(data.split(b" ")[1].decode() if data else "none")
-                """, request,
-            ]
-            let out = Pipe()
-            process.standardOutput = out
-            try process.launchSerialized()
-            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return text.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        RawHTTP.statuses(try await RawHTTP.exchange(port: port, request)).first ?? "none"
     }
 
     @Test func twoHostHeadersAre400() async throws {
