@@ -15,36 +15,13 @@ enum ConsoleTemplates {
         return library
     }()
 
-    /// HTML escaping as Mustache's own (`< > & " '`), a byte at a time: Mustache's looks each
-    /// character up in a dictionary, and hashing was a tenth of the test page's profile. Text
-    /// without any of the five, most of a page, is returned as it is.
+    /// HTML escaping as Mustache's own (`< > & " '`), through `SVGText.escape`, which works a byte
+    /// at a time: Mustache's looks each character up in a dictionary, and hashing was a tenth of the
+    /// test page's profile.
     struct HTMLText: MustacheContentType {
         static let name = "CONSOLE_HTML"
 
-        func escapeText(_ text: String) -> String {
-            var text = text
-            return text.withUTF8 { bytes in
-                guard bytes.contains(where: Self.isSpecial) else { return nil }
-                var out: [UInt8] = []
-                out.reserveCapacity(bytes.count + bytes.count / 8)
-                for byte in bytes {
-                    switch byte {
-                    case UInt8(ascii: "<"): out.append(contentsOf: "&lt;".utf8)
-                    case UInt8(ascii: ">"): out.append(contentsOf: "&gt;".utf8)
-                    case UInt8(ascii: "&"): out.append(contentsOf: "&amp;".utf8)
-                    case UInt8(ascii: "\""): out.append(contentsOf: "&quot;".utf8)
-                    case UInt8(ascii: "'"): out.append(contentsOf: "&#39;".utf8)
-                    default: out.append(byte)
-                    }
-                }
-                return String(decoding: out, as: UTF8.self)
-            } ?? text
-        }
-
-        private static func isSpecial(_ byte: UInt8) -> Bool {
-            byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "&")
-                || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'")
-        }
+        func escapeText(_ text: String) -> String { SVGText.escape(text) }
     }
 
     static func render(_ name: String, _ context: [String: Any]) -> String {

@@ -11,31 +11,24 @@ public enum UUIDText {
 
     /// The 32 hex digits without dashes (a token's ID part), in either case.
     public static func parse(undashed text: some StringProtocol) -> UUID? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 32 else { return nil }
-        var raw = [UInt8](repeating: 0, count: 16)
-        for i in 0..<16 {
-            guard let high = nibble(bytes[2 * i]), let low = nibble(bytes[2 * i + 1]) else { return nil }
-            raw[i] = high << 4 | low
-        }
-        return uuid(raw)
+        let digits = Array(text.utf8)
+        return digits.count == 32 ? uuid(hex: digits) : nil
     }
 
+    /// Where the dashes of the `8-4-4-4-12` form stand.
+    private static let dashes = [8, 13, 18, 23]
+
     private static func parse(bytes: UnsafeBufferPointer<UInt8>) -> UUID? {
-        guard bytes.count == 36 else { return nil }
+        guard bytes.count == 36, dashes.allSatisfy({ bytes[$0] == UInt8(ascii: "-") }) else { return nil }
+        return uuid(hex: bytes.indices.filter { !dashes.contains($0) }.map { bytes[$0] })
+    }
+
+    /// The UUID of 32 hex digits, or nil when one is not a hex digit.
+    private static func uuid(hex digits: [UInt8]) -> UUID? {
         var raw = [UInt8](repeating: 0, count: 16)
-        var out = 0
-        var i = 0
-        while i < 36 {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                guard bytes[i] == UInt8(ascii: "-") else { return nil }
-                i += 1
-                continue
-            }
-            guard let high = nibble(bytes[i]), let low = nibble(bytes[i + 1]) else { return nil }
-            raw[out] = high << 4 | low
-            out += 1
-            i += 2
+        for i in 0..<16 {
+            guard let high = nibble(digits[2 * i]), let low = nibble(digits[2 * i + 1]) else { return nil }
+            raw[i] = high << 4 | low
         }
         return uuid(raw)
     }
