@@ -1,6 +1,7 @@
 import AASAAPI
 import AASAStore
 import Hummingbird
+import HummingbirdCore
 import Logging
 import OpenAPIHummingbird
 import OpenAPIRuntime
@@ -94,9 +95,19 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         services.append(
             CDNMonitor(database: database, fetcher: fetcher, interval: interval, gap: config.cdnGap, logger: logger))
     }
+    let serverName = "aasad"
+    let http1: HTTP1Channel.Configuration =
+        config.wellKnownOnEventLoop
+        ? .init(
+            // Evaluated for each connection: each gets a handler of its own.
+            additionalChannelHandlers: [
+                WellKnownChannelHandler(aasa: served.aasa, assetLinks: served.assetLinks, serverName: serverName)
+            ])
+        : .init()
     var app = Application(
         router: router,
-        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "aasad"),
+        server: .http1(configuration: http1),
+        configuration: .init(address: .hostname(config.host, port: config.port), serverName: serverName),
         services: services,
         logger: logger)
     app.beforeServerStarts {

@@ -30,6 +30,10 @@ public struct AppConfig: Sendable {
     /// the generated server in one run (`AASA_BENCHMARK_GENERATED_READS=1`) and to test that both
     /// write the same bytes.
     public var fastReads = true
+    /// Served files answered on the event loop by `WellKnownChannelHandler` (false: by the
+    /// router's `WellKnownMiddleware` only, to compare the two in one benchmark run with
+    /// `AASA_BENCHMARK_ROUTER_WELL_KNOWN=1`).
+    public var wellKnownOnEventLoop = true
     /// How the origin probe and the CDN monitor fetch (trust roots, Apple's CDN base URL, …).
     public var fetch = FetchConfig()
     /// How often a caller may make aasad fetch for one domain: a probe or a CDN check runs once
