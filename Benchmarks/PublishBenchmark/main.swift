@@ -70,7 +70,8 @@ let (publishSeconds, perPublish, bytesPerDomain) = try await withClient(url) { d
     // Seed: one team and app, N domains each with a web root, a grant and two rules.
     try await db.transaction(logger: logger) { s in
         let team = try await s.insertTeam(name: "bench", displayName: "Bench")
-        let app = try await s.insertApp(appID: "ABCDE12345.com.example.bench", teamID: team.id, services: [.applinks])
+        // A fresh database has no builds, so the app is always written.
+        let app = try await s.insertApp(appID: "ABCDE12345.com.example.bench", teamID: team.id, services: [.applinks])!
         for i in 0..<domainCount {
             let root = "\(work)/publish/d\(i)"
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)

@@ -123,6 +123,21 @@ private var androidBuilds: [[String: Any]] {
         }
     }
 
+    /// A build's app ID is taken: registering it as an app is 409 naming the build, and writes
+    /// nothing (the insert itself refuses it, in the statement that writes the app).
+    @Test func anAppCannotTakeABuildsID() async throws {
+        try await TestWorld.run { w in
+            let (shop, _) = try await Self.setUp(w)
+            let taken = try await w.call(.post, "/v1/teams/shop/apps", token: shop, json: ["appID": "\(ios).beta"])
+            #expect(taken.status == 409, "\(taken.text)")
+            #expect(taken.text.contains("\(ios)'s staging build") && taken.text.contains("unique"), "\(taken.text)")
+            #expect(try await w.call(.get, "/v1/apps/\(ios).beta", token: shop).status == 404)
+            let free = try await w.call(.post, "/v1/teams/shop/apps", token: shop, json: ["appID": "\(ios).other"])
+            #expect(free.status == 201, "\(free.text)")
+            #expect(free.object["appID"] as? String == "\(ios).other" && free.object["team"] as? String == "shop")
+        }
+    }
+
     @Test func isolationRefusesLeaksNamingThem() async throws {
         try await TestWorld.run { w in
             let (shop, roots) = try await Self.setUp(w)

@@ -193,18 +193,21 @@ struct AppChange: DomainChange {
         field: String
     ) async throws -> AppRecord {
         if fingerprints == nil { try await AppleTeamIDs.checkApp(appID, team: team, session: session) }
-        if let build = try await session.builds(identities: [appID]).first {
-            throw ServiceError.conflict(
-                "\(appID) is \(build.appID)'s \(build.environment) build; an app cannot take a build's ID",
-                field: field, rule: "unique")
-        }
+        let inserted: AppRecord?
         do {
-            return try await session.insertApp(
+            inserted = try await session.insertApp(
                 appID: appID, teamID: team.id, services: services,
                 platform: fingerprints == nil ? .ios : .android, fingerprints: fingerprints ?? [])
         } catch StoreError.duplicate {
             throw ServiceError.conflict("the app ID \(appID) is already registered", field: field, rule: "unique")
         }
+        if let inserted { return inserted }
+        // Nothing was written: a build has this ID. Whose, for the message.
+        let build = try await session.builds(identities: [appID]).first
+        throw ServiceError.conflict(
+            "\(appID) is \(build.map { "\($0.appID)'s \($0.environment) build" } ?? "a build's ID"); "
+                + "an app cannot take a build's ID",
+            field: field, rule: "unique")
     }
 
     /// The iOS app of the same team whose rules an Android app follows (422 naming `field` otherwise).

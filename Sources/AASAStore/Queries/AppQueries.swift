@@ -57,17 +57,25 @@ extension DBSession {
         return count ?? 0
     }
 
+    /// Registers an app; nil (nothing written) when a build of another app already has this ID:
+    /// an app cannot take a build's identity (`builds(identities:)` says whose).
     public func insertApp(
         appID: String, teamID: Int64, services: [AppService], platform: AppPlatform = .ios,
         fingerprints: [String] = [], rulesFrom: Int64? = nil
-    ) async throws -> AppRecord {
-        try await write(
+    ) async throws -> AppRecord? {
+        // The build check, the insert and the record read back in one round trip (issue 23: app
+        // create's statements).
+        let rows = try await writeReturning(
             """
-            INSERT INTO apps (app_id, team_id, services, platform, fingerprints, rules_from)
-            VALUES (\(appID), \(teamID), \(services.map(\.rawValue)), \(platform.rawValue), \(fingerprints), \
-            \(rulesFrom))
-            """)
-        return try await app(appID: appID)!
+            WITH a AS (
+                INSERT INTO apps (app_id, team_id, services, platform, fingerprints, rules_from)
+                SELECT \(appID), \(teamID), \(services.map(\.rawValue)), \(platform.rawValue), \(fingerprints), \
+            \(rulesFrom)
+                WHERE NOT EXISTS (SELECT 1 FROM app_builds WHERE identity = \(appID))
+                RETURNING *)
+            SELECT \(unescaped: Self.appColumns) FROM a JOIN teams ON teams.id = a.team_id
+            """, as: AppRow.self)
+        return rows.first.map(Self.app)
     }
 
     public func updateApp(id: Int64, teamID: Int64, services: [AppService], fingerprints: [String]) async throws {
