@@ -46,16 +46,17 @@ drop_database() {
   [ -n "${bench_db:-}" ] && psql -X -q "$bench_db_admin" -c "DROP DATABASE IF EXISTS $bench_db WITH (FORCE)" >/dev/null 2>&1 || true
 }
 
-# start_aasad PORT WEBROOT: migrates, makes an admin token ($admin), serves on PORT ($aasad_pid),
+# start_aasad PORT WEBROOT: builds aasad ($aasad_bin, for a script's second server), migrates,
+# makes an admin token ($admin), serves on PORT ($aasad_pid),
 # and creates a team `bench` with a write token ($team_token), an app, the domain example.com
 # (web root WEBROOT), a grant of / and three rules, published once.
 start_aasad() {
-  local port=$1 root=$2 bin
-  bin=$(build aasad)
+  local port=$1 root=$2
+  aasad_bin=$(build aasad)
   export AASA_MIGRATIONS_DIR=$PWD/migrations AASA_LISTEN=127.0.0.1:$port LOG_LEVEL=error
-  "$bin" migrate >/dev/null
-  admin=$("$bin" token create --admin --name bench)
-  "$bin" serve & aasad_pid=$!
+  "$aasad_bin" migrate >/dev/null
+  admin=$("$aasad_bin" token create --admin --name bench)
+  "$aasad_bin" serve & aasad_pid=$!
   aasad_url=http://127.0.0.1:$port
   for _ in $(seq 100); do curl -sf "$aasad_url/health/live" >/dev/null && break; sleep 0.1; done
   mkdir -p "$root"; chmod 755 "$root"

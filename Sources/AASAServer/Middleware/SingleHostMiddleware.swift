@@ -7,7 +7,7 @@ import NIOCore
 /// NIO keeps the first as the request's authority and the others as plain fields.
 struct SingleHostMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    private static let host = HTTPField.Name("Host")!
+    static let host = HTTPField.Name("Host")!
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response

@@ -31,8 +31,6 @@ final class WellKnownChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var dropping = false
     private var date = HTTPDate()
 
-    private static let host = HTTPField.Name("Host")!
-
     init(aasa: ServedFiles, assetLinks: ServedFiles, serverName: String) {
         self.aasa = aasa
         self.assetLinks = assetLinks
@@ -75,7 +73,7 @@ final class WellKnownChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
         }
         let fields = request.headerFields
         // A second Host is the router's 400 (`SingleHostMiddleware`); a body is the router's to read.
-        guard fields[Self.host] == nil, fields[.transferEncoding] == nil,
+        guard fields[SingleHostMiddleware.host] == nil, fields[.transferEncoding] == nil,
             fields[.contentLength] == nil || fields[.contentLength] == "0"
         else { return nil }
         return served

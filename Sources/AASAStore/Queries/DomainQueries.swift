@@ -94,22 +94,17 @@ extension DBSession {
         defaults: DomainDefaults, webRoots: [String], autoPublish: Bool = false,
         legacyRootPath: Bool = false, environment: String? = nil
     ) async throws -> DomainRecord {
-        let inserted: Int64?
-        do {
-            // Without an environment named, the organisation's only one (NULL, refused, when it has several).
-            inserted = try await first(
-                """
-                INSERT INTO domains (host, substitution_variables, defaults, web_roots, auto_publish, legacy_root_path,
-                                     environment_id)
-                VALUES (\(host), \(Self.json(variables))::text::jsonb, \(Self.json(defaults))::text::jsonb, \(webRoots),
-                        \(autoPublish), \(legacyRootPath),
-                        coalesce((SELECT id FROM environments WHERE name = \(environment)), only_environment()))
-                RETURNING id
-                """, as: Int64.self)
-        } catch let error as PSQLError where error.isUniqueViolation {
-            throw StoreError.duplicate(constraint: error.constraintName)
-        }
-        guard let id = inserted else { throw StoreError.duplicate(constraint: "domains_host_key") }
+        // Without an environment named, the organisation's only one (NULL, refused, when it has several).
+        let inserted = try await writeReturning(
+            """
+            INSERT INTO domains (host, substitution_variables, defaults, web_roots, auto_publish, legacy_root_path,
+                                 environment_id)
+            VALUES (\(host), \(Self.json(variables))::text::jsonb, \(Self.json(defaults))::text::jsonb, \(webRoots),
+                    \(autoPublish), \(legacyRootPath),
+                    coalesce((SELECT id FROM environments WHERE name = \(environment)), only_environment()))
+            RETURNING id
+            """, as: Int64.self)
+        guard let id = inserted.first else { throw StoreError.duplicate(constraint: "domains_host_key") }
         try await write("INSERT INTO domain_hosts (host, domain_id, is_primary) VALUES (\(host), \(id), true)")
         try await replaceAliases(domainID: id, aliases: aliases)
         return try await domain(id: id)!
