@@ -1,4 +1,6 @@
 import CoreFoundation
+// Named: with member import visibility, `stat` may be found through Dispatch's C module.
+import Dispatch
 import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import AASAStore
+import NIOCore
 import Synchronization
 
 /// What this replica answers on `/.well-known/apple-app-site-association`: each host's (and
@@ -17,6 +18,17 @@ final class ServedFiles: Sendable {
         var revision: Int
         var bytes: [UInt8]
         var etag: String
+        /// The same bytes, made once: every answer shares this storage rather than copying the file
+        /// (a client pipelining thousands of requests would otherwise hold a copy per answer).
+        var buffer: ByteBuffer
+
+        init(host: String, revision: Int, bytes: [UInt8], etag: String) {
+            self.host = host
+            self.revision = revision
+            self.bytes = bytes
+            self.etag = etag
+            buffer = ByteBuffer(bytes: bytes)
+        }
     }
 
     /// When a reload began reading, on this object's clock, and which reload it is.

@@ -46,7 +46,7 @@ struct WellKnownAnswer {
         Self.served200.increment()
         headers[.contentType] = "application/json"
         headers[.contentLength] = String(file.bytes.count)
-        body = isHead ? nil : ByteBuffer(bytes: file.bytes)
+        body = isHead ? nil : file.buffer
     }
 
     /// Whether an `If-None-Match` list names this ETag (weakly or strongly) or `*`.

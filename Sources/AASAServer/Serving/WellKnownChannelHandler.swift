@@ -16,6 +16,12 @@ import NIOHTTPTypes
 ///   first, by the router);
 /// - only GET or HEAD of exactly one of the two paths (a query allowed), with one Host header and
 ///   no body.
+///
+/// It keeps the back-pressure the router path has (issue 41: a client that pipelined requests and
+/// never read grew aasad by the file's size per request): it answers only while the channel is
+/// writable. Parts that arrive while it is not wait here, in order, and no further read is asked
+/// of the socket until they are answered, so what waits is bounded by one read of requests and
+/// what is unsent by the channel's high-water mark plus one answer.
 final class WellKnownChannelHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -30,6 +36,12 @@ final class WellKnownChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// The rest of a request answered here (its end) is dropped, not let through.
     private var dropping = false
     private var date = HTTPDate()
+    /// Request parts that arrived while answers could not be written, in arrival order.
+    private var waiting = CircularBuffer<HTTPRequestPart>()
+    /// A read the pipeline asked for while parts were waiting: passed on once they are answered.
+    private var readDeferred = false
+    /// Set while `drain` runs: a write inside it can report writability again, re-entrantly.
+    private var draining = false
 
     init(aasa: ServedFiles, assetLinks: ServedFiles, serverName: String) {
         self.aasa = aasa
@@ -39,6 +51,47 @@ final class WellKnownChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
+        guard waiting.isEmpty, context.channel.isWritable else {
+            waiting.append(part)
+            return
+        }
+        handle(part, context: context)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        drain(context: context)
+        context.fireChannelWritabilityChanged()
+    }
+
+    /// Holds the socket's next read back while answers cannot be written or parts still wait.
+    func read(context: ChannelHandlerContext) {
+        guard waiting.isEmpty, context.channel.isWritable else {
+            readDeferred = true
+            return
+        }
+        context.read()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        waiting.removeAll()
+        context.fireChannelInactive()
+    }
+
+    /// Handles the waiting parts while the channel stays writable, then lets the deferred read go.
+    private func drain(context: ChannelHandlerContext) {
+        guard !draining else { return }
+        draining = true
+        defer { draining = false }
+        while context.channel.isWritable, let part = waiting.popFirst() {
+            handle(part, context: context)
+        }
+        if waiting.isEmpty, readDeferred, context.channel.isWritable {
+            readDeferred = false
+            context.read()
+        }
+    }
+
+    private func handle(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
         switch part {
         case .head(let request):
             if unanswered == 0, let served = servedFiles(for: request) {
@@ -53,7 +106,7 @@ final class WellKnownChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
                 return
             }
         }
-        context.fireChannelRead(data)
+        context.fireChannelRead(wrapInboundOut(part))
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
