@@ -6,7 +6,8 @@ import OpenAPIRuntime
 
 extension APIImplementation {
     func probeDomain(_ input: Operations.ProbeDomain.Input) async throws -> Operations.ProbeDomain.Output {
-        _ = try principal()
+        // It makes aasad fetch from the outside, as the CDN check does: a read token may not.
+        guard try principal().canWrite else { throw ServiceError.forbidden("probing the origin needs a write token") }
         let host = Self.limiterKey(input.path.host)
         let report = try await fetchLimiter.run("probe", host: host) {
             try await OriginProbe(fetcher: fetcher, work: work).probe(input.path.host)

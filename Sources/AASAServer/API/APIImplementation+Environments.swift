@@ -85,7 +85,8 @@ extension APIImplementation {
             return parts.count == 2 ? (parts[0], parts[1]) : (nil, entry)
         }
         let plan = try await PromotionService(
-            work: work, publisher: publisher, principal: principal, actor: actor(principal), logger: logger
+            work: work, publisher: publisher, principal: principal, actor: actor(principal),
+            maxRulesPerTeam: maxRulesPerTeamPerDomain, logger: logger
         ).run(
             .init(
                 from: body.from, to: body.to, domains: domains, takeDrafts: body.takeDrafts == true,

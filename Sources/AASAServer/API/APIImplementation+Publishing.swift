@@ -133,7 +133,11 @@ extension APIImplementation {
             host: host, number: r.number, sha256: r.sha256, byteCount: r.byteCount,
             actor: .init(tokenID: r.actorToken?.uuidString.lowercased(), name: r.actorName), reason: r.reason,
             createdAt: r.createdAt, rollbackOf: r.rollbackOf,
-            promotedFrom: r.promotedFrom.map { .init(host: $0.host, revision: $0.revision) },
+            promotedFrom: r.promotedFrom.map {
+                .init(
+                    host: $0.host, revision: $0.revision, fromDraft: $0.fromDraft, draftSHA256: $0.draftSHA256,
+                    draftBase: $0.draftBase)
+            },
             diff: withDiff ? try r.diff.map { try OpenAPIValueContainer(json: $0) } : nil,
             overrides: r.overrides.arrayValue?.isEmpty == false
                 ? try r.overrides.arrayValue?.map { try OpenAPIObjectContainer(json: $0) } : nil)

@@ -14,6 +14,7 @@ struct PromotionService: Sendable {
     let publisher: Publisher
     let principal: Principal
     let actor: Actor
+    let maxRulesPerTeam: Int
     let logger: Logger
 
     struct Request: Sendable {
@@ -46,7 +47,7 @@ struct PromotionService: Sendable {
         var warnings: [Finding]
         /// After `apply`: the target's new revision (nil when its file was already this).
         var revision: Int?
-        fileprivate var taken: [RuleSetRecord]
+        fileprivate var taken: Taken
     }
 
     struct Plan: Sendable {
@@ -68,12 +69,17 @@ struct PromotionService: Sendable {
             let outcome = try await publisher.publish(
                 host: domain.target,
                 reason: request.reason
-                    ?? "promoted from \(domain.source) revision \(domain.sourceRevision.map(String.init) ?? "draft")",
+                    ?? "promoted from \(domain.source) "
+                    + (domain.fromDraft ? "draft" : "revision \(domain.sourceRevision.map(String.init) ?? "?")"),
                 source: .promotion(
-                    PromotionSource(host: domain.source, revision: domain.sourceRevision ?? 0),
+                    aasa: domain.taken.aasa, assetLinks: domain.taken.assetLinks,
                     write: { session, target in
                         try await Self.checkSourceUnmoved(domain, session: session)
-                        try await Self.write(domain.taken, to: target, session: session)
+                        _ = try await Self.checkPublished(target, session: session)
+                        let written = try await Self.write(
+                            domain.taken.rules, to: target, principal: principal, maxRulesPerTeam: maxRulesPerTeam,
+                            session: session)
+                        for entry in written.audit { try await session.appendAudit(entry.record(by: actor)) }
                         try await session.appendAudit(
                             AuditEntry(
                                 action: "domain.promote", entityType: "domain", entityID: target.host,
@@ -81,6 +87,7 @@ struct PromotionService: Sendable {
                                 after: .object([
                                     "from": .string(domain.source),
                                     "fromRevision": domain.sourceRevision.map { .number(String($0)) } ?? .null,
+                                    "fromDraft": .bool(domain.fromDraft),
                                     "fromEnvironment": .string(request.from), "toEnvironment": .string(request.to),
                                     "apps": .array(domain.apps.map { .string($0.appID) }),
                                 ])
@@ -112,12 +119,13 @@ struct PromotionService: Sendable {
             from: request.from, to: request.to, named: request.domains, session: session)
         var domains: [DomainPlan] = []
         for pair in pairs.pairs {
-            let (taken, revision, fromDraft) = try await Self.takeRules(
-                pair.source, takeDrafts: request.takeDrafts, session: session)
+            let taken = try await Self.takeRules(pair.source, takeDrafts: request.takeDrafts, session: session)
             guard let target = try await session.domain(id: pair.target.id, forUpdate: true) else { continue }
             let current = try await Self.checkPublished(target, session: session)
-            let before = try await Self.write(taken, to: target, session: session)
-            let apps = taken.compactMap { Self.appPlan($0, was: before[$0.appPK]?.rules ?? []) }
+            let before = try await Self.write(
+                taken.rules, to: target, principal: principal, maxRulesPerTeam: maxRulesPerTeam, session: session
+            ).before
+            let apps = taken.rules.compactMap { Self.appPlan($0, was: before[$0.appPK]?.rules ?? []) }
             let document = try await DomainGate.check(session, domain: target)
             try await publisher.policies.check(
                 PolicyCandidate(
@@ -126,8 +134,8 @@ struct PromotionService: Sendable {
                 session: session)
             domains.append(
                 DomainPlan(
-                    source: pair.source.host, sourceRevision: revision, fromDraft: fromDraft, target: target.host,
-                    apps: apps,
+                    source: pair.source.host, sourceRevision: taken.currentRevision, fromDraft: taken.fromDraft,
+                    target: target.host, apps: apps,
                     diff: PublishedFile.aasa.diff(
                         from: current?.bytes ?? Array(#"{"applinks":{"details":[]}}"#.utf8), to: document.bytes,
                         host: target.host),
@@ -136,41 +144,68 @@ struct PromotionService: Sendable {
         return Plan(from: request.from, to: request.to, domains: domains, unpaired: pairs.unpaired, applied: false)
     }
 
-    /// The source's rule lists as it publishes them: refused (409) while its draft differs from its
-    /// current revision, unless the drafts are asked for.
-    static func takeRules(
-        _ source: DomainRecord, takeDrafts: Bool, session: DBSession
-    ) async throws -> (rules: [RuleSetRecord], revision: Int?, fromDraft: Bool) {
-        let draft = try await DomainGate.check(session, domain: source)
-        let current = try await session.currentRevision(of: source)
-        let androidCurrent = try await session.currentAssetLinksRevision(domainID: source.id)
-        let unpublished =
-            current?.bytes != draft.bytes
-            || (!draft.android.isEmpty || androidCurrent != nil) && androidCurrent?.bytes != draft.android.bytes
-        if unpublished && !takeDrafts {
+    /// What a promotion takes from a source domain: its rule lists, and where each file's content
+    /// came from (a revision, or the draft).
+    struct Taken: Sendable {
+        var rules: [RuleSetRecord]
+        var aasa: PromotionSource
+        /// nil when the source has nothing for Android, published or drafted.
+        var assetLinks: PromotionSource?
+        /// The source's current AASA revision when the rules were taken (nil: never published).
+        var currentRevision: Int?
+
+        var fromDraft: Bool { aasa.fromDraft || assetLinks?.fromDraft == true }
+    }
+
+    /// The source's rule lists as it publishes them: refused (409) while either file's draft differs
+    /// from its current revision, or it never published, unless the drafts are asked for.
+    static func takeRules(_ source: DomainRecord, takeDrafts: Bool, session: DBSession) async throws -> Taken {
+        let state = try await UnpublishedChanges.of(source, session: session)
+        let neverPublished = state.currentAASA == nil
+        if (neverPublished || state.any) && !takeDrafts {
             throw ServiceError.conflict(
-                current == nil
+                neverPublished
                     ? "\(source.host) has never been published: publish it first, or take its draft (takeDrafts)"
                     : """
-                    \(source.host) has unpublished changes: publish them first, or take its draft (takeDrafts)
+                    \(source.host) has unpublished changes (\(state.files.joined(separator: ", "))): publish them \
+                    first, or take its draft (takeDrafts)
                     """,
                 field: "/from", rule: "unpublished-changes")
         }
-        return (draft.snapshot.ruleSets, current?.number, unpublished)
+        let aasa =
+            if let current = state.currentAASA, !state.aasa {
+                PromotionSource(host: source.host, revision: current.number)
+            } else {
+                PromotionSource(
+                    host: source.host, draftSHA256: Hex.sha256(state.draft.bytes), draftBase: state.currentAASA?.number)
+            }
+        var assetLinks: PromotionSource?
+        if let current = state.currentAssetLinks, !state.assetLinks {
+            assetLinks = PromotionSource(host: source.host, revision: current.number)
+        } else if state.assetLinks {
+            assetLinks = PromotionSource(
+                host: source.host, draftSHA256: Hex.sha256(state.draft.android.bytes),
+                draftBase: state.currentAssetLinks?.number)
+        }
+        return Taken(
+            rules: state.draft.snapshot.ruleSets, aasa: aasa, assetLinks: assetLinks,
+            currentRevision: state.currentAASA?.number)
     }
 
-    /// The target publishes what its draft says: a promotion publishes the target, and must not
-    /// publish someone's unreviewed change with it.
+    /// The target publishes what its drafts say, for both files: a promotion publishes the target,
+    /// and must not publish someone's unreviewed change with it. Asked at the plan and again at the
+    /// apply, inside the publish's transaction.
     static func checkPublished(_ target: DomainRecord, session: DBSession) async throws -> RevisionRecord? {
-        let draft = try await DomainDocument.render(try await session.snapshot(of: target))
-        let current = try await session.currentRevision(of: target)
-        let unpublished = current.map { $0.bytes != draft.bytes } ?? !draft.named.isEmpty
-        if unpublished {
+        let state = try await UnpublishedChanges.of(target, session: session)
+        if state.any {
             throw ServiceError.conflict(
-                "\(target.host) has unpublished changes of its own: publish or undo them before promoting onto it",
+                """
+                \(target.host) has unpublished changes of its own (\(state.files.joined(separator: ", "))): publish \
+                or undo them before promoting onto it
+                """,
                 field: "/to", rule: "unpublished-changes")
         }
-        return current
+        return state.currentAASA
     }
 
     /// Between plan and apply the source must not have published something else.
@@ -183,20 +218,51 @@ struct PromotionService: Sendable {
         }
     }
 
-    /// The source's rule lists become the target's, app by app (other apps stay as they are).
-    /// Returns the target's rule sets as they were, by app.
+    /// The source's rule lists become the target's, app by app (other apps stay as they are), each
+    /// through the rules API's own change (`RuleSetChange`), so every write meets the one rule-write
+    /// check against the target's grants and budgets (issue 41: promotion once saved the rules as
+    /// they were, and a catch-all granted on staging reached production past a `/blog` grant).
+    /// A refusal names the target, the app and the rule. Returns the target's rule sets as they
+    /// were, by app, and the audit entries of the writes.
     @discardableResult
     static func write(
-        _ taken: [RuleSetRecord], to target: DomainRecord, session: DBSession
-    ) async throws -> [Int64: RuleSetRecord] {
+        _ taken: [RuleSetRecord], to target: DomainRecord, principal: Principal, maxRulesPerTeam: Int,
+        session: DBSession
+    ) async throws -> (before: [Int64: RuleSetRecord], audit: [AuditEntry]) {
         let existing = Dictionary(
             try await session.listRuleSets(domainID: target.id).map { ($0.appPK, $0) }, uniquingKeysWith: { a, _ in a })
-        for set in taken where existing[set.appPK]?.rules != set.rules {
-            _ = try await session.saveRuleSet(
-                domainID: target.id, appPK: set.appPK, rules: set.rules,
-                previousVersion: existing[set.appPK]?.version ?? 0)
+        var audit: [AuditEntry] = []
+        for set in taken
+        where existing[set.appPK]?.rules != set.rules || existing[set.appPK]?.manifestDecides != set.manifestDecides {
+            let change = RuleSetChange(
+                host: target.host, appID: set.appID, ifMatch: nil, action: "promotion.rules.replace",
+                maxRulesPerTeam: maxRulesPerTeam, edit: { _ in set.rules }, bodyField: { _, _ in nil },
+                manifestDecides: set.manifestDecides)
+            do {
+                audit += try await change.applyWithin(session, principal: principal).audit
+            } catch let error as ServiceError where error.kind == .invalid {
+                throw refusal(error, target: target.host, app: set.appID)
+            }
         }
-        return existing
+        return (existing, audit)
+    }
+
+    /// A rule-write refusal as the promotion's: each field error says which target and app it is
+    /// about, and a violation per error carries them apart for a program to read.
+    static func refusal(_ error: ServiceError, target: String, app: String) -> ServiceError {
+        var refusal = error
+        refusal.detail =
+            "promoting onto \(target) would write rules \(app) may not have there: "
+            + error.errors.map(\.message).joined(separator: "; ")
+        refusal.errors = error.errors.map {
+            FieldError(field: "/to", rule: $0.rule, message: "\(target), \(app): \($0.message)")
+        }
+        refusal.violations += error.errors.map {
+            .object([
+                "target": .string(target), "appID": .string(app), "rule": .string($0.rule), "field": .string($0.field),
+            ])
+        }
+        return refusal
     }
 
     /// The rules an app gains and loses on the target, compared by their JSON; nil when none.

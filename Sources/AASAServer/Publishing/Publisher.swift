@@ -38,9 +38,11 @@ struct Publisher: Sendable {
         /// `team` is the acting team for a team token (it may then change only its own part of the
         /// file), nil for an admin or the system.
         case revision(PublishedFile, Int, team: String?)
-        /// The draft after `write` brought a source domain's rules in (a promotion): the new AASA
-        /// revision records which revision of the source it came from.
-        case promotion(PromotionSource, write: @Sendable (DBSession, DomainRecord) async throws -> Void)
+        /// The draft after `write` brought a source domain's rules in (a promotion): each new
+        /// revision records where in the source its file came from (a revision, or the draft).
+        case promotion(
+            aasa: PromotionSource, assetLinks: PromotionSource?,
+            write: @Sendable (DBSession, DomainRecord) async throws -> Void)
     }
 
     struct TargetOutcome: Sendable {
@@ -124,22 +126,24 @@ struct Publisher: Sendable {
             var next: [NextRevision]
             switch source {
             case .draft, .promotion:
-                var promotedFrom: PromotionSource?
-                if case .promotion(let from, let write) = source {
+                var promotedFrom: (aasa: PromotionSource?, assetLinks: PromotionSource?) = (nil, nil)
+                if case .promotion(let aasa, let assetLinks, let write) = source {
                     try await write(session, domain)
-                    promotedFrom = from
+                    promotedFrom = (aasa, assetLinks)
                 }
                 let draft = try await DomainGate.check(session, domain: domain)
                 warnings = draft.warningFindings
                 candidate = PolicyCandidate(
                     stage: .publish(rollbackOf: nil), action: PublishedFile.aasa.action(rollback: false),
                     domain: domain, document: draft, bytes: draft.bytes, actor: actor)
-                next = [NextRevision(file: .aasa, bytes: draft.bytes, promotedFrom: promotedFrom)]
+                next = [NextRevision(file: .aasa, bytes: draft.bytes, promotedFrom: promotedFrom.aasa)]
                 // A domain with nothing for Android gets no assetlinks.json until it has something;
                 // one that had a file gets `[]` when its last Android app leaves.
                 let hadAssetLinks = try await PublishedFile.assetLinks.current(session, domain: domain) != nil
                 if !draft.android.isEmpty || hadAssetLinks {
-                    next.append(NextRevision(file: .assetLinks, bytes: draft.android.bytes))
+                    next.append(
+                        NextRevision(
+                            file: .assetLinks, bytes: draft.android.bytes, promotedFrom: promotedFrom.assetLinks))
                 }
             case .revision(let file, let number, let team):
                 guard let old = try await file.revision(session, domainID: domainID, number: number) else {

@@ -296,6 +296,16 @@ struct RegistryReads: Sendable {
         try await work.read { session in
             let app = try await Lookup.visibleApp(appID, principal, session: session)
             var identity = app.appID
+            // An app with builds is a different ID in some environments: one list for all of them
+            // would pair the production ID with domains whose files name the build's (issue 41).
+            let builds = try await session.builds(appPKs: [app.id])
+            if environment == nil, !builds.isEmpty {
+                let listed = builds.map { "\($0.environment): \($0.identity)" }.joined(separator: ", ")
+                throw ServiceError.invalid(
+                    field: "env", rule: "env-required",
+                    "\(app.appID) has builds (\(listed)), so its entitlements differ by environment: ask for one with env"
+                )
+            }
             if let environment {
                 let names = try await session.listEnvironments().map(\.name)
                 guard names.contains(environment) else {
@@ -303,9 +313,7 @@ struct RegistryReads: Sendable {
                         field: "env", rule: "unknown-environment",
                         "there is no environment \(environment) (there are \(names.joined(separator: ", ")))")
                 }
-                identity =
-                    try await session.builds(appPKs: [app.id]).first { $0.environment == environment }?.identity
-                    ?? app.appID
+                identity = builds.first { $0.environment == environment }?.identity ?? app.appID
             }
             func inScope(_ domain: DomainRecord) -> Bool { environment.map { domain.environment == $0 } ?? true }
             var hosts: [AppService: [String]] = [:]

@@ -4,19 +4,24 @@ import PostgresNIO
 /// The assetlinks.json revision stream of each domain (`assetlinks_revisions`), beside the AASA's.
 /// The newest revision is the current one: a rollback is a new revision with `rollbackOf`.
 extension DBSession {
-    private typealias AssetLinksRow = (Int64, Int, String, Int, UUID?, String, String, Date, Int?, Data)
+    private typealias AssetLinksRow = (
+        Int64, Int, String, Int, UUID?, String, String, Date, Int?, String?, Int?, String?, Int?, Data
+    )
 
     private func assetLinksRevisions(_ query: PostgresQuery) async throws -> [RevisionRecord] {
         try await all(query, as: AssetLinksRow.self).map {
-            RevisionRecord(
-                domainID: $0.0, number: $0.1, bytes: [UInt8]($0.9), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
+            var record = RevisionRecord(
+                domainID: $0.0, number: $0.1, bytes: [UInt8]($0.13), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
                 actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: nil, rollbackOf: $0.8)
+            record.promotedFrom = PromotionSource(host: $0.9, revision: $0.10, draftSHA256: $0.11, draftBase: $0.12)
+            return record
         }
     }
 
     /// Columns of `AssetLinksRow`; `withBytes: false` reads an empty `bytes`.
     private static func assetLinksColumns(withBytes: Bool) -> String {
         "domain_id, number, sha256, octet_length(bytes), actor_token, actor_name, reason, created_at, rollback_of, "
+            + "promoted_from_host, promoted_from_revision, promoted_from_draft_sha256, promoted_from_draft_base, "
             + (withBytes ? "bytes" : "''::bytea")
     }
 
@@ -62,9 +67,11 @@ extension DBSession {
         try await write(
             """
             INSERT INTO assetlinks_revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, \
-            rollback_of)
+            rollback_of, promoted_from_host, promoted_from_revision, promoted_from_draft_sha256, \
+            promoted_from_draft_base)
             VALUES (\(r.domainID), \(r.number), \(Data(r.bytes)), \(r.sha256), \(r.actorToken), \(r.actorName), \
-            \(r.reason), \(r.rollbackOf))
+            \(r.reason), \(r.rollbackOf), \(r.promotedFrom?.host), \(r.promotedFrom?.revision), \
+            \(r.promotedFrom?.draftSHA256), \(r.promotedFrom?.draftBase))
             """)
     }
 

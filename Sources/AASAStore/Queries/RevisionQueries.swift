@@ -5,16 +5,12 @@ import PostgresNIO
 extension DBSession {
     private static let metadataColumns = """
         domain_id, number, sha256, octet_length(bytes), actor_token, actor_name, reason, created_at, diff::text, \
-        rollback_of, overrides::text, promoted_from_host, promoted_from_revision
+        rollback_of, overrides::text, promoted_from_host, promoted_from_revision, promoted_from_draft_sha256, \
+        promoted_from_draft_base
         """
     private typealias MetadataRow = (
-        Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, String, String?, Int?
+        Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, String, String?, Int?, String?, Int?
     )
-
-    private static func promotion(_ host: String?, _ revision: Int?) -> PromotionSource? {
-        guard let host, let revision else { return nil }
-        return PromotionSource(host: host, revision: revision)
-    }
 
     private func revisions(_ query: PostgresQuery) async throws -> [RevisionRecord] {
         try await all(query, as: MetadataRow.self).map {
@@ -22,7 +18,7 @@ extension DBSession {
                 domainID: $0.0, number: $0.1, bytes: [], sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
                 actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: JSONColumn.decode($0.8), rollbackOf: $0.9,
                 overrides: JSONColumn.decode($0.10))
-            record.promotedFrom = Self.promotion($0.11, $0.12)
+            record.promotedFrom = PromotionSource(host: $0.11, revision: $0.12, draftSHA256: $0.13, draftBase: $0.14)
             return record
         }
     }
@@ -30,7 +26,8 @@ extension DBSession {
     /// A revision with its bytes, in one round trip.
     public func revision(domainID: Int64, number: Int) async throws -> RevisionRecord? {
         typealias Row = (
-            Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, String, String?, Int?, Data
+            Int64, Int, String, Int, UUID?, String, String, Date, String?, Int?, String, String?, Int?, String?, Int?,
+            Data
         )
         return try await all(
             """
@@ -39,10 +36,10 @@ extension DBSession {
             """, as: Row.self
         ).first.map {
             var record = RevisionRecord(
-                domainID: $0.0, number: $0.1, bytes: [UInt8]($0.13), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
+                domainID: $0.0, number: $0.1, bytes: [UInt8]($0.15), sha256: $0.2, byteCount: $0.3, actorToken: $0.4,
                 actorName: $0.5, reason: $0.6, createdAt: $0.7, diff: JSONColumn.decode($0.8), rollbackOf: $0.9,
                 overrides: JSONColumn.decode($0.10))
-            record.promotedFrom = Self.promotion($0.11, $0.12)
+            record.promotedFrom = PromotionSource(host: $0.11, revision: $0.12, draftSHA256: $0.13, draftBase: $0.14)
             return record
         }
     }
@@ -63,12 +60,14 @@ extension DBSession {
             """
             WITH inserted AS (
                 INSERT INTO revisions (domain_id, number, bytes, sha256, actor_token, actor_name, reason, diff, \
-            rollback_of, overrides, promoted_from_host, promoted_from_revision)
+            rollback_of, overrides, promoted_from_host, promoted_from_revision, promoted_from_draft_sha256, \
+            promoted_from_draft_base)
                 VALUES (\(r.domainID), \(r.number), \(Data(r.bytes)), \(r.sha256), \(r.actorToken), \(r.actorName), \
             \(r.reason),
                         \(r.diff.map(JSONColumn.encode))::text::jsonb, \(r.rollbackOf), \
             \(JSONColumn.encode(r.overrides))::text::jsonb,
-                        \(r.promotedFrom?.host), \(r.promotedFrom?.revision))
+                        \(r.promotedFrom?.host), \(r.promotedFrom?.revision), \(r.promotedFrom?.draftSHA256), \
+            \(r.promotedFrom?.draftBase))
                 RETURNING domain_id, number)
             UPDATE domains SET current_revision = inserted.number FROM inserted WHERE domains.id = inserted.domain_id
             """)

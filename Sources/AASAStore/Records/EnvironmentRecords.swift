@@ -50,14 +50,40 @@ public struct BuildRecord: Sendable, Equatable {
     }
 }
 
-/// The revision of a source environment's domain that a promotion took its rules from.
+/// Where a promotion took a new revision's content from: the source domain's revision, or its
+/// draft (issue 41: a draft taken once recorded the source's current revision, as if the rules
+/// came from it).
 public struct PromotionSource: Sendable, Equatable {
     public var host: String
-    public var revision: Int
+    /// The source's revision of the same file that was taken; nil when its draft was.
+    public var revision: Int?
+    /// A draft taken: the SHA-256 of the source's file rendered from it.
+    public var draftSHA256: String?
+    /// A draft taken: the source's revision it was edited from (nil: never published).
+    public var draftBase: Int?
 
+    public var fromDraft: Bool { revision == nil }
+
+    /// A published revision taken.
     public init(host: String, revision: Int) {
         self.host = host
         self.revision = revision
+    }
+
+    /// A draft taken: the bytes it renders to and the revision it was edited from.
+    public init(host: String, draftSHA256: String, draftBase: Int?) {
+        self.host = host
+        self.draftSHA256 = draftSHA256
+        self.draftBase = draftBase
+    }
+
+    /// As stored: a host marks a promoted revision; the rest tells which of the two kinds.
+    init?(host: String?, revision: Int?, draftSHA256: String?, draftBase: Int?) {
+        guard let host else { return nil }
+        self.host = host
+        self.revision = revision
+        self.draftSHA256 = draftSHA256
+        self.draftBase = draftBase
     }
 }
 
