@@ -49,12 +49,13 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         database: database, publisher: publisher, served: served,
         skipValidation: config.skipValidationForBenchmark)
     let fetcher = try AppleFetcher(config: config.fetch)
-    let api = APIImplementation(
+    var api = APIImplementation(
         services: ServiceSet(database: database, migrator: migrator), metrics: .shared, served: served,
         publisher: publisher,
         pipeline: pipeline,
         webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain,
         fetcher: fetcher, fetchLimiter: FetchLimiter(perMinute: config.probeRunsPerMinute))
+    api.maxWebhooksPerTeam = config.maxWebhooksPerTeam
     // People read and grep these answers: URLs and paths print as written (`"/shop"`, not `"\/shop"`).
     let openAPI = Configuration(jsonEncodingOptions: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
     try api.registerHandlers(
@@ -68,8 +69,9 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     if config.console {
         let sessions = ConsoleSessionService(
             database: database, authenticator: Authenticator(database: database), limiter: SignInLimiter(),
-            idle: config.consoleIdle)
-        ConsoleRoutes(api: api, sessions: sessions).register(on: router, routes: routes)
+            idle: config.consoleIdle, lifetime: config.consoleLifetime)
+        ConsoleRoutes(api: api, sessions: sessions, trustedProxies: config.trustedProxies)
+            .register(on: router, routes: routes)
     }
     for path in [WellKnownMiddleware.aasaPath, WellKnownMiddleware.assetLinksPath] {
         routes.add(.get, path)
@@ -81,7 +83,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         client,
         IdempotencyJanitor(
             database: database, retention: config.idempotencyRetention, consoleIdle: config.consoleIdle,
-            logger: logger),
+            consoleLifetime: config.consoleLifetime, logger: logger),
         RevisionFollower(database: database, served: served, logger: logger),
         Reconciler(database: database, publisher: publisher, logger: logger, interval: config.reconcileInterval),
     ]
@@ -89,7 +91,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         services.append(
             WebhookWorker(
                 database: database, fetcher: fetcher, interval: interval, retryBase: config.webhookRetryBase,
-                maxAge: config.webhookMaxAge, logger: logger))
+                maxAge: config.webhookMaxAge, concurrency: config.webhookConcurrency, logger: logger))
     }
     if let interval = config.cdnInterval {
         services.append(
@@ -139,6 +141,7 @@ struct IdempotencyJanitor: Service {
     let database: Database
     let retention: Int
     let consoleIdle: Duration
+    let consoleLifetime: Duration
     let logger: Logger
 
     func run() async throws {
@@ -150,7 +153,7 @@ struct IdempotencyJanitor: Service {
                 do {
                     try await database.read(logger: logger) {
                         try await $0.expireIdempotencyKeys(olderThan: retention)
-                        try await $0.expireConsoleSessions(idle: consoleIdle)
+                        try await $0.expireConsoleSessions(idle: consoleIdle, lifetime: consoleLifetime)
                     }
                 } catch {
                     logger.warning(

@@ -107,6 +107,16 @@ struct Serve: AsyncParsableCommand {
         if let minutes = env["AASA_CONSOLE_IDLE_MINUTES"].flatMap({ Int($0) }), minutes > 0 {
             config.consoleIdle = .seconds(minutes * 60)
         }
+        if let hours = env["AASA_CONSOLE_LIFETIME_HOURS"].flatMap({ Int($0) }), hours > 0 {
+            config.consoleLifetime = .seconds(hours * 3600)
+        }
+        if let proxies = env["AASA_TRUSTED_PROXIES"] {
+            do { config.trustedProxies = try TrustedProxies(proxies) } catch {
+                throw ValidationError("AASA_TRUSTED_PROXIES: \(error)")
+            }
+        }
+        if let cap = env["AASA_MAX_WEBHOOKS_PER_TEAM"].flatMap({ Int($0) }), cap > 0 { config.maxWebhooksPerTeam = cap }
+        if let n = env["AASA_WEBHOOK_CONCURRENCY"].flatMap({ Int($0) }), n > 0 { config.webhookConcurrency = n }
         let app = try buildApplication(config: config)
         try await app.runService()
     }

@@ -58,17 +58,11 @@ extension APIImplementation {
         return .init(items: items, nextCursor: next)
     }
 
-    /// Cursors are opaque to clients: the last event ID seen, base64url-encoded.
-    static func encodeCursor(_ id: Int64) -> String {
-        Data("e\(id)".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
-    }
+    /// The last event ID seen, in the one cursor of every list.
+    static func encodeCursor(_ id: Int64) -> String { PageCursor.encode(.audit, String(id)) }
 
     static func decodeCursor(_ cursor: String) -> Int64? {
-        var base64 = cursor
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
-            text.hasPrefix("e"), let id = Int64(text.dropFirst()), id > 0
-        else { return nil }
+        guard let id = PageCursor.decode(cursor, .audit).flatMap({ Int64($0) }), id > 0 else { return nil }
         return id
     }
 }

@@ -6,10 +6,15 @@ import Foundation
 extension APIImplementation {
     func listDomains(_ input: Operations.ListDomains.Input) async throws -> Operations.ListDomains.Output {
         let principal = try principal()
-        let page = try await reads(principal).domains(
-            try PageRequest(after: input.query.after, limit: input.query.limit))
+        let after = try PageCursor.key(
+            .domains, cursor: input.query.cursor, deprecated: input.query.after, name: "after")
+        let page = try await reads(principal).domains(try PageRequest(after: after, limit: input.query.limit))
         return .ok(
-            .init(body: .json(.init(items: page.items.map { Components.Schemas.Domain($0) }, nextAfter: page.next))))
+            .init(
+                body: .json(
+                    .init(
+                        items: page.items.map { Components.Schemas.Domain($0) },
+                        nextCursor: page.next.map { PageCursor.encode(.domains, $0) }, nextAfter: page.next))))
     }
 
     func createDomain(_ input: Operations.CreateDomain.Input) async throws -> Operations.CreateDomain.Output {

@@ -51,13 +51,15 @@ extension APIImplementation {
         let principal = try principal()
         let limit = try Names.limit(input.query.limit, default: 50)
         let (host, items) = try await reads(principal).revisions(
-            input.path.host, before: try Names.before(input.query.before), limit: limit)
+            input.path.host,
+            before: try PageCursor.revisionBefore(cursor: input.query.cursor, before: input.query.before), limit: limit)
         let next = items.count == limit && (items.last?.number ?? 0) > 1 ? items.last?.number : nil
         return .ok(
             .init(
                 body: .json(
-                    .init(items: try items.map { try Self.revision($0, host: host, withDiff: false) }, nextBefore: next)
-                )))
+                    .init(
+                        items: try items.map { try Self.revision($0, host: host, withDiff: false) },
+                        nextCursor: next.map { PageCursor.encode(.revisions, String($0)) }, nextBefore: next))))
     }
 
     func getRevision(_ input: Operations.GetRevision.Input) async throws -> Operations.GetRevision.Output {

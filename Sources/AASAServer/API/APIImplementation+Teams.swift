@@ -5,8 +5,14 @@ import Foundation
 extension APIImplementation {
     func listTeams(_ input: Operations.ListTeams.Input) async throws -> Operations.ListTeams.Output {
         let principal = try principal()
-        let page = try await reads(principal).teams(try PageRequest(after: input.query.after, limit: input.query.limit))
-        return .ok(.init(body: .json(.init(items: page.items.map(Components.Schemas.Team.init), nextAfter: page.next))))
+        let after = try PageCursor.key(.teams, cursor: input.query.cursor, deprecated: input.query.after, name: "after")
+        let page = try await reads(principal).teams(try PageRequest(after: after, limit: input.query.limit))
+        return .ok(
+            .init(
+                body: .json(
+                    .init(
+                        items: page.items.map(Components.Schemas.Team.init),
+                        nextCursor: page.next.map { PageCursor.encode(.teams, $0) }, nextAfter: page.next))))
     }
 
     func createTeam(_ input: Operations.CreateTeam.Input) async throws -> Operations.CreateTeam.Output {

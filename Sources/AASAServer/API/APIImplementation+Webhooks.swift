@@ -5,7 +5,9 @@ import Foundation
 
 extension APIImplementation {
     func webhooks(_ principal: Principal) -> WebhookService {
-        WebhookService(work: work, principal: principal, actor: actor(principal), fetch: fetcher.config)
+        WebhookService(
+            work: work, principal: principal, actor: actor(principal), fetch: fetcher.config,
+            maxPerTeam: maxWebhooksPerTeam)
     }
 
     func listWebhooks(_ input: Operations.ListWebhooks.Input) async throws -> Operations.ListWebhooks.Output {

@@ -15,6 +15,8 @@ struct APIImplementation: APIProtocol {
     let pipeline: DomainChangePipeline
     let webRootBases: [String]
     let maxRulesPerTeamPerDomain: Int
+    /// The most webhooks one team (or the admins together) may keep.
+    var maxWebhooksPerTeam = 20
     /// Fetches as Apple's fetchers do: the origin probe and CDN checks.
     let fetcher: AppleFetcher
     /// One probe or CDN check per domain at a time, a few a minute.

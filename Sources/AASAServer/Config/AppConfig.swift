@@ -56,6 +56,17 @@ public struct AppConfig: Sendable {
     public var console = true
     /// A console session unused this long ends (`AASA_CONSOLE_IDLE_MINUTES`).
     public var consoleIdle: Duration = .seconds(30 * 60)
+    /// A console session ends this long after sign-in, however busy (`AASA_CONSOLE_LIFETIME_HOURS`).
+    public var consoleLifetime: Duration = .seconds(12 * 3600)
+    /// The proxies whose `X-Forwarded-For` names the client (`AASA_TRUSTED_PROXIES`, addresses or
+    /// CIDR ranges): the console's sign-in throttle counts failures per client. From anyone else
+    /// the header is ignored, since a client could write any address into it.
+    public var trustedProxies = TrustedProxies()
+    /// The most webhooks one team may keep (`AASA_MAX_WEBHOOKS_PER_TEAM`): each publish posts to
+    /// every one of them.
+    public var maxWebhooksPerTeam = 20
+    /// The most deliveries one replica makes at once (`AASA_WEBHOOK_CONCURRENCY`).
+    public var webhookConcurrency = 4
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, databaseURL: DatabaseURL,

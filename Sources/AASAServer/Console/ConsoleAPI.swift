@@ -19,8 +19,8 @@ struct ConsoleAPI: Sendable {
     /// One for every page: its date transcoder holds a formatter, too costly to make per answer.
     private static let encoder = AnswerEncoder()
 
-    func domains(after: String?) async throws -> [String: Any] {
-        try Self.plain(try await api.listDomains(.init(query: .init(after: after, limit: 200))).ok.body.json)
+    func domains(cursor: String?) async throws -> [String: Any] {
+        try Self.plain(try await api.listDomains(.init(query: .init(cursor: cursor, limit: 200))).ok.body.json)
     }
 
     func domain(_ host: String) async throws -> [String: Any] {
@@ -75,11 +75,9 @@ struct ConsoleAPI: Sendable {
         try Self.plain(try await api.getCDNStatus(.init(path: .init(host: host))).ok.body.json)
     }
 
-    func revisions(_ host: String, before: Int?) async throws -> [String: Any] {
+    func revisions(_ host: String, cursor: String?) async throws -> [String: Any] {
         try Self.plain(
-            try await api.listRevisions(
-                .init(path: .init(host: host), query: .init(before: before.map { Int32(clamping: $0) }, limit: 50))
-            ).ok.body
+            try await api.listRevisions(.init(path: .init(host: host), query: .init(cursor: cursor, limit: 50))).ok.body
                 .json)
     }
 
@@ -158,8 +156,8 @@ struct ConsoleAPI: Sendable {
         try Self.plain(try await api.auditPage(.init(query: query), payloads: false))
     }
 
-    func teams(after: String?) async throws -> [String: Any] {
-        try Self.plain(try await api.listTeams(.init(query: .init(after: after, limit: 200))).ok.body.json)
+    func teams(cursor: String?) async throws -> [String: Any] {
+        try Self.plain(try await api.listTeams(.init(query: .init(cursor: cursor, limit: 200))).ok.body.json)
     }
 
     func team(_ name: String) async throws -> [String: Any] {

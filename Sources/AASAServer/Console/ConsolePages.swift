@@ -10,8 +10,8 @@ struct ConsolePages {
     let served: WellKnownFiles
     let principal: Principal
 
-    func overview(after: String?) async throws -> ConsolePage {
-        let list = try await api.domains(after: after)
+    func overview(cursor: String?) async throws -> ConsolePage {
+        let list = try await api.domains(cursor: cursor)
         // Each domain's row asks five services at once, and two rows are built at a time: at most
         // ten reads, each holding a pooled connection (half of the default pool of 20), so one
         // overview never starves the API's requests.
@@ -33,7 +33,7 @@ struct ConsolePages {
         }
         return ConsolePage(
             "overview", title: "Overview",
-            ["domains": rows.compactMap { $0?.value }, "next": list.string("nextAfter") as Any])
+            ["domains": rows.compactMap { $0?.value }, "next": list.string("nextCursor") as Any])
     }
 
     /// One domain of the overview: its list entry, with the draft, Apple's CDN, the last probe,
@@ -231,13 +231,13 @@ struct ConsolePages {
     }
 
     /// Both files' revisions; `android` says which file's revisions `diffFrom` and `diffTo` name.
-    func revisions(_ host: String, before: Int?, diffFrom: Int?, diffTo: String?, android: Bool = false)
+    func revisions(_ host: String, cursor: String?, diffFrom: Int?, diffTo: String?, android: Bool = false)
         async throws -> ConsolePage
     {
         let canonical = try await api.domain(host).string("host") ?? host
-        let page = try await api.revisions(canonical, before: before)
+        let page = try await api.revisions(canonical, cursor: cursor)
         var context: [String: Any] = [
-            "host": canonical, "items": page.list("items"), "next": page["nextBefore"] as Any,
+            "host": canonical, "items": page.list("items"), "next": page["nextCursor"] as Any,
             "androidItems": try await api.assetLinksRevisions(canonical).list("items"),
         ]
         if let diffFrom, let diffTo {
@@ -302,7 +302,7 @@ struct ConsolePages {
     }
 
     func teams() async throws -> ConsolePage {
-        ConsolePage("teams", title: "Teams", ["items": try await api.teams(after: nil).list("items")])
+        ConsolePage("teams", title: "Teams", ["items": try await api.teams(cursor: nil).list("items")])
     }
 
     func team(_ name: String) async throws -> ConsolePage {

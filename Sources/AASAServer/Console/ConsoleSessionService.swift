@@ -12,10 +12,14 @@ struct ConsoleSessionService: Sendable {
     let limiter: SignInLimiter
     /// A session unused this long is gone.
     let idle: Duration
+    /// A session this long after its sign-in is gone, however busy.
+    let lifetime: Duration
 
-    /// A new session for `token`, or 401 (audited, and counted against `client`).
+    /// A new session for `token`, or 401 (audited, and counted against `client`). A valid token
+    /// always signs in (issue 41: five failures from one address, which behind a TLS proxy is every
+    /// user, locked every valid token out for a minute): only failures are throttled, and past
+    /// the limit a failure is 429 with Retry-After, logged but no longer audited row by row.
     func signIn(token: String, client: String, requestID: String, logger: Logger) async throws -> String {
-        try limiter.admit(client)
         let work = RequestWork(database: database, logger: logger)
         do {
             return try await work.transaction { session in
@@ -28,17 +32,18 @@ struct ConsoleSessionService: Sendable {
                 return id
             }
         } catch let failure as Authenticator.Failure {
-            limiter.recordFailure(client)
             // The token's ID part is public (logs carry it); the secret never is.
             let tokenID = TokenSecret.tokenID(of: token)?.uuidString.lowercased() ?? "-"
+            logger.notice(
+                "console sign-in failed", metadata: ["client": .string(client), "token_id": .string(tokenID)])
+            try limiter.admit(client)
+            limiter.recordFailure(client)
             try await work.transaction { session in
                 try await session.appendAudit(
                     Self.entry("console.sign-in-failed", tokenID, team: nil).record(
                         by: Actor(tokenID: nil, name: "console sign-in from \(client)", team: nil, requestID: requestID)
                     ))
             }
-            logger.notice(
-                "console sign-in failed", metadata: ["client": .string(client), "token_id": .string(tokenID)])
             throw ServiceError.unauthorized(failure.message)
         }
     }
@@ -48,7 +53,9 @@ struct ConsoleSessionService: Sendable {
     func principal(session id: String, logger: Logger) async throws -> Principal? {
         let hash = ConsoleCookie.hash(id)
         return try await database.read(logger: logger) { session in
-            guard let found = try await session.consoleSession(idHash: hash, idle: idle) else { return nil }
+            guard let found = try await session.consoleSession(idHash: hash, idle: idle, lifetime: lifetime) else {
+                return nil
+            }
             do {
                 let principal = try await authenticator.principal(tokenID: found.tokenID, session: session)
                 if Date().timeIntervalSince(found.lastSeen) >= 60 {

@@ -127,7 +127,7 @@ enum ConsoleTemplates {
         </tbody>
         </table>
         {{/empty(domains)}}
-        {{#next}}<p><a href="/console/?after={{next}}">Next page</a></p>{{/next}}
+        {{#next}}<p><a href="/console/?cursor={{next}}">Next page</a></p>{{/next}}
         {{/content}}{{/layout}}
         """
 
@@ -314,7 +314,7 @@ enum ConsoleTemplates {
         {{#rollbackOf}} (rollback to {{rollbackOf}}){{/rollbackOf}}</th>
         <td>{{createdAt}}</td><td>{{actor.name}}</td><td>{{reason}}</td><td>{{byteCount}}</td></tr>{{/items}}
         </tbody></table>
-        {{#next}}<p><a href="/console/domains/{{host}}/revisions?before={{next}}">Older</a></p>{{/next}}
+        {{#next}}<p><a href="/console/domains/{{host}}/revisions?cursor={{next}}">Older</a></p>{{/next}}
         <section aria-labelledby="android-rev-h">
         <h2 id="android-rev-h">assetlinks.json revisions</h2>
         <form method="get" action="/console/domains/{{host}}/revisions/diff" class="inline-form">

@@ -62,17 +62,7 @@ struct IdempotencyMiddleware: RouterMiddleware {
                     field: "Idempotency-Key", rule: "in-progress")
             }
             if existing.contentType == Self.withheld {
-                let token =
-                    (try? JSONSerialization.jsonObject(with: Data(existing.body)) as? [String: Any])?["token"]
-                    as? [String: Any]
-                throw ServiceError.conflict(
-                    "this key created token \(token?["id"] as? String ?? "?"); its secret was shown once and is "
-                        + "stored nowhere, "
-                            + """
-                            so the answer cannot be replayed: revoke that token and create another if the secret was \
-                            lost
-                            """,
-                    field: "Idempotency-Key", rule: "secret-not-replayed")
+                throw Self.notReplayed(existing.body)
             }
             var headers = HTTPFields()
             if let contentType = existing.contentType { headers[.contentType] = contentType }
@@ -110,6 +100,25 @@ struct IdempotencyMiddleware: RouterMiddleware {
         var replay = response
         replay.body = .init(byteBuffer: ByteBuffer(bytes: bytes))
         return replay
+    }
+
+    /// The refusal to replay an answer whose secret was left out, naming what the key created: a
+    /// token or a webhook (issue 41: a webhook's replay called it a token), and what to do.
+    static func notReplayed(_ stored: [UInt8]) -> ServiceError {
+        let object = (try? JSONSerialization.jsonObject(with: Data(stored))) as? [String: Any]
+        let created: String
+        let remedy: String
+        if let webhook = object?["webhook"] as? [String: Any] {
+            created = "webhook \(webhook["id"] as? String ?? "?")"
+            remedy = "delete that webhook and create another if the secret was lost"
+        } else {
+            created = "token \((object?["token"] as? [String: Any])?["id"] as? String ?? "?")"
+            remedy = "revoke that token and create another if the secret was lost"
+        }
+        return ServiceError.conflict(
+            "this key created \(created); its secret was shown once and is not kept in the answer, so the answer "
+                + "cannot be replayed: \(remedy)",
+            field: "Idempotency-Key", rule: "secret-not-replayed")
     }
 
     /// Marks a stored answer whose secret was left out (never sent to a client as a content type).

@@ -181,24 +181,28 @@ struct AppleFetcher: Sendable {
         var result = Fetched(url: url, userAgent: config.userAgent, elapsedMs: 0)
         var client = self.client
         var pinned: HTTPClient?
-        if let host = URL(string: url)?.host?.lowercased() {
-            let addresses: [String]?
-            do { addresses = try await config.checkedAddresses(of: host) } catch let refused as PrivateAddressRefused {
-                result.failure = .privateAddress(host, refused.address)
-                return result
-            } catch {
-                result.failure = .unreachable(String(describing: error))
-                return result
-            }
-            // Connect to the address just checked, not to whatever a second lookup would answer
-            // (DNS rebinding); TLS still verifies the certificate for the host name.
-            if !config.allowPrivate, let address = addresses?.first {
-                let own = Self.makeClient(config, dnsOverride: [host: address])
-                pinned = own
-                client = own
-            }
+        // The host checked, the override's key and the host the client connects to: one spelling.
+        guard let outbound = OutboundURL(url) else {
+            result.failure = .unreachable("not a URL with a host aasad can connect to")
+            return result
         }
-        var request = HTTPClientRequest(url: url)
+        let host = outbound.host
+        let addresses: [String]?
+        do { addresses = try await config.checkedAddresses(of: host) } catch let refused as PrivateAddressRefused {
+            result.failure = .privateAddress(host, refused.address)
+            return result
+        } catch {
+            result.failure = .unreachable(String(describing: error))
+            return result
+        }
+        // Connect to the address just checked, not to whatever a second lookup would answer
+        // (DNS rebinding); TLS still verifies the certificate for the host name.
+        if !config.allowPrivate, let address = addresses?.first {
+            let own = Self.makeClient(config, dnsOverride: [host: address])
+            pinned = own
+            client = own
+        }
+        var request = HTTPClientRequest(url: outbound.text)
         request.method = method
         if !headers.contains(where: { $0.0.lowercased() == "user-agent" }) {
             request.headers.add(name: "User-Agent", value: config.userAgent)

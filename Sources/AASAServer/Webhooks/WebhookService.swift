@@ -12,6 +12,9 @@ struct WebhookService: Sendable {
     let principal: Principal
     let actor: Actor
     let fetch: FetchConfig
+    /// The most webhooks one team keeps (the admins' together count as one team): every publish
+    /// posts to each of them (issue 41: a team made 300, and one publish sent 300 POSTs).
+    var maxPerTeam = 20
 
     struct Input: Sendable {
         var url: String?
@@ -27,7 +30,17 @@ struct WebhookService: Sendable {
         let description = try Self.checkedDescription(input.description ?? "")
         let url = try await checkedURL(input.url ?? "")
         let secret = WebhookSignature.newSecret()
+        let owner = principal.isAdmin ? nil : principal.teamID
         let saved = try await work.transaction { session in
+            // Two creates at once must not both see room for one more.
+            try await session.lockUntilCommit(.webhookOwner(teamID: owner))
+            let kept = try await session.countWebhooks(ownedBy: owner)
+            if kept >= maxPerTeam {
+                throw ServiceError.invalid(
+                    field: "/url", rule: "max-webhooks",
+                    "\(owner == nil ? "the admins keep" : "team \(principal.teamName ?? "?") keeps") \(kept) webhooks, "
+                        + "the most allowed (AASA_MAX_WEBHOOKS_PER_TEAM); delete one first")
+            }
             guard
                 let saved = try await session.insertWebhook(
                     id: UUID(), teamID: principal.isAdmin ? nil : principal.teamID, url: url, secret: secret,
@@ -122,18 +135,24 @@ struct WebhookService: Sendable {
         ).record(by: actor)
     }
 
-    /// https only, no user information, and a host that is not (and does not resolve to) a
-    /// private address, unless the operator's resolution overrides name it.
-    func checkedURL(_ text: String) async throws -> String {
-        guard text.utf8.count <= 2048 else {
+    /// https only, no user information, no control characters, and a host that is not (and does
+    /// not resolve to) a private address, unless the operator's resolution overrides name it.
+    /// Answers the URL as it is stored and posted to: its host normalised (`OutboundURL`).
+    func checkedURL(_ given: String) async throws -> String {
+        guard given.utf8.count <= 2048 else {
             throw ServiceError.invalid(field: "/url", rule: "maxLength", "a URL is at most 2048 characters")
         }
-        guard let url = URL(string: text), url.scheme == "https", let host = url.host?.lowercased(), !host.isEmpty,
-            url.user == nil, url.password == nil
+        guard !OutboundURL.hasControlCharacter(given) else {
+            throw ServiceError.invalid(
+                field: "/url", rule: "control-character", "a webhook URL holds no control characters (CR, LF, tab…)")
+        }
+        guard let outbound = OutboundURL(given), let url = URL(string: outbound.text), url.scheme == "https",
+            url.host?.isEmpty == false, url.user == nil, url.password == nil
         else {
             throw ServiceError.invalid(
                 field: "/url", rule: "https", "a webhook URL is https://HOST/…, without user information")
         }
+        let (text, host) = (outbound.text, outbound.host)
         if fetch.allowPrivate { return text }
         func refuse(_ address: String) -> ServiceError {
             ServiceError.invalid(

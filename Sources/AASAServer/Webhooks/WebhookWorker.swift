@@ -21,6 +21,8 @@ struct WebhookWorker: Service {
     let interval: Duration
     let retryBase: Duration
     let maxAge: Duration
+    /// The most webhooks sent to at once by this replica (each through its own pinned client).
+    var concurrency = 4
     let logger: Logger
 
     func run() async throws {
@@ -46,9 +48,11 @@ struct WebhookWorker: Service {
                 while true {
                     let due = try await session.dueDeliveries(perWebhook: 32)
                     if due.isEmpty { return attempts }
-                    let queues = Dictionary(grouping: due, by: \.webhookID).values
+                    var queues = Array(Dictionary(grouping: due, by: \.webhookID).values)[...]
+                    // At most `concurrency` webhooks at a time: a publish that fans out to many
+                    // must not open as many connections at once (issue 41).
                     let outcomes = await withTaskGroup(of: [(DueDelivery, Fetched)].self) { group in
-                        for queue in queues {
+                        func start(_ queue: [DueDelivery]) {
                             group.addTask {
                                 var sent: [(DueDelivery, Fetched)] = []
                                 for delivery in queue.sorted(by: { $0.eventID < $1.eventID }) {
@@ -59,8 +63,14 @@ struct WebhookWorker: Service {
                                 return sent
                             }
                         }
+                        for _ in 0..<max(1, concurrency) {
+                            if let queue = queues.popFirst() { start(queue) }
+                        }
                         var all: [(DueDelivery, Fetched)] = []
-                        for await sent in group { all += sent }
+                        while let sent = await group.next() {
+                            all += sent
+                            if let queue = queues.popFirst() { start(queue) }
+                        }
                         return all
                     }
                     try await session.inTransaction {

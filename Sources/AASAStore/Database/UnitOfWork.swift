@@ -15,6 +15,8 @@ public enum AdvisoryLock: Sendable {
     case cdnMonitor
     /// Delivering webhooks (one replica at a time).
     case webhooks
+    /// Creating a webhook for one owner (a team, or the admins: nil), under its cap.
+    case webhookOwner(teamID: Int64?)
 
     func query(_ function: String) -> PostgresQuery {
         switch self {
@@ -30,6 +32,8 @@ public enum AdvisoryLock: Sendable {
             "SELECT \(unescaped: function)(\(Int64(0x6161_7363)))"
         case .webhooks:
             "SELECT \(unescaped: function)(\(Int64(0x6161_7768)))"
+        case .webhookOwner(let teamID):  // a pair of keys: "wh", then the team (0: the admins)
+            "SELECT \(unescaped: function)(\(Int32(0x7768)), \(Int32(truncatingIfNeeded: teamID ?? 0)))"
         }
     }
 }

@@ -8,14 +8,19 @@ extension DBSession {
         try await run("INSERT INTO console_sessions (id_hash, token_id) VALUES (\(Data(idHash)), \(tokenID))")
     }
 
-    /// The session's token and when it was last seen, if the session exists and was seen within
-    /// `idle` (an idle row is left to `expireConsoleSessions`: a request makes no write for it).
-    public func consoleSession(idHash: [UInt8], idle: Duration) async throws -> (tokenID: UUID, lastSeen: Date)? {
+    /// The session's token and when it was last seen, if the session exists, was seen within
+    /// `idle` and began within `lifetime` (an expired row is left to `expireConsoleSessions`: a
+    /// request makes no write for it).
+    public func consoleSession(
+        idHash: [UInt8], idle: Duration, lifetime: Duration
+    ) async throws -> (tokenID: UUID, lastSeen: Date)? {
         let seconds = Double(idle.components.seconds)
+        let lifetimeSeconds = Double(lifetime.components.seconds)
         return try await first(
             """
             SELECT token_id, last_seen_at FROM console_sessions
             WHERE id_hash = \(Data(idHash)) AND last_seen_at >= now() - make_interval(secs => \(seconds))
+              AND created_at >= now() - make_interval(secs => \(lifetimeSeconds))
             """,
             as: (UUID, Date).self
         ).map { (tokenID: $0.0, lastSeen: $0.1) }
@@ -29,10 +34,14 @@ extension DBSession {
         try await run("DELETE FROM console_sessions WHERE id_hash = \(Data(idHash))")
     }
 
-    /// Forgets sessions idle past `idle` (the janitor's hourly pass, at the console's idle expiry).
-    public func expireConsoleSessions(idle: Duration) async throws {
+    /// Forgets sessions idle past `idle` or older than `lifetime` (the janitor's hourly pass).
+    public func expireConsoleSessions(idle: Duration, lifetime: Duration) async throws {
         let seconds = Double(idle.components.seconds)
+        let lifetimeSeconds = Double(lifetime.components.seconds)
         try await run(
-            "DELETE FROM console_sessions WHERE last_seen_at < now() - make_interval(secs => \(seconds))")
+            """
+            DELETE FROM console_sessions WHERE last_seen_at < now() - make_interval(secs => \(seconds))
+               OR created_at < now() - make_interval(secs => \(lifetimeSeconds))
+            """)
     }
 }

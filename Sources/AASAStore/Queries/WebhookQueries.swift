@@ -23,6 +23,13 @@ extension DBSession {
         return try await webhook(id: id)
     }
 
+    /// How many webhooks one owner keeps: a team, or the admins (nil).
+    public func countWebhooks(ownedBy teamID: Int64?) async throws -> Int {
+        try await first(
+            "SELECT count(*)::bigint FROM webhooks WHERE team_id IS NOT DISTINCT FROM \(teamID)", as: Int.self)
+            ?? 0
+    }
+
     /// Every webhook (nil) or one team's, oldest first.
     public func listWebhooks(teamID: Int64?) async throws -> [WebhookRecord] {
         try await webhooks(

@@ -130,7 +130,8 @@ struct Revisions: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var host: String
         @Option var limit: Int?
-        @Option(help: "Revisions before this number (the previous page's nextBefore).") var before: Int?
+        @Option(help: "The previous page's nextCursor.") var cursor: String?
+        @Option(help: .hidden) var before: Int?
         @Flag(help: "assetlinks.json's revisions instead of the AASA's.") var android = false
         func run() async throws {
             let path =
@@ -139,7 +140,7 @@ struct Revisions: AsyncParsableCommand {
                 : APIClient.path("v1", "domains", host, "revisions")
             let response = try await remote.client.send(
                 .get, path,
-                query: [("limit", limit.map(String.init)), ("before", before.map(String.init))])
+                query: [("limit", limit.map(String.init)), ("cursor", cursor), ("before", before.map(String.init))])
             try remote.show(response) { json in
                 Table.rows(
                     json,
@@ -147,7 +148,7 @@ struct Revisions: AsyncParsableCommand {
                         ("#", "number"), ("CREATED", "createdAt"), ("BY", "actor.name"), ("BYTES", "byteCount"),
                         ("ROLLBACK OF", "rollbackOf"), ("REASON", "reason"),
                     ])
-                    + (json.objectValue?["nextBefore"].map { ["more: --before \(Table.text($0))"] } ?? [])
+                    + (json.objectValue?["nextCursor"].map { ["more: --cursor \(Table.text($0))"] } ?? [])
             }
         }
     }

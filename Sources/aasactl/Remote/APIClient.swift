@@ -77,18 +77,18 @@ struct APIClient: Sendable {
         var nio: HTTPMethod { HTTPMethod(rawValue: rawValue) }
     }
 
-    /// Every page of a paged list (`items`, `nextAfter`), followed to the end, as one answer
+    /// Every page of a paged list (`items`, `nextCursor`), followed to the end, as one answer
     /// `{"items": [...]}`.
     func sendAllPages(_ path: String) async throws -> APIResponse {
         var items: [JSONValue] = []
-        var after: String?
+        var cursor: String?
         var last: APIResponse
         repeat {
-            last = try await send(.get, path, query: [("limit", "500"), ("after", after)])
+            last = try await send(.get, path, query: [("limit", "500"), ("cursor", cursor)])
             let page = try last.json().objectValue
             items += page?["items"]?.arrayValue ?? []
-            after = page?["nextAfter"]?.stringValue
-        } while after != nil
+            cursor = page?["nextCursor"]?.stringValue
+        } while cursor != nil
         let merged = JSONWriter(style: .pretty).bytes(.object(["items": .array(items)]))
         return APIResponse(status: last.status, headers: last.headers, body: merged)
     }
