@@ -13,6 +13,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "AASAModel", targets: ["AASAModel"]),
+        // For the signed-file fuzzer (Fuzz/Package.swift), which builds it with -sanitize=fuzzer.
+        .library(name: "AASASignedFile", targets: ["AASASignedFile"]),
         .executable(name: "aasactl", targets: ["aasactl"]),
         .executable(name: "aasad", targets: ["aasad"]),
     ],
@@ -38,10 +40,22 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.21.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.0.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.0.0"),
+        // The iOS 8 signed (CMS) AASA form: BER with a bounded depth, and the signer's certificate.
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
     ],
     targets: [
         // Pure model: no Foundation, no NIO. Shared by the server and the CLI.
         .target(name: "AASAModel", swiftSettings: strict),
+        // The iOS 8 CMS-signed form of an AASA file, read by swift-asn1 and swift-certificates.
+        .target(
+            name: "AASASignedFile",
+            dependencies: [
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "aasactl",
             dependencies: [
@@ -77,7 +91,7 @@ let package = Package(
         .target(
             name: "AASAServer",
             dependencies: [
-                "AASAModel", "AASAAPI", "AASAStore",
+                "AASAModel", "AASAAPI", "AASAStore", "AASASignedFile",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
@@ -143,7 +157,7 @@ let package = Package(
         .testTarget(
             name: "AASAModelTests",
             dependencies: [
-                "AASAModel",
+                "AASAModel", "AASASignedFile",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             swiftSettings: strict
@@ -151,7 +165,7 @@ let package = Package(
         .testTarget(
             name: "AASAServerTests",
             dependencies: [
-                "AASAServer", "AASAStore", "AASAModel",
+                "AASAServer", "AASAStore", "AASAModel", "AASASignedFile",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -172,3 +186,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Fuzzing only: scripts/fuzz sets AASA_FUZZ=1 and builds this with `--sanitize=fuzzer`, whose
+// libFuzzer supplies `main`; an ordinary build never sees it.
+if Context.environment["AASA_FUZZ"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "aasa-fuzz-signed", dependencies: ["AASASignedFile"], path: "Fuzz/SignedFile", swiftSettings: strict))
+}

@@ -1,4 +1,5 @@
 import AASAModel
+import AASASignedFile
 import Foundation
 import HTTPTypes
 import Testing
@@ -160,6 +161,21 @@ import Testing
             #expect((signer["subject"] as? String)?.contains("CN=Example Shop Signing") == true, "\(reply.text)")
             #expect((reply.object["proof"] as? [String: Any])?["holds"] as? Bool == true)
             #expect((reply.object["apps"] as? [Any])?.count == 4)
+        }
+    }
+
+    /// Issue 41, finding 3: ten kilobytes of nested indefinite lengths stopped aasad through this
+    /// very request; now it is a refusal naming the field, and the server goes on.
+    @Test func aDeeplyNestedSignedFileIsRefusedNotACrash() async throws {
+        let deep = Data([[UInt8]](repeating: [0x30, 0x80], count: 5_000).joined())
+        try await TestWorld.run { w in
+            try await w.createTeam("shop")
+            let reply = try await w.call(
+                .post, "/v1/imports", token: w.adminToken,
+                json: ["host": "example.com", "aasaBase64": deep.base64EncodedString(), "teamMap": Self.map])
+            #expect(reply.status == 422 || reply.status == 400, "\(reply.text)")
+            #expect(reply.problemFields.contains { $0.hasPrefix("/aasa") }, "\(reply.text)")
+            #expect(try await w.call(.get, "/health/live").status == 200)
         }
     }
 

@@ -1,5 +1,6 @@
 import AASAAPI
 import AASAModel
+import AASASignedFile
 import Foundation
 import OpenAPIRuntime
 

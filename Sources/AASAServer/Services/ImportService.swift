@@ -1,4 +1,5 @@
 import AASAModel
+import AASASignedFile
 import AASAStore
 import Foundation
 import NIOPosix

@@ -303,8 +303,8 @@ struct RegistryReads: Sendable {
                 let listed = builds.map { "\($0.environment): \($0.identity)" }.joined(separator: ", ")
                 throw ServiceError.invalid(
                     field: "env", rule: "env-required",
-                    "\(app.appID) has builds (\(listed)), so its entitlements differ by environment: ask for one with env"
-                )
+                    "\(app.appID) has builds (\(listed)), so its entitlements differ by environment: "
+                        + "ask for one with env")
             }
             if let environment {
                 let names = try await session.listEnvironments().map(\.name)
