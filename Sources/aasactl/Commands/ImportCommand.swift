@@ -8,14 +8,14 @@ struct Import: AsyncParsableCommand {
         abstract:
             "Import a domain's existing apple-app-site-association and assetlinks.json, proving no link changes.",
         discussion: """
-            Reads what HOST serves today (FILE and/or --android-file, or fetched by the server from
-            the origin, both files, or Apple's CDN, as the probe fetches: TLS verified, no redirect,
-            size limit) into apps, grants and rules: each app goes to the team the team map names
-            for its app ID, its Apple Team ID prefix or its package name (the most specific key
-            wins). The server writes everything in one transaction, renders the domain and checks
-            that every app decides every URL derived from the files' rules as the files do, with the
-            same apps, order, service lists, packages and signing keys; a file it cannot say exactly
-            is refused, naming why. An Android statement without dynamic rules (its manifest
+            Reads what HOST serves today (FILE and/or --android-file, or fetched by the server from \
+            the origin, both files, or Apple's CDN, as the probe fetches: TLS verified, no redirect, \
+            size limit) into apps, grants and rules: each app goes to the team the team map names \
+            for its app ID, its Apple Team ID prefix or its package name (the most specific key \
+            wins). The server writes everything in one transaction, renders the domain and checks \
+            that every app decides every URL derived from the files' rules as the files do, with the \
+            same apps, order, service lists, packages and signing keys; a file it cannot say exactly \
+            is refused, naming why. An Android statement without dynamic rules (its manifest \
             decides) is a claim on the whole domain: its team gets a grant of /.
 
             Without --apply it only plans (nothing is written). Prints the plan like `plan` does.

@@ -6,9 +6,9 @@ struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a token against a server and save both as a profile (file mode 0600).",
         discussion: """
-            The token is read from standard input unless --token is given (a flag shows in process
-            lists). The profile becomes the current one; commands use it when no --server, --token,
-            AASA_SERVER or AASA_TOKEN is given. The file is $AASACTL_CONFIG, or
+            The token is read from standard input unless --token is given (a flag shows in process \
+            lists). The profile becomes the current one; commands use it when no --server, --token, \
+            AASA_SERVER or AASA_TOKEN is given. The file is $AASACTL_CONFIG, or \
             $XDG_CONFIG_HOME/aasactl/config.yaml, or ~/.config/aasactl/config.yaml.
             """
     )

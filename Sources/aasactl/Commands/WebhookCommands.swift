@@ -6,9 +6,9 @@ struct Webhooks: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Webhooks: signed JSON posts (Slack-compatible `text`) when domains publish, roll back, fail, ...",
         discussion: """
-            An admin's webhook receives every event it subscribes to; a team's, its own team's events and
-            those of domains where the team holds a grant. Each delivery carries X-AASA-Event,
-            X-AASA-Delivery (the same on every attempt), X-AASA-Timestamp and
+            An admin's webhook receives every event it subscribes to; a team's, its own team's events and \
+            those of domains where the team holds a grant. Each delivery carries X-AASA-Event, \
+            X-AASA-Delivery (the same on every attempt), X-AASA-Timestamp and \
             X-AASA-Signature: sha256=HMAC-SHA256(secret, timestamp + "." + body).
             """,
         subcommands: [Add.self, List.self, Deliveries.self, Redeliver.self, Delete.self])

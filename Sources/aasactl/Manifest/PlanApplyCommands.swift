@@ -114,7 +114,7 @@ struct Plan: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "What applying a manifest would change on the server, without changing it.",
         discussion: """
-            Prints the apps to create or update, each domain's rule changes, AASAModel's warnings
+            Prints the apps to create or update, each domain's rule changes, AASAModel's warnings \
             and the URLs whose opening app would change. --output json prints the server's plan.
             Exit status (like terraform plan -detailed-exitcode): 0 no changes, 2 changes, 1 errors.
             """
@@ -142,10 +142,10 @@ struct Apply: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Make the server match a manifest, in one transaction, or change nothing.",
         discussion: """
-            Plans first and shows the plan, then applies exactly that plan: the plan's state tag
-            goes as If-Match (someone changing the same apps in between gives an error, not a lost
-            update) and one Idempotency-Key covers every retry, so a connection lost mid-apply is
-            retried without applying twice. Without --yes, asks on a terminal and refuses otherwise.
+            Plans first and shows the plan, then applies exactly that plan: the plan's state tag \
+            goes as If-Match (someone changing the same apps in between gives an error, not a lost \
+            update) and one Idempotency-Key covers every retry, so a connection lost mid-apply is \
+            retried without applying twice. Without --yes, asks on a terminal and refuses otherwise. \
             With --publish, every domain in the manifest is published afterwards.
             Exit status: 0 applied or nothing to do; 1 refused, failed, or a publish target failed.
             """

@@ -6,11 +6,11 @@ struct Decide: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Answer per-app matching cases read as JSON lines (conformance suites).",
         discussion: """
-            Reads one object per line on standard input:
-              {"id": …, "aasa": {…}, "domain": "example.com", "appId": "ABCDE12345.com.example.app", "url": \
-            "https://example.com/x"}
-            and writes one line per input: {"id": …, "decision": "match" | "exclude" | "no_match"}.
-            A case that cannot be read still answers for its id ("no_match", with "error"), and the
+            Reads one object per line on standard input and writes one line per input:
+              in:  {"id": …, "aasa": {…}, "domain": "example.com",
+                    "appId": "ABCDE12345.com.example.app", "url": "https://example.com/x"}
+              out: {"id": …, "decision": "match" | "exclude" | "no_match"}
+            A case that cannot be read still answers for its id ("no_match", with "error"), and the \
             reason goes to standard error; the run never stops early.
             """
     )

@@ -6,7 +6,7 @@ struct Diff: AsyncParsableCommand {
         abstract: "Compare two files by meaning: rules per app, services, and URLs whose app changes.",
         discussion: """
             Two files: `aasactl diff OLD NEW`. A domain's revisions on the server:
-            `aasactl diff --domain HOST --from N [--to M|draft]` (the draft by default).
+            `aasactl diff --domain HOST --from N [--to M|draft]` (the draft by default). \
             With --android the files are assetlinks.json, compared per app.
             Exit status: 0 when the documents mean the same, 1 when they differ or one is unreadable.
             """

@@ -5,9 +5,10 @@ struct Lint: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check files against Apple's rules (or Google's, for assetlinks.json).",
         discussion: """
-            A file named assetlinks.json (or any file with --android) is checked as a Digital Asset
+            A file named assetlinks.json (or any file with --android) is checked as a Digital Asset \
             Links statement list with Dynamic App Links rules (codes L001…L070, docs/assetlinks-spec.md).
-            Exit status: 0 when no file has errors (warnings allowed), 1 when any has errors, 2 on usage errors.
+            Exit status: 0 when no file has errors (warnings allowed), 1 when any has errors, 2 on usage \
+            errors.
             With --json, one object per file and line:
               {"file": …, "valid": bool, "errors": [{"code", "path", "message"}], "warnings": [...]}
             """

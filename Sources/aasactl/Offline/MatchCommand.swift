@@ -5,14 +5,14 @@ struct Match: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Which app opens each URL, by Apple's rules.",
         discussion: """
-            For each URL: the app ID that opens it (the first app, in order of appearance, whose own
+            For each URL: the app ID that opens it (the first app, in order of appearance, whose own \
             decision is match), or none. With --json, an array of
               {"url", "appID": string|null, "detailsIndex": int|null, "componentIndex": int|null,
                "pathIndex": int|null, "excluded": bool}
             excluded is true when no app opens the URL and an exclude rule stopped at least one app.
             Exit status: 0 when the file was read (whatever the answers), 1 when it is not a document.
 
-            Without --file, the server answers (POST /v1/match) from the domain's published
+            Without --file, the server answers (POST /v1/match) from the domain's published \
             revision, or its draft with --draft, naming the team, app and rule that decided.
             """
     )

@@ -5,8 +5,8 @@ struct Render: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print the canonical form of a file.",
         discussion: """
-            Same document, same bytes: fixed key order, UTF-8, details as an array. --legacy adds
-            apps: [], appID per entry and paths for iOS 12 and older (what cannot be expressed is
+            Same document, same bytes: fixed key order, UTF-8, details as an array. --legacy adds \
+            apps: [], appID per entry and paths for iOS 12 and older (what cannot be expressed is \
             reported on standard error). Exit status 1 when the file is not a document.
             """
     )
