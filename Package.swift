@@ -87,11 +87,33 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The HTTP service as a library: buildApplication(config:) is shared by aasad and the tests.
+        // The service's core: services, policies, documents, publishing, promotion, import,
+        // manifests, webhooks, the probe's outbound client, errors, auth and the request's unit of
+        // work. No HTTP server in it: it cannot import AASAAPI, Hummingbird, HTTPTypes or
+        // OpenAPIRuntime (CoreBoundaryTests also reads its imports), so the edge converts.
+        .target(
+            name: "AASACore",
+            dependencies: [
+                "AASAModel", "AASAStore", "AASASignedFile",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // The HTTP edge as a library: API handlers, middleware, console, the served files'
+        // handlers, configuration, metrics and buildApplication(config:), shared by aasad and the tests.
         .target(
             name: "AASAServer",
             dependencies: [
-                "AASAModel", "AASAAPI", "AASAStore", "AASASignedFile",
+                "AASACore", "AASAModel", "AASAAPI", "AASAStore", "AASASignedFile",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
@@ -115,7 +137,7 @@ let package = Package(
         .executableTarget(
             name: "aasad",
             dependencies: [
-                "AASAServer", "AASAStore", "AASAModel",
+                "AASAServer", "AASACore", "AASAStore", "AASAModel",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -126,7 +148,7 @@ let package = Package(
         .executableTarget(
             name: "aasa-bench-publish",
             dependencies: [
-                "AASAServer", "AASAStore", "AASAModel",
+                "AASAServer", "AASACore", "AASAStore", "AASAModel",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -136,7 +158,7 @@ let package = Package(
         .executableTarget(
             name: "aasa-bench-encoder",
             dependencies: [
-                "AASAServer", "AASAModel", "AASAAPI",
+                "AASAServer", "AASACore", "AASAModel", "AASAAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             path: "Benchmarks/EncoderBenchmark",
@@ -165,7 +187,7 @@ let package = Package(
         .testTarget(
             name: "AASAServerTests",
             dependencies: [
-                "AASAServer", "AASAStore", "AASAModel", "AASASignedFile",
+                "AASAServer", "AASACore", "AASAStore", "AASAModel", "AASASignedFile",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -4,6 +4,7 @@
 // same values in the same run, and each answer's bytes are checked equal before timing.
 //   aasa-bench-encoder [seconds-per-measure] [apps|audit]
 import AASAAPI
+import AASACore
 import AASAModel
 import AASAServer
 import Foundation

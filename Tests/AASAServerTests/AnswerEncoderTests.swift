@@ -5,6 +5,7 @@ import OpenAPIRuntime
 import PropertyBased
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// `AnswerEncoder` writes exactly the bytes the OpenAPI runtime's `JSONEncoder` writes with this

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// Issue 20, the Android half: a domain's assetlinks.json moved in beside (or without) its AASA,

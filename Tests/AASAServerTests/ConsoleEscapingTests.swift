@@ -2,6 +2,7 @@ import Mustache
 import PropertyBased
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// The console's HTML escaping writes what Mustache's own writes, a byte at a time.

@@ -1,5 +1,6 @@
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// The cache behind validated renders and revision diffs: an answer is found by its content's key

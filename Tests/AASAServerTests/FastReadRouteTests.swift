@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// The hot reads answered by `FastReadRoutes` send what the generated server sends: the same

@@ -1,3 +1,4 @@
+import AASACore
 import AASAServer
 import Foundation
 import HTTPTypes

@@ -3,6 +3,7 @@ import Foundation
 import OpenAPIRuntime
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// Our JSON into the runtime's free-form containers (audit payloads, reports, diffs) through

@@ -5,6 +5,7 @@ import Logging
 import PostgresNIO
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// Issue 24: the findings of the third outside security probe, each through the API against

@@ -6,6 +6,7 @@ import PostgresNIO
 import Synchronization
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// Issue 41 through the API and the console: each finding's refusal, and the paging dialect a

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// `POST /v1/imports` (issue 20): a domain's existing AASA file moved into teams, apps, grants and

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// Issue 14: "is Apple seeing it?" against a local HTTPS origin and a local stand-in for Apple's

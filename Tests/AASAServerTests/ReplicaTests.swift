@@ -1,3 +1,4 @@
+import AASACore
 import AASAModel
 import AASAStore
 import Foundation

@@ -1,3 +1,4 @@
+import AASACore
 import Foundation
 import HTTPTypes
 import Testing

@@ -1,6 +1,7 @@
 import AASAStore
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// The in-memory served copy under the race CI met: a full reload reads the database, a publish

@@ -5,6 +5,7 @@ import Logging
 import PostgresNIO
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// What any cache of principals (issue 23 proposed one; the profile did not call for it yet) must

@@ -1,3 +1,4 @@
+import AASACore
 import AASAStore
 import Foundation
 import PropertyBased

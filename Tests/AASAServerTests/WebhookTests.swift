@@ -6,6 +6,7 @@ import HTTPTypes
 import Logging
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// Issue 22: webhooks against PostgreSQL and a receiver started by the test (the probe tests' TLS

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import Testing
 
+@testable import AASACore
 @testable import AASAServer
 
 /// `WellKnownChannelHandler` answers the served files on the event loop; the router's

@@ -1,4 +1,5 @@
 import AASAAPI
+import AASACore
 import AASAStore
 import Foundation
 import OpenAPIRuntime

@@ -1,4 +1,5 @@
 import AASAAPI
+import AASACore
 import AASAModel
 import AASAStore
 import Crypto
@@ -25,7 +26,7 @@ extension APIImplementation {
         )
         .run(manifest, team: input.path.team, ifMatch: input.headers.ifMatch, dryRun: dryRun)
 
-        var domains = result.domains
+        var domains = try result.domains.map(Components.Schemas.ManifestDomainResult.init)
         if !dryRun {
             if let reason = manifest.publishReason {
                 for i in domains.indices where manifest.domains.contains(where: { $0.host == domains[i].host }) {
@@ -52,7 +53,8 @@ extension APIImplementation {
         }
         let answer = Components.Schemas.ManifestResult(
             team: result.team, dryRun: dryRun, changed: result.changed,
-            stateTag: result.stateTag, apps: result.apps, domains: domains)
+            stateTag: result.stateTag, apps: result.apps.map(Components.Schemas.ManifestAppChange.init),
+            domains: domains)
         return .ok(.init(headers: .init(eTag: result.stateTag), body: .json(answer)))
     }
 }

@@ -1,3 +1,4 @@
+import AASACore
 import AASAModel
 
 /// Writes an encoded answer as Foundation's `JSONEncoder` does with `.sortedKeys, .prettyPrinted,

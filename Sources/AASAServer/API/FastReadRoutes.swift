@@ -1,4 +1,5 @@
 import AASAAPI
+import AASACore
 import HTTPTypes
 import Hummingbird
 // The runtime's `Converter` (its Accept check and parameter decoding) is what the generated server

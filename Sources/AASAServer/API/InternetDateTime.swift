@@ -1,3 +1,4 @@
+import AASACore
 import Foundation
 
 /// A date as the OpenAPI runtime's default transcoder writes it (`ISO8601DateFormatter` with its

@@ -1,3 +1,4 @@
+import AASACore
 import AASAModel
 
 /// A `Decoder` reading our `JSONValue`, so the runtime's free-form containers

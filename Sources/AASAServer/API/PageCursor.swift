@@ -1,3 +1,4 @@
+import AASACore
 import Foundation
 
 /// The one way every paged list pages (issue 41: revisions said `before`/`nextBefore`, the audit

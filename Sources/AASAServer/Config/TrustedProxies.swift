@@ -1,3 +1,4 @@
+import AASACore
 import Foundation
 
 /// The proxies in front of aasad whose `X-Forwarded-For` is believed: addresses or CIDR ranges,

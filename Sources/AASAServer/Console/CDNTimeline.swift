@@ -1,3 +1,4 @@
+import AASACore
 import Foundation
 
 /// Apple's CDN state over time as a picture: one band per recorded check, coloured by its state

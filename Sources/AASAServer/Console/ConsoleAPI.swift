@@ -1,4 +1,5 @@
 import AASAAPI
+import AASACore
 import AASAModel
 import AASAStore
 import Foundation

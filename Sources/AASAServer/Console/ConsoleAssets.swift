@@ -1,3 +1,5 @@
+import AASACore
+
 /// The console's one stylesheet, served by aasad (`/console/static/console.css`): nothing comes
 /// from a CDN, and the Content-Security-Policy (`default-src 'self'`) would refuse it if it did.
 enum ConsoleAssets {

@@ -1,3 +1,4 @@
+import AASACore
 import Foundation
 
 /// What a console route answers: a template, what it reads, and the HTTP status.

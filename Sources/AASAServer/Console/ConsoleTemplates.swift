@@ -1,3 +1,4 @@
+import AASACore
 import Mustache
 
 /// The console's Mustache templates. `{{x}}` escapes HTML, so anything a team wrote (a display name,

@@ -1,3 +1,4 @@
+import AASACore
 import AASAModel
 
 /// The path space of one domain as a picture (issue 21): one row per path prefix (every grant's,

@@ -1,3 +1,5 @@
+import AASACore
+
 /// Text made safe for SVG or HTML: the drawings are inserted unescaped (`{{{map}}}`), so every
 /// string that came from a team goes through here first.
 enum SVGText {

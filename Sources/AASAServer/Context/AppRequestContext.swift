@@ -1,3 +1,4 @@
+import AASACore
 import AASAStore
 import Foundation
 import Hummingbird
@@ -14,19 +15,4 @@ public struct AppRequestContext: RequestContext {
         self.coreContext = .init(source: source)
         self.clientAddress = source.channel.remoteAddress?.ipAddress
     }
-}
-
-/// What a request carries from the middleware into the generated API handlers, which see only
-/// OpenAPI types: a task-local is the bridge (as Hummingbird's OpenAPI template does).
-struct RequestState: Sendable {
-    var requestID: String
-    var logger: Logger
-    var principal: Principal?
-    /// The request's one pooled connection, leased by `AuthMiddleware` for authentication and kept
-    /// for every read and write the request makes (nil outside `/v1/`).
-    var session: DBSession?
-    /// An admin's `force=true&reason=…` (nil without one): see `PolicyOverride`.
-    var override: PolicyOverride?
-
-    @TaskLocal static var current: RequestState?
 }

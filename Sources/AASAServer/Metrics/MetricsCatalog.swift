@@ -1,3 +1,4 @@
+import AASACore
 import Metrics
 
 /// Series the alert rules and the dashboard (deploy/) read, created at start so that a rule over a

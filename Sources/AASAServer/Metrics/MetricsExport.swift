@@ -1,3 +1,4 @@
+import AASACore
 import Metrics
 import Prometheus
 

@@ -1,3 +1,4 @@
+import AASACore
 import AASAModel
 import Hummingbird
 import NIOCore

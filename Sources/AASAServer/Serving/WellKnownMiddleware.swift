@@ -1,3 +1,4 @@
+import AASACore
 import HTTPTypes
 import Hummingbird
 import NIOCore

@@ -1,3 +1,4 @@
+import AASACore
 import Foundation
 
 /// HTTP as outside clients send it (any Host header), through the system's curl.

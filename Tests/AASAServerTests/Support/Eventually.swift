@@ -1,3 +1,5 @@
+import AASACore
+
 /// Polls `condition` every `interval` until it holds or `timeout` has passed; answers whether it
 /// held. The one polling loop of the tests: a test waits for what it needs, never for a guessed delay.
 func eventually(

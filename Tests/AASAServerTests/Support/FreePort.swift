@@ -1,3 +1,4 @@
+import AASACore
 import Foundation
 
 /// A TCP port on 127.0.0.1 that nothing uses now, for a server started later (a child aasad, an

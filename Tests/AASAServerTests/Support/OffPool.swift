@@ -1,3 +1,4 @@
+import AASACore
 import Foundation
 
 /// Runs blocking work (curl, a child process) on a Dispatch thread and awaits it. Blocking one of

@@ -1,3 +1,4 @@
+import AASACore
 import Foundation
 
 /// HTTP/1.1 written by hand over one socket (python3's), for what no client library sends:

@@ -1,0 +1,236 @@
+import AASAModel
+import AASAStore
+
+/// An app registered, changed (services, or moved to another team by an admin) or deleted. Apps
+/// reach domains through their rules and, for the other services, through their team's grants:
+/// every such domain is validated again.
+package struct AppChange: DomainChange {
+    package enum Kind: Sendable {
+        case create(team: String, appID: String, services: [AppService], android: [String]?, rulesFrom: String? = nil)
+        /// `rulesFrom`: nil leaves it, "" makes the app keep its own rules again.
+        case update(
+            appID: String, team: String?, services: [AppService]?, fingerprints: [String]?, rulesFrom: String? = nil)
+        case delete(appID: String)
+    }
+
+    package let kind: Kind
+    package let ifMatch: String?
+
+    package init(kind: Kind, ifMatch: String?) {
+        self.kind = kind
+        self.ifMatch = ifMatch
+    }
+    package var action: String {
+        switch kind {
+        case .create: "app.create"
+        case .update: "app.update"
+        case .delete: "app.delete"
+        }
+    }
+
+    package enum Locked: Sendable {
+        case team(TeamRecord)
+        case app(AppRecord)
+    }
+
+    package func authorize(_ principal: Principal) throws {
+        guard principal.canWrite else {
+            switch kind {
+            case .create: throw ServiceError.forbidden("a read token cannot register apps")
+            case .update: throw ServiceError.forbidden("a read token cannot change apps")
+            case .delete: throw ServiceError.forbidden("a read token cannot delete apps")
+            }
+        }
+    }
+
+    package func lock(_ session: DBSession, principal: Principal) async throws -> Locked {
+        switch kind {
+        case .create(let team, _, _, _, _): .team(try await Lookup.visibleTeam(team, principal, session: session))
+        case .update(let appID, _, _, _, _), .delete(let appID):
+            .app(try await Lookup.visibleApp(appID, principal, session: session, forUpdate: true))
+        }
+    }
+
+    package func checkIfMatch(_ locked: Locked) throws {
+        if case .app(let app) = locked { try ETag.check(ifMatch, version: app.version) }
+    }
+
+    package func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<AppRecord> {
+        switch (kind, locked) {
+        case (.create(_, let appID, let services, let fingerprints, let rulesFrom), .team(let team)):
+            var app = try await Self.register(
+                appID: appID, team: team, services: services, fingerprints: fingerprints, session: session,
+                field: "/appID")
+            var domains: [Int64] = []
+            if let rulesFrom {
+                let source = try await Self.ruleSource(rulesFrom, for: app, session: session)
+                try await session.setRulesFrom(id: app.id, source: source.id)
+                app = try await session.app(appID: appID) ?? app
+                domains = try await session.domainIDsWithRules(appPK: source.id)
+            }
+            // A new app joins a domain's document only through a domain-wide service or the rules
+            // it follows: only then are those domains validated again (and locked).
+            if Self.listsOnDomains(services) { domains += try await session.domainIDsGranted(teamID: team.id) }
+            return Applied(
+                output: app, domains: domains,
+                audit: [
+                    AuditEntry(
+                        action: action, entityType: "app", entityID: app.appID, team: team.name, appID: app.appID,
+                        after: AuditJSON.app(app))
+                ])
+
+        case (.update(_, let newTeam, let newServices, let newFingerprints, let newRulesFrom), .app(let before)):
+            var teamID = before.teamID
+            if let newTeam, newTeam != before.teamName {
+                guard principal.isAdmin else { throw ServiceError.forbidden("this needs an admin token") }
+                let followers = try await session.followers(appPK: before.id)
+                if !followers.isEmpty || before.rulesFrom != nil {
+                    throw ServiceError.conflict(
+                        "\(before.appID) shares its rules with "
+                            + "\((followers + [before.rulesFrom].compactMap { $0 }).joined(separator: ", ")); "
+                            + "an app moves to another team only alone: stop the sharing first", field: "/team",
+                        rule: "rules-from")
+                }
+                guard let team = try await session.team(named: newTeam) else {
+                    throw ServiceError.invalid(field: "/team", rule: "exists", "there is no team \(newTeam)")
+                }
+                if before.platform == .ios {
+                    try await AppleTeamIDs.checkApp(before.appID, team: team, session: session)
+                }
+                teamID = team.id
+            }
+            let services = newServices ?? before.services
+            if let bad = services.first(where: { !before.platform.services.contains($0) }) {
+                throw ServiceError.invalid(
+                    field: "/services", rule: "platform",
+                    "an \(before.platform.rawValue) app has no \(bad.rawValue) service")
+            }
+            if newFingerprints != nil && before.platform != .android {
+                throw ServiceError.invalid(
+                    field: "/fingerprints", rule: "platform", "only an Android app has signing certificate fingerprints"
+                )
+            }
+            let ruleDomains = try await session.domainIDsWithRules(appPK: before.id)
+            if !services.contains(.applinks) {
+                for id in ruleDomains where !(try await session.ruleSet(domainID: id, app: before).rules.isEmpty) {
+                    let host = try await session.domain(id: id)?.host ?? "a domain"
+                    throw ServiceError.invalid(
+                        field: "/services", rule: "applinks-in-use",
+                        "the app has rules on \(host); remove them before turning applinks off")
+                }
+            }
+            try await session.updateApp(
+                id: before.id, teamID: teamID, services: services, fingerprints: newFingerprints ?? before.fingerprints)
+            var followed: [Int64] = []
+            if let newRulesFrom {
+                guard before.platform == .android else {
+                    throw ServiceError.invalid(
+                        field: "/rulesFrom", rule: "platform", "only an Android app follows another app's rules")
+                }
+                if let old = before.rulesFrom, let oldSource = try await session.app(appID: old) {
+                    followed += try await session.domainIDsWithRules(appPK: oldSource.id)
+                }
+                if newRulesFrom.isEmpty {
+                    try await session.setRulesFrom(id: before.id, source: nil)
+                } else {
+                    for id in try await session.domainIDsWithRules(appPK: before.id)
+                    where !(try await session.ruleSet(domainID: id, app: before).rules.isEmpty) {
+                        let host = try await session.domain(id: id)?.host ?? "a domain"
+                        throw ServiceError.invalid(
+                            field: "/rulesFrom", rule: "own-rules",
+                            """
+                            \(before.appID) has rules of its own on \(host); remove them before it follows \
+                            \(newRulesFrom)'s
+                            """
+                        )
+                    }
+                    let source = try await Self.ruleSource(newRulesFrom, for: before, session: session)
+                    try await session.setRulesFrom(id: before.id, source: source.id)
+                    followed += try await session.domainIDsWithRules(appPK: source.id)
+                }
+            }
+            guard let after = try await session.app(appID: before.appID) else {
+                throw ServiceError.notFound("no app \(before.appID)")
+            }
+            let listed = Self.listsOnDomains(before.services) || Self.listsOnDomains(services)
+            let granted =
+                listed
+                ? try await session.domainIDsGranted(teamID: teamID) + session.domainIDsGranted(teamID: before.teamID)
+                : []
+            return Applied(
+                output: after, domains: ruleDomains + granted + followed,
+                audit: [
+                    AuditEntry(
+                        action: action, entityType: "app", entityID: after.appID, team: after.teamName,
+                        appID: after.appID,
+                        before: AuditJSON.app(before), after: AuditJSON.app(after))
+                ])
+
+        case (.delete, .app(let app)):
+            let followers = try await session.followers(appPK: app.id)
+            guard followers.isEmpty else {
+                throw ServiceError.conflict(
+                    "\(followers.joined(separator: ", ")) follow \(app.appID)'s rules; make them keep their own first",
+                    field: "appID", rule: "rules-from")
+            }
+            let granted =
+                Self.listsOnDomains(app.services) ? try await session.domainIDsGranted(teamID: app.teamID) : []
+            let domains = try await session.domainIDsWithRules(appPK: app.id) + granted
+            try await session.deleteApp(id: app.id)
+            return Applied(
+                output: app, domains: domains,
+                audit: [
+                    AuditEntry(
+                        action: action, entityType: "app", entityID: app.appID, team: app.teamName, appID: app.appID,
+                        before: AuditJSON.app(app))
+                ])
+
+        default:
+            preconditionFailure("lock(_:principal:) locks what its kind names")
+        }
+    }
+
+    /// Registers an app for the apps API and a manifest alike: an iOS app ID's prefix must be one the
+    /// team may use (`AppleTeamIDs`; an Android package has none to claim), and an ID registered
+    /// already is 409 naming `field`.
+    package static func register(
+        appID: String, team: TeamRecord, services: [AppService], fingerprints: [String]?, session: DBSession,
+        field: String
+    ) async throws -> AppRecord {
+        if fingerprints == nil { try await AppleTeamIDs.checkApp(appID, team: team, session: session) }
+        let inserted: AppRecord?
+        do {
+            inserted = try await session.insertApp(
+                appID: appID, teamID: team.id, services: services,
+                platform: fingerprints == nil ? .ios : .android, fingerprints: fingerprints ?? [])
+        } catch StoreError.duplicate {
+            throw ServiceError.conflict("the app ID \(appID) is already registered", field: field, rule: "unique")
+        }
+        if let inserted { return inserted }
+        // Nothing was written: a build has this ID. Whose, for the message.
+        let build = try await session.builds(identities: [appID]).first
+        throw ServiceError.conflict(
+            "\(appID) is \(build.map { "\($0.appID)'s \($0.environment) build" } ?? "a build's ID"); "
+                + "an app cannot take a build's ID",
+            field: field, rule: "unique")
+    }
+
+    /// The iOS app of the same team whose rules an Android app follows (422 naming `field` otherwise).
+    package static func ruleSource(
+        _ appID: String, for app: AppRecord, session: DBSession, field: String = "/rulesFrom"
+    ) async throws -> AppRecord {
+        guard let source = try await session.app(appID: appID), source.teamID == app.teamID else {
+            throw ServiceError.invalid(field: field, rule: "exists", "team \(app.teamName) has no app \(appID)")
+        }
+        guard source.platform == .ios else {
+            throw ServiceError.invalid(
+                field: field, rule: "platform", "an Android app follows an iOS app's rules; \(appID) is not one")
+        }
+        return source
+    }
+
+    /// Whether these services put an app on its team's granted domains without any rule.
+    package static func listsOnDomains(_ services: [AppService]) -> Bool {
+        services.contains { $0 != .applinks }
+    }
+}

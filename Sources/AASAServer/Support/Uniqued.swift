@@ -1,7 +1,0 @@
-extension Sequence where Element: Hashable {
-    /// The elements without repeats, each where it first stands.
-    func uniqued() -> [Element] {
-        var seen = Set<Element>()
-        return filter { seen.insert($0).inserted }
-    }
-}
