@@ -232,6 +232,43 @@ def revoked(page, tokens):
     expect(page.locator("h1")).to_have_text("Sign in")
 
 
+@scenario("the publish preview runs the publish and shows the refusal it would get (issue 40)")
+def preview_refusal(page, tokens):
+    page.goto(f"{BASE}/console/domains/{PROD}/publish")
+    refusal = page.locator("#refusal")
+    expect(refusal).to_contain_text("Publishing now would be refused")
+    text = refusal.inner_text()
+    assert "environment-isolation" in text and "debug-key" in text, text
+    expect(page.get_by_role("alert")).to_have_count(1)
+    check(page, "publish-refused")
+    page.goto(f"{BASE}/console/domains/{HOST}/publish")
+    expect(page.locator("#would-publish")).to_contain_text("every check passes")
+    expect(page.locator("#refusal")).to_have_count(0)
+
+
+PROD = "prod.example.com"
+DEBUG_FINGERPRINT = ":".join(f"{(i * 7 + 3) % 256:02X}" for i in range(32))
+
+
+def debug_key_on_production(tokens):
+    """A production environment with a domain whose draft holds a debug key on Android: the build
+    was forced by an admin, and so was the rule that names it there. Every draft check passed (by
+    force); the publish is refused by environment isolation."""
+    must(api("PUT", "/v1/environments", body={"environments": ["default", "prod"]}), 200)
+    must(api("POST", "/v1/domains", body={"host": PROD, "environment": "prod"}), 201)
+    must(api("PUT", f"/v1/domains/{PROD}/grants/shop", body={"pathPrefixes": ["/"]}), 200)
+    builds = [
+        {"environment": "default", "appID": SHOP_ANDROID + ".beta",
+         "fingerprints": [{"sha256": FINGERPRINT, "label": "upload"}]},
+        {"environment": "prod", "appID": SHOP_ANDROID,
+         "fingerprints": [{"sha256": FINGERPRINT, "label": "play-signing"},
+                          {"sha256": DEBUG_FINGERPRINT, "label": "debug"}]},
+    ]
+    must(api("PUT", f"/v1/apps/{SHOP_ANDROID}/builds?force=true&reason=incident", body={"builds": builds}), 200)
+    must(api("PUT", f"/v1/domains/{PROD}/apps/{SHOP_ANDROID}/rules?force=true&reason=incident",
+             body={"rules": [{"/": "/shop/*"}]}), 200)
+
+
 def main():
     os.makedirs(SHOTS, exist_ok=True)
     tokens = set_up()
@@ -246,6 +283,8 @@ def main():
         read_token(browser, tokens)
         cross_team_rollback(browser, tokens)
         revoked(browser, tokens)
+        debug_key_on_production(tokens)
+        preview_refusal(browser, tokens)
         browser.close()
     with open(os.path.join(SHOTS, "axe.json"), "w") as f:
         json.dump(axe_results, f, indent=2, sort_keys=True)

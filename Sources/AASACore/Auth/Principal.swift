@@ -13,18 +13,6 @@ package struct Principal: Sendable {
     /// When the token expires: the tokens it creates may not outlive it.
     package var expiresAt: Date? = nil
 
-    package init(
-        tokenID: UUID, tokenName: String, teamID: Int64? = nil, teamName: String? = nil, scopes: Set<TokenScope>,
-        expiresAt: Date? = nil
-    ) {
-        self.tokenID = tokenID
-        self.tokenName = tokenName
-        self.teamID = teamID
-        self.teamName = teamName
-        self.scopes = scopes
-        self.expiresAt = expiresAt
-    }
-
     package var isAdmin: Bool { scopes.contains(.admin) }
     package var canWrite: Bool { isAdmin || scopes.contains(.write) }
 

@@ -20,17 +20,6 @@ package final class ValidatedRenders: Sendable {
         package var analysis: RuleAnalysis?
         /// The document compiled for matching: golden URLs and protected paths are checked on it.
         package var matcher: AASAMatcher
-
-        package init(
-            document: AASADocument, bytes: [UInt8], diagnostics: [Diagnostic], analysis: RuleAnalysis? = nil,
-            matcher: AASAMatcher
-        ) {
-            self.document = document
-            self.bytes = bytes
-            self.diagnostics = diagnostics
-            self.analysis = analysis
-            self.matcher = matcher
-        }
     }
 
     private let cache: ContentCache<Render>

@@ -22,17 +22,6 @@ package struct Finding: Sendable, Codable, Equatable {
     package var team: String?
     package var appID: String?
     package var ruleID: String?
-
-    package init(
-        code: String, path: String, message: String, team: String? = nil, appID: String? = nil, ruleID: String? = nil
-    ) {
-        self.code = code
-        self.path = path
-        self.message = message
-        self.team = team
-        self.appID = appID
-        self.ruleID = ruleID
-    }
 }
 
 /// Every refusal the services make, in the service's own words: what kind of wrong it is, a slug

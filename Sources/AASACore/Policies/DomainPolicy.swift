@@ -33,19 +33,6 @@ package struct PolicyCandidate: Sendable {
     /// as it is, and has neither.
     package var assetLinks: [UInt8]? = nil
 
-    package init(
-        stage: Stage, action: String, domain: DomainRecord, document: DomainDocument? = nil, bytes: [UInt8],
-        actor: Actor, assetLinks: [UInt8]? = nil
-    ) {
-        self.stage = stage
-        self.action = action
-        self.domain = domain
-        self.document = document
-        self.bytes = bytes
-        self.actor = actor
-        self.assetLinks = assetLinks
-    }
-
     package var isPublish: Bool {
         if case .publish = stage { return true }
         return false

@@ -58,19 +58,6 @@ package struct Fetched: Sendable {
     package var elapsedMs: Double
     package var failure: Failure?
 
-    package init(
-        url: String, userAgent: String, status: Int? = nil, headers: [(name: String, value: String)] = [],
-        bytes: [UInt8]? = nil, elapsedMs: Double, failure: Failure? = nil
-    ) {
-        self.url = url
-        self.userAgent = userAgent
-        self.status = status
-        self.headers = headers
-        self.bytes = bytes
-        self.elapsedMs = elapsedMs
-        self.failure = failure
-    }
-
     package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }

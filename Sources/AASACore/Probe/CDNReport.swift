@@ -16,21 +16,6 @@ package struct CDNReport: Sendable {
     package var lagSeconds: Int?
     package var history: [CDNEventRecord]
 
-    package init(
-        host: String, cdnURL: String, state: String, message: String, status: CDNStatusRecord? = nil,
-        currentRevision: Int? = nil, publishedAt: Date? = nil, lagSeconds: Int? = nil, history: [CDNEventRecord]
-    ) {
-        self.host = host
-        self.cdnURL = cdnURL
-        self.state = state
-        self.message = message
-        self.status = status
-        self.currentRevision = currentRevision
-        self.publishedAt = publishedAt
-        self.lagSeconds = lagSeconds
-        self.history = history
-    }
-
     package static func read(_ host: String, fetcher: AppleFetcher, work: RequestWork, checkNow: Bool) async throws
         -> CDNReport
     {

@@ -34,15 +34,6 @@ package struct OriginProbe: Sendable {
         package var currentAssetLinksRevision: Int?
         package var results: [Result]
 
-        package init(
-            host: String, currentRevision: Int? = nil, currentAssetLinksRevision: Int? = nil, results: [Result]
-        ) {
-            self.host = host
-            self.currentRevision = currentRevision
-            self.currentAssetLinksRevision = currentAssetLinksRevision
-            self.results = results
-        }
-
         package var ok: Bool { results.allSatisfy(\.ok) }
     }
 

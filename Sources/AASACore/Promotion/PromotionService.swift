@@ -82,41 +82,69 @@ package struct PromotionService: Sendable {
         package var applied: Bool
     }
 
+    /// The plan, and with `apply` the promotion itself (`apply(_:reason:)`).
     package func run(_ request: Request) async throws -> Plan {
+        let plan = try await plan(request)
+        guard request.apply else { return plan }
+        return try await apply(plan, from: request.from, to: request.to, reason: request.reason)
+    }
+
+    /// The promotion run and rolled back: every target written, validated and judged by every
+    /// policy as its publish will be.
+    package func plan(_ request: Request) async throws -> Plan {
         guard principal.isAdmin else { throw ServiceError.forbidden("a promotion needs an admin token") }
-        var plan = try await work.transaction(rollingBack: true) { session in
+        return try await work.transaction(rollingBack: true) { session in
             try await self.plan(request, session: session)
         }
-        guard request.apply else { return plan }
-        for i in plan.domains.indices {
-            let domain = plan.domains[i]
-            let outcome = try await publisher.publish(
+    }
+
+    /// Applies a plan, all or nothing: every target's rules are written and its files published in
+    /// one transaction (`Publisher.publishAll`), each checked again inside it (its source has not
+    /// published since the plan, it has no unpublished change of its own, every rule-write check
+    /// and policy). A refusal at any target leaves every target as it was, and names the target.
+    /// Chosen over "each target's outcome" because a half-promoted environment (prod's first
+    /// domain on the new rules, its second on the old) is the state a release must never be in.
+    package func apply(_ plan: Plan, from: String, to: String, reason: String?) async throws -> Plan {
+        guard principal.isAdmin else { throw ServiceError.forbidden("a promotion needs an admin token") }
+        var plan = plan
+        let items = plan.domains.map { domain in
+            (
                 host: domain.target,
-                reason: request.reason
+                reason: reason
                     ?? "promoted from \(domain.source) "
                     + (domain.fromDraft ? "draft" : "revision \(domain.sourceRevision.map(String.init) ?? "?")"),
-                source: .promotion(
+                source: Publisher.Source.promotion(
                     aasa: domain.taken.aasa, assetLinks: domain.taken.assetLinks,
                     write: { session, target in
-                        try await Self.checkSourceUnmoved(domain, session: session)
-                        _ = try await Self.checkPublished(target, session: session)
-                        let written = try await Self.write(
-                            domain.taken.rules, to: target, principal: principal, maxRulesPerTeam: maxRulesPerTeam,
-                            session: session)
-                        for entry in written.audit { try await session.appendAudit(entry.record(by: actor)) }
-                        try await session.appendAudit(
-                            AuditEntry(
-                                action: "domain.promote", entityType: "domain", entityID: target.host,
-                                domain: target.host, before: nil,
-                                after: .object([
-                                    "from": .string(domain.source),
-                                    "fromRevision": domain.sourceRevision.map { .number(String($0)) } ?? .null,
-                                    "fromDraft": .bool(domain.fromDraft),
-                                    "fromEnvironment": .string(request.from), "toEnvironment": .string(request.to),
-                                    "apps": .array(domain.apps.map { .string($0.appID) }),
-                                ])
-                            ).record(by: actor))
-                    }), actor: actor, logger: logger)
+                        do {
+                            try await Self.checkSourceUnmoved(domain, session: session)
+                            _ = try await Self.checkPublished(target, session: session)
+                            let written = try await Self.write(
+                                domain.taken.rules, to: target, principal: principal,
+                                maxRulesPerTeam: maxRulesPerTeam, session: session)
+                            for entry in written.audit { try await session.appendAudit(entry.record(by: actor)) }
+                            try await session.appendAudit(
+                                AuditEntry(
+                                    action: "domain.promote", entityType: "domain", entityID: target.host,
+                                    domain: target.host, before: nil,
+                                    after: .object([
+                                        "from": .string(domain.source),
+                                        "fromRevision": domain.sourceRevision.map { .number(String($0)) } ?? .null,
+                                        "fromDraft": .bool(domain.fromDraft),
+                                        "fromEnvironment": .string(from), "toEnvironment": .string(to),
+                                        "apps": .array(domain.apps.map { .string($0.appID) }),
+                                    ])
+                                ).record(by: actor))
+                        } catch var refusal as ServiceError {
+                            refusal.detail =
+                                "\(target.host): \(refusal.detail ?? refusal.title); no target was promoted"
+                            throw refusal
+                        }
+                    })
+            )
+        }
+        let outcomes = try await publisher.publishAll(items, actor: actor, logger: logger)
+        for (i, outcome) in outcomes.enumerated() {
             plan.domains[i].revision = outcome.primary.created ? outcome.primary.revision.number : nil
         }
         plan.applied = true
@@ -177,16 +205,6 @@ package struct PromotionService: Sendable {
         package var assetLinks: PromotionSource?
         /// The source's current AASA revision when the rules were taken (nil: never published).
         package var currentRevision: Int?
-
-        package init(
-            rules: [RuleSetRecord], aasa: PromotionSource, assetLinks: PromotionSource? = nil,
-            currentRevision: Int? = nil
-        ) {
-            self.rules = rules
-            self.aasa = aasa
-            self.assetLinks = assetLinks
-            self.currentRevision = currentRevision
-        }
 
         package var fromDraft: Bool { aasa.fromDraft || assetLinks?.fromDraft == true }
     }

@@ -67,8 +67,17 @@ package struct Publisher: Sendable {
         package var files: [FileOutcome]
         package var warnings: [Finding]
 
+        /// A dry run: what the publish would have stored, every step run and then rolled back.
+        package var dryRun = false
+
         package var primary: FileOutcome { files[0] }
         package var assetLinks: FileOutcome? { files.first { $0.file == .assetLinks } }
+    }
+
+    /// Ends a dry run's transaction (rolled back) and carries what it would have stored out of it.
+    private struct DryRunRollback: Error {
+        var domain: DomainRecord
+        var stored: [(PublishedFile, RevisionRecord, Bool)]
     }
 
     /// The steps of every publish and rollback, for either file: lock the domain (across replicas,
@@ -76,8 +85,12 @@ package struct Publisher: Sendable {
     /// today's bounds), run the domain policies, store each new revision with its audit event,
     /// commit; then serve and write every web root.
     /// - Parameter authorize: runs in the transaction with the locked domain; throws to refuse.
+    /// - Parameter dryRun: run every step (authorization, validation, every policy, the revisions
+    ///   with their diffs and audit) and roll the transaction back: nothing is stored, served,
+    ///   announced or written to a web root, and the outcome says what would have been. The
+    ///   console's publish preview, the promotion plan and `?dryRun=true` all ask this one path.
     package func publish(
-        host: String, reason: String, source: Source, actor: Actor, logger: Logger,
+        host: String, reason: String, source: Source, actor: Actor, logger: Logger, dryRun: Bool = false,
         authorize: @escaping @Sendable (DBSession, DomainRecord) async throws -> Void = { _, _ in }
     ) async throws -> Outcome {
         // On the request's connection when there is one: a request never waits for a second lease.
@@ -87,7 +100,8 @@ package struct Publisher: Sendable {
             }
             return try await session.holding(.publishing(domainID: domainID)) {
                 try await publishLocked(
-                    session, domainID: domainID, reason: reason, source: source, actor: actor, authorize: authorize)
+                    session, domainID: domainID, reason: reason, source: source, actor: actor, dryRun: dryRun,
+                    authorize: authorize)
             }
         }
     }
@@ -109,69 +123,33 @@ package struct Publisher: Sendable {
         package var bytes: [UInt8]
         package var rollbackOf: Int?
         package var promotedFrom: PromotionSource? = nil
-
-        package init(file: PublishedFile, bytes: [UInt8], rollbackOf: Int? = nil, promotedFrom: PromotionSource? = nil)
-        {
-            self.file = file
-            self.bytes = bytes
-            self.rollbackOf = rollbackOf
-            self.promotedFrom = promotedFrom
-        }
     }
 
     private func publishLocked(
-        _ session: DBSession, domainID: Int64, reason: String, source: Source, actor: Actor,
+        _ session: DBSession, domainID: Int64, reason: String, source: Source, actor: Actor, dryRun: Bool,
         authorize: @Sendable (DBSession, DomainRecord) async throws -> Void
     ) async throws -> Outcome {
         var warnings: [Finding] = []
-        let (domain, stored) = try await session.inTransaction {
-            () -> (DomainRecord, [(PublishedFile, RevisionRecord, Bool)]) in
-            guard let domain = try await session.domain(id: domainID, forUpdate: true) else {
-                throw ServiceError.notFound("the domain was deleted")
-            }
-            try await authorize(session, domain)
-            let candidate: PolicyCandidate
-            var next: [NextRevision]
-            switch source {
-            case .draft, .promotion:
-                var promotedFrom: (aasa: PromotionSource?, assetLinks: PromotionSource?) = (nil, nil)
-                if case .promotion(let aasa, let assetLinks, let write) = source {
-                    try await write(session, domain)
-                    promotedFrom = (aasa, assetLinks)
-                }
-                let draft = try await DomainGate.check(session, domain: domain)
-                warnings = draft.warningFindings
-                candidate = PolicyCandidate(
-                    stage: .publish(rollbackOf: nil), action: PublishedFile.aasa.action(rollback: false),
-                    domain: domain, document: draft, bytes: draft.bytes, actor: actor)
-                next = [NextRevision(file: .aasa, bytes: draft.bytes, promotedFrom: promotedFrom.aasa)]
-                // A domain with nothing for Android gets no assetlinks.json until it has something;
-                // one that had a file gets `[]` when its last Android app leaves.
-                let hadAssetLinks = try await PublishedFile.assetLinks.current(session, domain: domain) != nil
-                if !draft.android.isEmpty || hadAssetLinks {
-                    next.append(
-                        NextRevision(
-                            file: .assetLinks, bytes: draft.android.bytes, promotedFrom: promotedFrom.assetLinks))
-                }
-            case .revision(let file, let number, let team):
-                guard let old = try await file.revision(session, domainID: domainID, number: number) else {
-                    throw ServiceError.notFound("\(domain.host) has no \(file.revisionName(number))")
-                }
-                try await file.checkRollback(
-                    session, domain: domain, old: old, current: try await file.current(session, domain: domain),
-                    team: team)
-                candidate = try await file.rollbackCandidate(session, domain: domain, old: old, actor: actor)
-                next = [NextRevision(file: file, bytes: old.bytes, rollbackOf: number)]
-            }
-            try await policies.check(candidate, session: session)
-            var stored: [(PublishedFile, RevisionRecord, Bool)] = []
-            for revision in next {
-                let (record, created) = try await store(
-                    session, revision, domain: domain, reason: reason, actor: actor)
-                stored.append((revision.file, record, created))
-            }
-            return (domain, stored)
+        let domain: DomainRecord
+        let stored: [(PublishedFile, RevisionRecord, Bool)]
+        do {
+            (domain, stored) = try await transaction(
+                session, domainID: domainID, reason: reason, source: source, actor: actor, dryRun: dryRun,
+                warnings: &warnings, authorize: authorize)
+        } catch let rolledBack as DryRunRollback {
+            return Outcome(
+                host: rolledBack.domain.host,
+                files: rolledBack.stored.map { FileOutcome(file: $0.0, revision: $0.1, created: $0.2, targets: []) },
+                warnings: warnings, dryRun: true)
         }
+        return await finish(session, domain: domain, stored: stored, warnings: warnings)
+    }
+
+    /// After the commit: serve each stored revision on this replica and write every web root.
+    private func finish(
+        _ session: DBSession, domain: DomainRecord, stored: [(PublishedFile, RevisionRecord, Bool)],
+        warnings: [Finding]
+    ) async -> Outcome {
         var files: [FileOutcome] = []
         for (file, revision, created) in stored {
             Counter(label: "aasad_publishes_total", dimensions: [("created", "\(created)"), ("file", file.name)])
@@ -186,6 +164,121 @@ package struct Publisher: Sendable {
                     targets: await writeTargets(session, file: file, domain: domain, revision: revision)))
         }
         return Outcome(host: domain.host, files: files, warnings: warnings)
+    }
+
+    /// One publish of several domains, all or nothing (a promotion's targets): every domain's
+    /// publishing lock (in ID order, so two such publishes never deadlock), then one transaction
+    /// doing each domain's publish in turn; a refusal or error at any of them rolls every one back.
+    /// After the commit each domain is served and its web roots written, as a single publish does.
+    package func publishAll(
+        _ items: [(host: String, reason: String, source: Source)], actor: Actor, logger: Logger
+    ) async throws -> [Outcome] {
+        try await RequestWork(database: database, logger: logger).read { session in
+            var ids: [(Int64, Int)] = []
+            for (k, item) in items.enumerated() {
+                guard let id = try await session.domain(host: item.host)?.id else {
+                    throw ServiceError.notFound("no domain \(item.host)")
+                }
+                ids.append((id, k))
+            }
+            return try await holdingAll(ids.map(\.0).sorted(), session: session) {
+                // In the order given: a target's write may read what an earlier one wrote.
+                var prepared: [(DomainRecord, [(PublishedFile, RevisionRecord, Bool)], [Finding])] = []
+                try await session.inTransaction {
+                    for (id, k) in ids {
+                        var found: [Finding] = []
+                        let (domain, stored) = try await prepare(
+                            session, domainID: id, reason: items[k].reason, source: items[k].source, actor: actor,
+                            warnings: &found, authorize: { _, _ in })
+                        prepared.append((domain, stored, found))
+                    }
+                }
+                var outcomes: [Outcome] = []
+                for (domain, stored, found) in prepared {
+                    outcomes.append(await finish(session, domain: domain, stored: stored, warnings: found))
+                }
+                return outcomes
+            }
+        }
+    }
+
+    /// Runs `body` holding every domain's publishing lock, taken in the order given.
+    private func holdingAll<T>(
+        _ domainIDs: [Int64], session: DBSession, _ body: () async throws -> T
+    ) async throws -> T {
+        guard let first = domainIDs.first else { return try await body() }
+        return try await session.holding(.publishing(domainID: first)) {
+            try await holdingAll(Array(domainIDs.dropFirst()), session: session, body)
+        }
+    }
+
+    /// The publish's one transaction: committed, or (a dry run) rolled back by `DryRunRollback`.
+    private func transaction(
+        _ session: DBSession, domainID: Int64, reason: String, source: Source, actor: Actor, dryRun: Bool,
+        warnings: inout [Finding], authorize: @Sendable (DBSession, DomainRecord) async throws -> Void
+    ) async throws -> (DomainRecord, [(PublishedFile, RevisionRecord, Bool)]) {
+        var found: [Finding] = []
+        defer { warnings = found }
+        return try await session.inTransaction {
+            let prepared = try await prepare(
+                session, domainID: domainID, reason: reason, source: source, actor: actor, warnings: &found,
+                authorize: authorize)
+            if dryRun { throw DryRunRollback(domain: prepared.0, stored: prepared.1) }
+            return prepared
+        }
+    }
+
+    /// Everything a publish does inside its transaction, in the caller's transaction: lock the
+    /// domain's row, authorize, take the bytes, run the policies, store each new revision.
+    private func prepare(
+        _ session: DBSession, domainID: Int64, reason: String, source: Source, actor: Actor,
+        warnings found: inout [Finding], authorize: @Sendable (DBSession, DomainRecord) async throws -> Void
+    ) async throws -> (DomainRecord, [(PublishedFile, RevisionRecord, Bool)]) {
+        guard let domain = try await session.domain(id: domainID, forUpdate: true) else {
+            throw ServiceError.notFound("the domain was deleted")
+        }
+        try await authorize(session, domain)
+        let candidate: PolicyCandidate
+        var next: [NextRevision]
+        switch source {
+        case .draft, .promotion:
+            var promotedFrom: (aasa: PromotionSource?, assetLinks: PromotionSource?) = (nil, nil)
+            if case .promotion(let aasa, let assetLinks, let write) = source {
+                try await write(session, domain)
+                promotedFrom = (aasa, assetLinks)
+            }
+            let draft = try await DomainGate.check(session, domain: domain)
+            found = draft.warningFindings
+            candidate = PolicyCandidate(
+                stage: .publish(rollbackOf: nil), action: PublishedFile.aasa.action(rollback: false),
+                domain: domain, document: draft, bytes: draft.bytes, actor: actor)
+            next = [NextRevision(file: .aasa, bytes: draft.bytes, promotedFrom: promotedFrom.aasa)]
+            // A domain with nothing for Android gets no assetlinks.json until it has something;
+            // one that had a file gets `[]` when its last Android app leaves.
+            let hadAssetLinks = try await PublishedFile.assetLinks.current(session, domain: domain) != nil
+            if !draft.android.isEmpty || hadAssetLinks {
+                next.append(
+                    NextRevision(
+                        file: .assetLinks, bytes: draft.android.bytes, promotedFrom: promotedFrom.assetLinks))
+            }
+        case .revision(let file, let number, let team):
+            guard let old = try await file.revision(session, domainID: domainID, number: number) else {
+                throw ServiceError.notFound("\(domain.host) has no \(file.revisionName(number))")
+            }
+            try await file.checkRollback(
+                session, domain: domain, old: old, current: try await file.current(session, domain: domain),
+                team: team)
+            candidate = try await file.rollbackCandidate(session, domain: domain, old: old, actor: actor)
+            next = [NextRevision(file: file, bytes: old.bytes, rollbackOf: number)]
+        }
+        try await policies.check(candidate, session: session)
+        var stored: [(PublishedFile, RevisionRecord, Bool)] = []
+        for revision in next {
+            let (record, created) = try await store(
+                session, revision, domain: domain, reason: reason, actor: actor)
+            stored.append((revision.file, record, created))
+        }
+        return (domain, stored)
     }
 
     /// Stores the bytes as the file's newest revision, with its diff, the admin overrides since the

@@ -51,18 +51,6 @@ package struct Applied<Output: Sendable>: Sendable {
     /// The teams whose rules the change wrote: the platform-agreement warnings (`A010`) are about
     /// them. Nil (a change to order, settings, grants or apps) compares every team.
     package var agreementTeams: Set<String>?
-
-    package init(
-        output: Output, domains: [Int64], audit: [AuditEntry], removedHosts: [String] = [],
-        refreshedHosts: [String] = [], agreementTeams: Set<String>? = nil
-    ) {
-        self.output = output
-        self.domains = domains
-        self.audit = audit
-        self.removedHosts = removedHosts
-        self.refreshedHosts = refreshedHosts
-        self.agreementTeams = agreementTeams
-    }
 }
 
 /// The answer of a change that committed: its output and each touched domain's validated document

@@ -17,20 +17,6 @@ package struct ImportFiles: Sendable {
         /// Where the file names the app (a pointer in the request body).
         package var field: String
         package var team: String = ""
-
-        package init(
-            appID: String, platform: AppPlatform, services: [AppService], fingerprints: [String]? = nil,
-            rules: [JSONValue], manifestDecides: Bool, field: String, team: String = ""
-        ) {
-            self.appID = appID
-            self.platform = platform
-            self.services = services
-            self.fingerprints = fingerprints
-            self.rules = rules
-            self.manifestDecides = manifestDecides
-            self.field = field
-            self.team = team
-        }
     }
 
     /// Apple fetches at most 128 KB; a larger file is not a file Apple has ever read.

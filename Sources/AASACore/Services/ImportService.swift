@@ -67,20 +67,6 @@ package struct ImportService: Sendable {
         package var created: Bool
         package var rules: [JSONValue]
         package var manifestDecides: Bool
-
-        package init(
-            appID: String, platform: AppPlatform, team: String, services: [AppService], fingerprints: [String]? = nil,
-            created: Bool, rules: [JSONValue], manifestDecides: Bool
-        ) {
-            self.appID = appID
-            self.platform = platform
-            self.team = team
-            self.services = services
-            self.fingerprints = fingerprints
-            self.created = created
-            self.rules = rules
-            self.manifestDecides = manifestDecides
-        }
     }
 
     package struct GrantPlan: Sendable {
@@ -110,31 +96,6 @@ package struct ImportService: Sendable {
         package var proofMilliseconds: Double
         /// The CMS-signed form's signer (named, not trusted), when the file came signed.
         package var signed: SignedFile?
-
-        package init(
-            host: String, applied: Bool, changed: Bool, stateTag: String, createsDomain: Bool,
-            reading: ImportReading? = nil, notes: [String], apps: [AppPlan], grants: [GrantPlan], appOrder: [String],
-            diagnostics: [Finding], proof: ImportProof? = nil, sameBytes: Bool, androidProof: AssetLinksProof? = nil,
-            androidSameBytes: Bool, proofMilliseconds: Double, signed: SignedFile? = nil
-        ) {
-            self.host = host
-            self.applied = applied
-            self.changed = changed
-            self.stateTag = stateTag
-            self.createsDomain = createsDomain
-            self.reading = reading
-            self.notes = notes
-            self.apps = apps
-            self.grants = grants
-            self.appOrder = appOrder
-            self.diagnostics = diagnostics
-            self.proof = proof
-            self.sameBytes = sameBytes
-            self.androidProof = androidProof
-            self.androidSameBytes = androidSameBytes
-            self.proofMilliseconds = proofMilliseconds
-            self.signed = signed
-        }
     }
 
     package func run(_ request: Request) async throws -> Plan {

@@ -39,18 +39,6 @@ package struct ManifestApply: Sendable {
         package var domains: [ManifestDomainResult]
         /// Hosts of the changed domains that publish after every valid change.
         package var autoPublish: Set<String> = []
-
-        package init(
-            team: String, changed: Bool, stateTag: String, apps: [ManifestAppChange], domains: [ManifestDomainResult],
-            autoPublish: Set<String> = []
-        ) {
-            self.team = team
-            self.changed = changed
-            self.stateTag = stateTag
-            self.apps = apps
-            self.domains = domains
-            self.autoPublish = autoPublish
-        }
     }
 
     private func applyLocked(
@@ -98,23 +86,6 @@ package struct ManifestApply: Sendable {
         /// "host appID ruleID" → the body pointer of the rule, so findings name the manifest's own lines.
         package var pointers: [String: String] = [:]
         package var ruleChanges: [Int64: [ManifestRuleChange]] = [:]
-
-        package init(
-            team: TeamRecord, errors: [FieldError] = [], existing: [String: AppRecord] = [:],
-            locked: [DomainRecord] = [], documentsBefore: [Int64: DomainDocument] = [:],
-            apps: [String: AppRecord] = [:], appChanges: [ManifestAppChange] = [], pointers: [String: String] = [:],
-            ruleChanges: [Int64: [ManifestRuleChange]] = [:]
-        ) {
-            self.team = team
-            self.errors = errors
-            self.existing = existing
-            self.locked = locked
-            self.documentsBefore = documentsBefore
-            self.apps = apps
-            self.appChanges = appChanges
-            self.pointers = pointers
-            self.ruleChanges = ruleChanges
-        }
     }
 
     /// Stage 1: the named apps (an app ID registered to another team is refused, not taken over)

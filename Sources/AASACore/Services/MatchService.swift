@@ -35,15 +35,6 @@ package struct MatchService: Sendable {
         /// stored rules, and its pointer (nil when no rule matched).
         package var rule: (team: String?, ruleID: String?, path: String)?
         package var explanation: Explanation?
-
-        package init(
-            resolution: Resolution, rule: (team: String?, ruleID: String?, path: String)? = nil,
-            explanation: Explanation? = nil
-        ) {
-            self.resolution = resolution
-            self.rule = rule
-            self.explanation = explanation
-        }
     }
 
     package struct Answer: Sendable {
@@ -55,17 +46,6 @@ package struct MatchService: Sendable {
         package var android: AndroidMatch?
         /// The team of each app named in the answer.
         package var teams: [String: String]
-
-        package init(
-            source: RegistryReads.MatchSource, hints: [Explanation.Hint], ios: IOSAnswer? = nil,
-            android: AndroidMatch? = nil, teams: [String: String]
-        ) {
-            self.source = source
-            self.hints = hints
-            self.ios = ios
-            self.android = android
-            self.teams = teams
-        }
     }
 
     /// 422 naming `/url` when it is not an absolute http(s) URL with a host; 404 when no domain

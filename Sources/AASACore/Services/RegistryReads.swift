@@ -61,6 +61,14 @@ package struct RegistryReads: Sendable {
         try await work.read { try await Lookup.domain(host, session: $0) }
     }
 
+    /// The domain with whether each of its files has unpublished changes (`UnpublishedChanges`).
+    package func domainWithUnpublished(_ host: String) async throws -> (DomainRecord, UnpublishedChanges) {
+        try await work.read { session in
+            let domain = try await Lookup.domain(host, session: session)
+            return (domain, try await UnpublishedChanges.of(domain, session: session))
+        }
+    }
+
     package func grants(_ host: String) async throws -> [GrantRecord] {
         try await work.read { session in
             try await session.listGrants(domainID: try await Lookup.domain(host, session: session).id)
@@ -232,19 +240,6 @@ package struct RegistryReads: Sendable {
         /// bytes; nil when the domain has none.
         package var assetLinksRevision: Int?
         package var assetLinksBytes: [UInt8]?
-
-        package init(
-            host: String, revision: Int? = nil, bytes: [UInt8]? = nil, document: DomainDocument? = nil,
-            wildcardParent: String? = nil, assetLinksRevision: Int? = nil, assetLinksBytes: [UInt8]? = nil
-        ) {
-            self.host = host
-            self.revision = revision
-            self.bytes = bytes
-            self.document = document
-            self.wildcardParent = wildcardParent
-            self.assetLinksRevision = assetLinksRevision
-            self.assetLinksBytes = assetLinksBytes
-        }
     }
 
     package func matchSource(urlHost: String, draft: Bool) async throws -> MatchSource {

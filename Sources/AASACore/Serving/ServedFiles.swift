@@ -47,17 +47,6 @@ package final class ServedFiles: Sendable {
         /// The latest-begun reload installed so far: an earlier-begun one that finishes later read
         /// older data and is dropped.
         package var reloadInstalled: UInt64 = 0
-
-        package init(
-            files: [String: File] = [:], updated: [String: UInt64] = [:], clock: UInt64 = 0, reloadsBegun: UInt64 = 0,
-            reloadInstalled: UInt64 = 0
-        ) {
-            self.files = files
-            self.updated = updated
-            self.clock = clock
-            self.reloadsBegun = reloadsBegun
-            self.reloadInstalled = reloadInstalled
-        }
     }
 
     private let state = Mutex(State())

@@ -40,8 +40,10 @@ extension APIImplementation {
     }
 
     func getDomain(_ input: Operations.GetDomain.Input) async throws -> Operations.GetDomain.Output {
-        let domain = try await reads(try principal()).domain(input.path.host)
-        return .ok(.init(headers: .init(eTag: ETag.of(domain.version)), body: .json(.init(domain))))
+        let (domain, unpublished) = try await reads(try principal()).domainWithUnpublished(input.path.host)
+        var answer = Components.Schemas.Domain(domain)
+        answer.unpublished = .init(aasa: unpublished.aasa, assetLinks: unpublished.assetLinks)
+        return .ok(.init(headers: .init(eTag: ETag.of(domain.version)), body: .json(answer)))
     }
 
     func updateDomain(_ input: Operations.UpdateDomain.Input) async throws -> Operations.UpdateDomain.Output {

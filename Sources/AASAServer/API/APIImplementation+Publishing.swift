@@ -26,10 +26,11 @@ extension APIImplementation {
             }
         let outcome = try await publisher.publish(
             host: try Names.pathHost(input.path.host), reason: try Self.reason(body),
-            source: .draft, actor: actor(principal), logger: logger,
+            source: .draft, actor: actor(principal), logger: logger, dryRun: input.query.dryRun == true,
             authorize: PublishRights.check(principal))
         let result = Self.publishResult(outcome)
-        return result.created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
+        return result.created && !outcome.dryRun
+            ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
     }
 
     func rollbackRevision(_ input: Operations.RollbackRevision.Input) async throws -> Operations.RollbackRevision.Output
@@ -156,7 +157,8 @@ extension APIImplementation {
             files: fileRevisions(o),
             targets: aasa.targets.map { .init(webRoot: $0.webRoot, ok: $0.ok, error: $0.error, paths: $0.paths) },
             warnings: o.warnings.map(Components.Schemas.Finding.init),
-            cdn: cdnNote(o.host),
+            dryRun: o.dryRun ? true : nil,
+            cdn: o.dryRun ? nil : cdnNote(o.host),
             assetLinks: o.assetLinks.map { assetLinksPublish($0, host: o.host) })
     }
 

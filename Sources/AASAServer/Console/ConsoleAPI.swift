@@ -49,11 +49,11 @@ struct ConsoleAPI: Sendable {
 
     /// Whether the draft's bytes differ from the current revision's (the renderer is canonical: the
     /// same state renders the same bytes).
+    /// Whether either file has unpublished changes: the domain answer's `unpublished`, the one
+    /// definition promotion uses too.
     func draftDiffers(_ host: String) async throws -> Bool {
-        let reads = api.reads(try api.principal())
-        let draft = Hex.sha256(try await reads.draft(host).bytes)
-        let current = try await reads.revisions(host, before: nil, limit: 1).items.first?.sha256
-        return draft != current
+        let unpublished = try await api.reads(try api.principal()).domainWithUnpublished(host).1
+        return unpublished.any
     }
 
     func grants(_ host: String) async throws -> [String: Any] {
@@ -122,6 +122,20 @@ struct ConsoleAPI: Sendable {
         switch output {
         case .created(let created): return try Self.plain(try created.body.json)
         default: return try Self.plain(try output.ok.body.json)
+        }
+    }
+
+    /// The publish as it would go, run and rolled back (`?dryRun=true`): nil when it would pass,
+    /// else the refusal it would get, every policy included.
+    func publishRefusal(_ host: String) async throws -> ServiceError? {
+        do {
+            _ = try await api.publishDomain(
+                .init(
+                    path: .init(host: host), query: .init(dryRun: true),
+                    body: .json(.init(reason: "console preview"))))
+            return nil
+        } catch let refusal as ServiceError where refusal.kind != .internal && refusal.kind != .unavailable {
+            return refusal
         }
     }
 

@@ -36,6 +36,7 @@ enum ConsoleAssets {
         input, button { font: inherit; padding: .25rem .4rem; }
         button { cursor: pointer; }
         .problem { border-left: 4px solid #a0001c; padding: .2rem 1rem; background: #fff4f4; }
+        .problem li { overflow-wrap: anywhere; }
         .map, .timeline { max-width: 100%; height: auto; border: 1px solid #ddd; }
         .crumbs { margin: 0; }
         ol.rules li { margin: .15rem 0; }

@@ -195,11 +195,19 @@ struct ConsolePages {
             !($0.object("draft")["holds"] as? Bool ?? true)
         }.map { ["url": $0.object("expectation").string("url") ?? "", "draft": Self.outcome($0.object("draft"))] }
         let (lines, android) = try await (iosLines, androidLines)
+        // The publish itself, run and rolled back: the preview shows the refusal the button would
+        // get (every policy: protected paths, environment isolation, golden URLs, validation).
+        let refusal = principal.canWrite ? try await api.publishRefusal(canonical) : nil
         return ConsolePage(
             "publish", title: "Publish \(canonical)",
             [
                 "host": canonical, "diffLines": lines, "androidDiffLines": android, "broken": broken,
                 "canPublish": principal.canWrite,
+                "refusal": refusal.map {
+                    ConsoleRoutes.problemContext(
+                        $0, status: ProblemMiddleware.status($0.kind).code,
+                        requestID: RequestState.current?.requestID ?? "-")
+                } as Any,
             ],
             crumbs: [("Overview", "/console/"), (canonical, "/console/domains/\(canonical)")])
     }

@@ -275,6 +275,16 @@ enum ConsoleTemplates {
         {{^empty(broken)}}<ul>{{#broken}}<li class="bad"><code>{{url}}</code>: {{draft}}</li>{{/broken}}</ul>\
         {{/empty(broken)}}
         {{#empty(broken)}}<p>Every golden URL holds.</p>{{/empty(broken)}}
+        <h2>Would it publish?</h2>
+        {{#refusal}}<section class="problem" role="alert" id="refusal">
+        <p><strong>Publishing now would be refused</strong>: {{title}}{{#detail}}. {{detail}}{{/detail}}</p>
+        {{^empty(errors)}}<ul>{{#errors}}<li><code>{{field}}</code> ({{rule}}): {{message}}</li>{{/errors}}</ul>\
+        {{/empty(errors)}}
+        {{^empty(violations)}}<ul>{{#violations}}<li>{{text}}</li>{{/violations}}</ul>{{/empty(violations)}}
+        <p class="muted">HTTP {{status}} · {{slug}}</p>
+        </section>{{/refusal}}
+        {{^refusal}}{{#canPublish}}<p id="would-publish">The publish was run and rolled back: every check passes.</p>\
+        {{/canPublish}}{{/refusal}}
         {{#canPublish}}
         <form method="post" action="/console/domains/{{host}}/publish" class="stack">
         <input type="hidden" name="csrf" value="{{csrf}}">
