@@ -23,7 +23,7 @@ package struct RuleWriteCheck: Sendable {
     package init(maxRulesPerTeam: Int) { budget = RuleBudget(maxRulesPerTeam) }
 
     /// Where each refusal points in the caller's request body.
-    package struct Fields {
+    package struct Fields: Sendable {
         /// The app's ID (steps 1 and 2).
         package var app: String
         /// What names the domain (step 3).
@@ -31,7 +31,14 @@ package struct RuleWriteCheck: Sendable {
         /// The rule list (step 5).
         package var rules: String
         /// The `/` of the rule at an index of the new list (step 4).
-        package var rulePath: (Int) -> String
+        package var rulePath: @Sendable (Int) -> String
+
+        package init(app: String, domain: String, rules: String, rulePath: @escaping @Sendable (Int) -> String) {
+            self.app = app
+            self.domain = domain
+            self.rules = rules
+            self.rulePath = rulePath
+        }
     }
 
     /// The first refusal of writing `after` over `before`, or nil when the write may go ahead.

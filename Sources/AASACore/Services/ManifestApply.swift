@@ -201,15 +201,26 @@ package struct ManifestApply: Sendable {
                     state.appChanges.append(.init(appID: app.appID, action: .unchanged, services: services))
                     continue
                 }
-                try await session.updateApp(
-                    id: current.id, teamID: team.id, services: app.services, fingerprints: fingerprints)
-                let after = try await session.app(appID: app.appID)!
-                state.apps[app.appID] = after
-                try await session.appendAudit(
-                    AuditEntry(
-                        action: "app.update", entityType: "app", entityID: app.appID,
-                        team: team.name, appID: app.appID, before: AuditJSON.app(current), after: AuditJSON.app(after)
-                    ).record(by: actor))
+                // The apps API's own change, so its checks run here too (a service no domain may
+                // lose while rules use it, an app following another's rules); its refusals join the
+                // manifest's other errors under the app's pointer.
+                let change = AppChange(
+                    kind: .update(
+                        appID: app.appID, team: nil, services: app.services,
+                        fingerprints: app.platform == .android ? fingerprints : nil),
+                    ifMatch: nil)
+                do {
+                    let applied = try await change.applyWithin(session, principal: principal)
+                    for entry in applied.audit { try await session.appendAudit(entry.record(by: actor)) }
+                    state.apps[app.appID] = applied.output
+                } catch let refusal as ServiceError where refusal.kind == .invalid || refusal.kind == .conflict {
+                    state.errors += (refusal.errors.isEmpty
+                        ? [FieldError(field: "", rule: refusal.slug, message: refusal.detail ?? refusal.title)]
+                        : refusal.errors).map {
+                            FieldError(field: app.pointer + $0.field, rule: $0.rule, message: $0.message)
+                        }
+                    continue
+                }
                 state.appChanges.append(
                     .init(
                         appID: app.appID, action: .update, services: services,
@@ -272,13 +283,10 @@ package struct ManifestApply: Sendable {
     }
 
     /// Stage 4: each named app's rules on each locked domain (of the manifest's environment, when it
-    /// names one) become what the manifest lists, each write judged by `RuleWriteCheck` as the rules
-    /// API's are.
+    /// names one) become what the manifest lists, each through the rules API's own `RuleSetChange`.
     private func writeRules(_ manifest: ManifestRequest, _ state: inout ApplyState, session: DBSession) async throws {
-        let team = state.team
         // Rules: each named app's rules on each locked domain become what the manifest lists (none
         // where it lists nothing). Pointers let errors name the manifest's own rules.
-        let check = RuleWriteCheck(maxRulesPerTeam: maxRulesPerTeam)
         // A manifest applied to one environment leaves the other environments' domains as they are.
         for domain in state.locked where manifest.environment.map({ $0 == domain.environment }) ?? true {
             let entry = manifest.domains.first { $0.host == domain.host }
@@ -304,27 +312,25 @@ package struct ManifestApply: Sendable {
                     continue
                 }
                 let base = wanted?.pointer ?? app.pointer
-                if let problem = try await check.problem(
-                    session, domain: domain, app: record, before: current.rules, after: rules,
+                // The rules API's own change: the same check (grants, budgets, applinks, rules-from),
+                // the same write and audit; a refusal joins the manifest's other errors, named by
+                // the manifest's pointers.
+                let change = RuleSetChange(
+                    host: domain.host, appID: app.appID, ifMatch: nil, action: "rules.replace",
+                    maxRulesPerTeam: maxRulesPerTeam, edit: { _ in rules }, bodyField: { _, _ in nil },
                     manifestDecides: manifestDecides,
                     fields: .init(
                         app: "\(base)/appID", domain: "\(entry?.pointer ?? app.pointer)/host", rules: "\(base)/rules",
                         rulePath: { "\(base)/rules/\($0)/~1" }))
-                {
-                    if !state.errors.contains(problem) { state.errors.append(problem) }
+                let version: Int64
+                do {
+                    let applied = try await change.applyWithin(session, principal: principal)
+                    for entry in applied.audit { try await session.appendAudit(entry.record(by: actor)) }
+                    version = applied.output.set.version
+                } catch let refusal as ServiceError where refusal.kind == .invalid {
+                    for problem in refusal.errors where !state.errors.contains(problem) { state.errors.append(problem) }
                     continue
                 }
-                let version = try await session.saveRuleSet(
-                    domainID: domain.id, appPK: record.id, rules: rules, manifestDecides: manifestDecides,
-                    previousVersion: current.version)
-                try await session.appendAudit(
-                    AuditEntry(
-                        action: "rules.replace", entityType: "rules", entityID: "\(domain.host)/\(app.appID)",
-                        team: team.name, domain: domain.host, appID: app.appID,
-                        before: AuditJSON.rules(
-                            current.rules, version: current.version, manifest: current.manifestDecides),
-                        after: AuditJSON.rules(rules, version: version, manifest: manifestDecides)
-                    ).record(by: actor))
                 state.ruleChanges[domain.id, default: []].append(
                     .init(
                         appID: app.appID, action: rules.isEmpty && !manifestDecides ? .clear : .replace,

@@ -17,12 +17,17 @@ package struct RuleSetChange: DomainChange {
     /// An Android app's statement left to its manifest (no rules); nil keeps what is stored while
     /// the set stays empty (an appended rule replaces it).
     package var manifestDecides: Bool? = nil
+    /// Where a refusal points in a composite writer's own body (a manifest's pointers); nil: the
+    /// rules API's (`appID`, `host`, `/rules`, each rule by `bodyField`).
+    package var fields: RuleWriteCheck.Fields? = nil
 
     package init(
         host: String, appID: String, ifMatch: String?, action: String, maxRulesPerTeam: Int,
         edit: @escaping @Sendable ([StoredRule]) throws -> [StoredRule],
-        bodyField: @escaping @Sendable (UUID, Int) -> String?, manifestDecides: Bool? = nil
+        bodyField: @escaping @Sendable (UUID, Int) -> String?, manifestDecides: Bool? = nil,
+        fields: RuleWriteCheck.Fields? = nil
     ) {
+        self.fields = fields
         self.host = host
         self.appID = appID
         self.ifMatch = ifMatch
@@ -64,9 +69,10 @@ package struct RuleSetChange: DomainChange {
         let manifest = manifestDecides ?? (current.manifestDecides && rules.isEmpty)
         if let problem = try await RuleWriteCheck(maxRulesPerTeam: maxRulesPerTeam).problem(
             session, domain: domain, app: app, before: current.rules, after: rules, manifestDecides: manifest,
-            fields: .init(
-                app: "appID", domain: "host", rules: "/rules",
-                rulePath: { bodyField(rules[$0].id, $0).map { $0 + "/~1" } ?? "/rules/\($0)/~1" }))
+            fields: fields
+                ?? .init(
+                    app: "appID", domain: "host", rules: "/rules",
+                    rulePath: { [bodyField] in bodyField(rules[$0].id, $0).map { $0 + "/~1" } ?? "/rules/\($0)/~1" }))
         {
             throw ServiceError.invalid([problem])
         }
