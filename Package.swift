@@ -184,10 +184,31 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The tests' real PostgreSQL: a migrated template database, one clone per test.
+        .target(
+            name: "AASATestSupport",
+            dependencies: [
+                "AASAStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestSupport",
+            swiftSettings: strict
+        ),
+        // The core's services called directly on PostgreSQL, no HTTP in between.
+        .testTarget(
+            name: "AASACoreTests",
+            dependencies: [
+                "AASACore", "AASAStore", "AASAModel", "AASATestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AASAServerTests",
             dependencies: [
-                "AASAServer", "AASACore", "AASAStore", "AASAModel", "AASASignedFile",
+                "AASAServer", "AASACore", "AASAStore", "AASAModel", "AASASignedFile", "AASATestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

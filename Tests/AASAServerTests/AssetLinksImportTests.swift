@@ -1,4 +1,5 @@
 import AASAModel
+import AASATestSupport
 import Foundation
 import HTTPTypes
 import Testing

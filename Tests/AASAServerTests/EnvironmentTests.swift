@@ -1,6 +1,7 @@
 import AASACore
 import AASAServer
 import AASAStore
+import AASATestSupport
 import Foundation
 import HTTPTypes
 import Logging

@@ -1,4 +1,5 @@
 import AASACore
+import AASATestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting

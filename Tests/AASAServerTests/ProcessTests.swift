@@ -1,6 +1,7 @@
 import AASACore
 import AASAModel
 import AASAStore
+import AASATestSupport
 import Foundation
 import Logging
 import Synchronization

@@ -2,6 +2,7 @@ import AASACore
 import AASAModel
 import AASAServer
 import AASAStore
+import AASATestSupport
 import Foundation
 import HTTPTypes
 import HummingbirdTesting

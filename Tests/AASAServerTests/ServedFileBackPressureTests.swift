@@ -1,5 +1,6 @@
 import AASACore
 import AASAModel
+import AASATestSupport
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import AASAStore
+import AASATestSupport
 import Foundation
 import HTTPTypes
 import Logging

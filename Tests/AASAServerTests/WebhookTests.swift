@@ -1,5 +1,6 @@
 import AASAModel
 import AASAStore
+import AASATestSupport
 import Crypto
 import Foundation
 import HTTPTypes

@@ -214,7 +214,8 @@ package struct ManifestApply: Sendable {
                     for entry in applied.audit { try await session.appendAudit(entry.record(by: actor)) }
                     state.apps[app.appID] = applied.output
                 } catch let refusal as ServiceError where refusal.kind == .invalid || refusal.kind == .conflict {
-                    state.errors += (refusal.errors.isEmpty
+                    state.errors +=
+                        (refusal.errors.isEmpty
                         ? [FieldError(field: "", rule: refusal.slug, message: refusal.detail ?? refusal.title)]
                         : refusal.errors).map {
                             FieldError(field: app.pointer + $0.field, rule: $0.rule, message: $0.message)

@@ -1,5 +1,6 @@
 import AASACore
 import AASAStore
+import AASATestSupport
 import Foundation
 import Testing
 

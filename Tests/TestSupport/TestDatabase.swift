@@ -1,20 +1,17 @@
-import AASACore
 import AASAStore
 import Foundation
 import Logging
 import PostgresNIO
-import Testing
 
-/// Real PostgreSQL for the server tests: the migrations are applied once to a template database
+/// Real PostgreSQL for the tests (the server's and the core's): the migrations are applied once to a template database
 /// (named by their checksum, so an edited migration gets a new one), and every test gets its own
 /// clone (`CREATE DATABASE … TEMPLATE …`), dropped when the test ends. Tests never share rows.
-actor TestDatabase {
-    static let shared = TestDatabase()
+public actor TestDatabase {
+    public static let shared = TestDatabase()
 
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .path
-    static let migrationsDirectory = repositoryRoot + "/migrations"
+    public static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    public static let migrationsDirectory = repositoryRoot + "/migrations"
 
     struct NotConfigured: Error, CustomStringConvertible {
         var description: String {
@@ -31,7 +28,7 @@ actor TestDatabase {
         return l
     }()
 
-    static func serverURL() throws -> DatabaseURL {
+    public static func serverURL() throws -> DatabaseURL {
         guard let raw = ProcessInfo.processInfo.environment["AASA_TEST_DATABASE_URL"] else { throw NotConfigured() }
         return try DatabaseURL(raw)
     }
@@ -95,7 +92,7 @@ actor TestDatabase {
     }
 
     /// A fresh migrated database for one test; dropped afterwards.
-    func clone() async throws -> DatabaseURL {
+    public func clone() async throws -> DatabaseURL {
         let template = try await template()
         let name = "aasa_t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         try await adminClient().query("CREATE DATABASE \(unescaped: name) TEMPLATE \(unescaped: template)")
@@ -103,7 +100,7 @@ actor TestDatabase {
     }
 
     /// A new database with nothing in it (for migration tests).
-    func empty() async throws -> DatabaseURL {
+    public func empty() async throws -> DatabaseURL {
         let name = "aasa_e_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         try await adminClient().query("CREATE DATABASE \(unescaped: name)")
         return try Self.serverURL().with(database: name)
@@ -111,7 +108,7 @@ actor TestDatabase {
 
     /// Runs `body` on a fresh clone (or an empty database) and drops it when `body` is done, awaited,
     /// whether it returns or throws: a `defer { Task { drop } }` would leave the drop to chance.
-    nonisolated func withDatabase<T: Sendable>(empty: Bool = false, _ body: (DatabaseURL) async throws -> T)
+    public nonisolated func withDatabase<T: Sendable>(empty: Bool = false, _ body: (DatabaseURL) async throws -> T)
         async throws -> T
     {
         let url = try await (empty ? self.empty() : clone())
@@ -125,18 +122,18 @@ actor TestDatabase {
         }
     }
 
-    func drop(_ url: DatabaseURL) async {
+    public func drop(_ url: DatabaseURL) async {
         _ = try? await adminClient().query("DROP DATABASE IF EXISTS \(unescaped: url.database) WITH (FORCE)")
     }
 
     /// Runs `body` with a pool on `database`, then shuts the pool down.
-    nonisolated func withClient<T: Sendable>(database: String, _ body: @Sendable (Database) async throws -> T)
+    public nonisolated func withClient<T: Sendable>(database: String, _ body: @Sendable (Database) async throws -> T)
         async throws -> T
     {
         try await withClient(url: try Self.serverURL().with(database: database), body)
     }
 
-    nonisolated func withClient<T: Sendable>(url: DatabaseURL, _ body: @Sendable (Database) async throws -> T)
+    public nonisolated func withClient<T: Sendable>(url: DatabaseURL, _ body: @Sendable (Database) async throws -> T)
         async throws -> T
     {
         let client = PostgresClient(
