@@ -165,6 +165,35 @@ import Testing
         }
     }
 
+    /// Issue 40: an import is committed first; its publish comes after, through the one publish
+    /// step every writer uses: a domain set to auto-publish is published after an import that
+    /// changed it (the import ignored the setting before), and one that is not is left alone.
+    @Test func anImportPublishesAfterItsCommitAsEveryWriterDoes() async throws {
+        try await TestWorld.run { w in
+            try await w.createTeam("shop")
+            try await w.createTeam("news")
+            let created = try await w.call(
+                .post, "/v1/domains", token: w.adminToken, json: ["host": "example.com", "autoPublish": true])
+            try #require(created.status == 201, "\(created.text)")
+            let applied = try await w.call(
+                .post, "/v1/imports", token: w.adminToken, json: Self.body("example.com", Self.mixed, apply: true))
+            #expect(applied.status == 200, "\(applied.text)")
+            let publish = try #require(applied.object["publish"] as? [String: Any], "\(applied.text)")
+            #expect((publish["revision"] as? [String: Any])?["reason"] as? String == "auto-publish after import")
+            #expect(applied.object["publishError"] == nil)
+            let served = try await w.call(
+                .get, "/.well-known/apple-app-site-association", headers: ["Host": "example.com"])
+            #expect(served.status == 200 && served.text.contains("/news/*"), "\(served.text)")
+
+            // A domain that does not auto-publish, and no publish asked: the import publishes nothing.
+            #expect(
+                try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "b.example"]).status == 201)
+            let applyOnly = try await w.call(
+                .post, "/v1/imports", token: w.adminToken, json: Self.body("b.example", Self.mixed, apply: true))
+            #expect(applyOnly.status == 200 && applyOnly.object["publish"] == nil, "\(applyOnly.text)")
+        }
+    }
+
     /// Issue 41, finding 3: ten kilobytes of nested indefinite lengths stopped aasad through this
     /// very request; now it is a refusal naming the field, and the server goes on.
     @Test func aDeeplyNestedSignedFileIsRefusedNotACrash() async throws {

@@ -94,16 +94,10 @@ package struct DomainChangePipeline: Sendable {
         try await policies.check(candidate, session: session)
     }
 
-    /// Step 9 for a domain with `autoPublish`. A failure is logged and left to the next publish or
-    /// to reconciliation; the change itself stands.
+    /// Step 9 for a domain with `autoPublish`, through the one publish after a commit: a failure is
+    /// logged and left to the next publish or to reconciliation; the change itself stands.
     package func autoPublish(_ host: String, after action: String, actor: Actor, logger: Logger) async {
-        do {
-            _ = try await publisher.publish(
-                host: host, reason: "auto-publish after \(action)", source: .draft,
-                actor: actor, logger: logger)
-        } catch {
-            logger.error(
-                "auto-publish failed", metadata: ["host": .string(host), "error": .string(String(describing: error))])
-        }
+        _ = await PublishAfterCommit(publisher: publisher).run(
+            host: host, reason: nil, after: action, actor: actor, logger: logger)
     }
 }

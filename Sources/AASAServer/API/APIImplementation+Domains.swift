@@ -8,7 +8,7 @@ extension APIImplementation {
     func listDomains(_ input: Operations.ListDomains.Input) async throws -> Operations.ListDomains.Output {
         let principal = try principal()
         let after = try PageCursor.key(
-            .domains, cursor: input.query.cursor, deprecated: input.query.after, name: "after")
+            .domains, cursor: input.query.cursor, deprecated: input.query.deprecatedAfter, name: "after")
         let page = try await reads(principal).domains(try PageRequest(after: after, limit: input.query.limit))
         return .ok(
             .init(

@@ -40,11 +40,14 @@ extension APIImplementation {
                 teamMap: ImportTeamMap(body.teamMap.additionalProperties), webRoots: body.webRoots ?? [],
                 environment: body.environment, apply: body.apply == true, ifMatch: input.headers.ifMatch))
         var answer = try Self.importPlan(plan)
-        if plan.applied, let publishReason {
-            answer.publish = Self.publishResult(
-                try await publisher.publish(
-                    host: plan.host, reason: publishReason, source: .draft, actor: actor(principal), logger: logger,
-                    authorize: PublishRights.check(principal)))
+        // The import is committed: its publish (asked, or the domain's auto-publish when it changed)
+        // is an outcome of the answer, never an error hiding the commit.
+        if plan.applied && (publishReason != nil || plan.changed) {
+            let published = await PublishAfterCommit(publisher: publisher).run(
+                host: plan.host, reason: publishReason, after: "import", actor: actor(principal), logger: logger,
+                authorize: PublishRights.check(principal))
+            answer.publish = published.outcome.map(Self.publishResult)
+            answer.publishError = published.failure
         }
         return .ok(.init(body: .json(answer)))
     }

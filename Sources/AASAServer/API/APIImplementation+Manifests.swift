@@ -28,27 +28,17 @@ extension APIImplementation {
 
         var domains = try result.domains.map(Components.Schemas.ManifestDomainResult.init)
         if !dryRun {
-            if let reason = manifest.publishReason {
-                for i in domains.indices where manifest.domains.contains(where: { $0.host == domains[i].host }) {
-                    do {
-                        let outcome = try await publisher.publish(
-                            host: domains[i].host, reason: reason, source: .draft,
-                            actor: actor(principal), logger: logger,
-                            authorize: PublishRights.check(principal))
-                        domains[i].publish = Self.publishResult(outcome)
-                    } catch let problem as ServiceError {
-                        domains[i].publishError = problem.detail ?? problem.title
-                    } catch {
-                        logger.error(
-                            "publish after manifest failed",
-                            metadata: ["host": .string(domains[i].host), "error": .string("\(error)")])
-                        domains[i].publishError = "the publish failed; the manifest is applied, publish again"
-                    }
-                }
-            } else {
-                for domain in domains where domain.changed && result.autoPublish.contains(domain.host) {
-                    await pipeline.autoPublish(domain.host, after: "manifest", actor: actor(principal), logger: logger)
-                }
+            let after = PublishAfterCommit(publisher: publisher)
+            for i in domains.indices {
+                let host = domains[i].host
+                // The manifest's own publish of the domains it names, or each changed domain's auto-publish.
+                let asked = manifest.publishReason != nil && manifest.domains.contains { $0.host == host }
+                guard asked || domains[i].changed && result.autoPublish.contains(host) else { continue }
+                let published = await after.run(
+                    host: host, reason: asked ? manifest.publishReason : nil, after: "manifest",
+                    actor: actor(principal), logger: logger, authorize: PublishRights.check(principal))
+                domains[i].publish = published.outcome.map(Self.publishResult)
+                domains[i].publishError = published.failure
             }
         }
         let answer = Components.Schemas.ManifestResult(

@@ -54,7 +54,8 @@ extension APIImplementation {
         let limit = try Names.limit(input.query.limit, default: 50)
         let (host, items) = try await reads(principal).revisions(
             input.path.host,
-            before: try PageCursor.revisionBefore(cursor: input.query.cursor, before: input.query.before), limit: limit)
+            before: try PageCursor.revisionBefore(cursor: input.query.cursor, before: input.query.deprecatedBefore),
+            limit: limit)
         let next = items.count == limit && (items.last?.number ?? 0) > 1 ? items.last?.number : nil
         return .ok(
             .init(

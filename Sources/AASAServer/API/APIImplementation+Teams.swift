@@ -6,7 +6,8 @@ import Foundation
 extension APIImplementation {
     func listTeams(_ input: Operations.ListTeams.Input) async throws -> Operations.ListTeams.Output {
         let principal = try principal()
-        let after = try PageCursor.key(.teams, cursor: input.query.cursor, deprecated: input.query.after, name: "after")
+        let after = try PageCursor.key(
+            .teams, cursor: input.query.cursor, deprecated: input.query.deprecatedAfter, name: "after")
         let page = try await reads(principal).teams(try PageRequest(after: after, limit: input.query.limit))
         return .ok(
             .init(
