@@ -146,22 +146,15 @@ struct IdempotencyJanitor: Service {
     let logger: Logger
 
     func run() async throws {
-        // Cancelled on graceful shutdown; a cancelled sleep ends the loop quietly, not as an error.
-        await cancelWhenGracefulShutdown {
-            while true {
-                // First wait: at start-up the schema check runs, and the table may not exist yet.
-                do { try await Task.sleep(for: .seconds(60)) } catch { return }
-                do {
-                    try await database.read(logger: logger) {
-                        try await $0.expireIdempotencyKeys(olderThan: retention)
-                        try await $0.expireConsoleSessions(idle: consoleIdle, lifetime: consoleLifetime)
-                    }
-                } catch {
-                    logger.warning(
-                        "could not expire idempotency keys", metadata: ["error": .string(String(describing: error))])
-                }
-                do { try await Task.sleep(for: .seconds(3540)) } catch { return }
+        // First after a minute: at start-up the schema check runs, and the tables may not exist yet.
+        try await PeriodicService(
+            "expiring idempotency keys and console sessions", every: .seconds(3600), firstAfter: .seconds(60),
+            logger: logger
+        ) {
+            try await database.read(logger: logger) {
+                try await $0.expireIdempotencyKeys(olderThan: retention)
+                try await $0.expireConsoleSessions(idle: consoleIdle, lifetime: consoleLifetime)
             }
-        }
+        }.run()
     }
 }

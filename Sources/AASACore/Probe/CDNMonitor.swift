@@ -29,20 +29,14 @@ package struct CDNMonitor: Service {
     }
 
     package func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while true {
-                do { try await Task.sleep(for: interval) } catch { return }
-                do {
-                    let checked = try await runPass()
-                    logger.debug(
-                        "CDN monitor pass",
-                        metadata: ["domains": .string(checked.map(String.init) ?? "another replica runs it")])
-                } catch {
-                    logger.warning("CDN monitor pass failed", metadata: ["error": .string(String(describing: error))])
-                    await tellMonitorError(error)
-                }
-            }
-        }
+        try await PeriodicService(
+            "CDN monitor pass", every: interval, firstAfter: interval, logger: logger, onError: tellMonitorError
+        ) {
+            let checked = try await runPass()
+            logger.debug(
+                "CDN monitor pass",
+                metadata: ["domains": .string(checked.map(String.init) ?? "another replica runs it")])
+        }.run()
     }
 
     /// `monitor.error`, on a connection of its own (the pass's may be what failed); if the database

@@ -29,15 +29,10 @@ package struct Reconciler: Service {
         package var failed: [String] = []
     }
 
+    /// At start-up, then every `interval`.
     package func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do { _ = try await reconcileAll() } catch {
-                    logger.warning("reconciliation failed", metadata: ["error": .string(String(describing: error))])
-                }
-                do { try await Task.sleep(for: interval) } catch { return }
-            }
-        }
+        try await PeriodicService("reconciliation", every: interval, logger: logger) { _ = try await reconcileAll() }
+            .run()
     }
 
     package func reconcileAll() async throws -> Report {

@@ -39,14 +39,9 @@ package struct WebhookWorker: Service {
     }
 
     package func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while true {
-                do { try await Task.sleep(for: interval) } catch { return }
-                do { _ = try await runPass() } catch {
-                    logger.warning("webhook delivery pass failed", metadata: ["error": .string("\(error)")])
-                }
-            }
-        }
+        try await PeriodicService("webhook delivery pass", every: interval, firstAfter: interval, logger: logger) {
+            _ = try await runPass()
+        }.run()
     }
 
     /// Sends everything due; the number of attempts made, or nil when another replica is at it.
