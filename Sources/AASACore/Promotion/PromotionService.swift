@@ -178,12 +178,8 @@ package struct PromotionService: Sendable {
                 taken.rules, to: target, principal: principal, maxRulesPerTeam: maxRulesPerTeam, session: session
             ).before
             let apps = taken.rules.compactMap { Self.appPlan($0, was: before[$0.appPK]?.rules ?? []) }
-            let document = try await DomainGate.check(session, domain: target)
-            try await publisher.policies.check(
-                PolicyCandidate(
-                    stage: .publish(rollbackOf: nil), action: "domain.promote", domain: target, document: document,
-                    bytes: document.bytes, actor: actor),
-                session: session)
+            let document = try await Judge(policies: publisher.policies).judge(
+                session, domain: target, stage: .publish(rollbackOf: nil), action: "domain.promote", actor: actor)
             domains.append(
                 DomainPlan(
                     source: pair.source.host, sourceRevision: taken.currentRevision, fromDraft: taken.fromDraft,

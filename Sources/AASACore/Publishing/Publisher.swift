@@ -247,7 +247,7 @@ package struct Publisher: Sendable {
                 try await write(session, domain)
                 promotedFrom = (aasa, assetLinks)
             }
-            let draft = try await DomainGate.check(session, domain: domain)
+            let draft = try await Judge(policies: policies).document(session, domain: domain)
             found = draft.warningFindings
             candidate = PolicyCandidate(
                 stage: .publish(rollbackOf: nil), action: PublishedFile.aasa.action(rollback: false),

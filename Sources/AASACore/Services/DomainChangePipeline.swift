@@ -23,6 +23,8 @@ package struct DomainChangePipeline: Sendable {
     package var policies: DomainPolicies { publisher.policies }
     /// Benchmarks only: see `AppConfig.skipValidationForBenchmark`.
     package var skipValidation = false
+    /// Steps 5 and 6, as every writer asks them.
+    package var judge: Judge { Judge(policies: policies, skipValidation: skipValidation) }
 
     package init(database: Database, publisher: Publisher, served: WellKnownFiles, skipValidation: Bool = false) {
         self.database = database
@@ -45,15 +47,10 @@ package struct DomainChangePipeline: Sendable {
             var autoPublish: [String] = []
             for id in Set(applied.domains).sorted() {
                 guard let domain = try await session.domain(id: id, forUpdate: true) else { continue }
-                var document = try await validate(session, domain: domain) {
-                    change.field(for: $0, output: applied.output)
-                }
+                var document = try await judge.judge(
+                    session, domain: domain, stage: .draft, action: change.action, actor: actor
+                ) { change.field(for: $0, output: applied.output) }
                 document.agreementScope = applied.agreementTeams
-                try await checkPolicies(
-                    PolicyCandidate(
-                        stage: .draft, action: change.action, domain: domain,
-                        document: document, bytes: document.bytes, actor: actor),
-                    session: session)
                 documents.append(document)
                 if domain.autoPublish { autoPublish.append(domain.host) }
             }
@@ -85,13 +82,15 @@ package struct DomainChangePipeline: Sendable {
         _ session: DBSession, domain: DomainRecord,
         field: (Finding) -> String? = { _ in nil }
     ) async throws -> DomainDocument {
-        if skipValidation { return DomainDocument.unvalidated(try await session.snapshot(of: domain)) }
-        return try await DomainGate.check(session, domain: domain, field: field)
+        try await judge.document(session, domain: domain, field: field)
     }
 
     /// Step 6: every domain policy, in the change's transaction.
-    package func checkPolicies(_ candidate: PolicyCandidate, session: DBSession) async throws {
-        try await policies.check(candidate, session: session)
+    package func checkPolicies(
+        _ document: DomainDocument, action: String, domain: DomainRecord, actor: Actor, session: DBSession
+    ) async throws {
+        try await judge.policies(
+            document, stage: .draft, action: action, domain: domain, actor: actor, session: session)
     }
 
     /// Step 9 for a domain with `autoPublish`, through the one publish after a commit: a failure is

@@ -231,10 +231,7 @@ package struct ImportService: Sendable {
         if let proof, !proof.holds { throw Self.refusal(proof) }
         if let androidProof, !androidProof.holds { throw Self.refusal(androidProof) }
         try await pipeline.checkPolicies(
-            PolicyCandidate(
-                stage: .draft, action: "import.apply", domain: current, document: rendered, bytes: rendered.bytes,
-                actor: actor),
-            session: session)
+            rendered, action: "import.apply", domain: current, actor: actor, session: session)
         let changed = !audit.isEmpty
         if changed {
             audit.append(

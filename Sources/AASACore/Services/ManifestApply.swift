@@ -376,10 +376,7 @@ package struct ManifestApply: Sendable {
                 guard synced.errors.isEmpty else { continue }
             }
             try await pipeline.checkPolicies(
-                PolicyCandidate(
-                    stage: .draft, action: "manifest.apply", domain: domain, document: rendered,
-                    bytes: rendered.bytes, actor: actor),
-                session: session)
+                rendered, action: "manifest.apply", domain: domain, actor: actor, session: session)
             let changes = state.ruleChanges[domain.id] ?? []
             let old = state.documentsBefore[domain.id]
             let changed =
