@@ -34,6 +34,8 @@ package struct PeriodicService: Service {
             }
             while !Task.isCancelled {
                 do { try await pass() } catch {
+                    // A pass cut short by the graceful shutdown has not failed.
+                    if error is CancellationError || Task.isCancelled { return }
                     logger.warning("\(name) failed", metadata: ["error": .string(String(describing: error))])
                     await onError(error)
                 }
