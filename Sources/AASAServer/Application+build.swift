@@ -68,6 +68,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     routes.add(.get, RevisionFileRoute.path)
     routes.add(.get, RevisionFileRoute.assetLinksPath)
     if config.console {
+        _ = try ConsoleTemplates.loaded.get()
         let sessions = ConsoleSessionService(
             database: database, authenticator: Authenticator(database: database), limiter: SignInLimiter(),
             idle: config.consoleIdle, lifetime: config.consoleLifetime)

@@ -46,7 +46,7 @@ extension APIImplementation {
             let published = await PublishAfterCommit(publisher: publisher).run(
                 host: plan.host, reason: publishReason, after: "import", actor: actor(principal), logger: logger,
                 authorize: PublishRights.check(principal))
-            answer.publish = published.outcome.map(Self.publishResult)
+            answer.publish = try published.outcome.map(Self.publishResult)
             answer.publishError = published.failure
         }
         return .ok(.init(body: .json(answer)))

@@ -37,7 +37,7 @@ extension APIImplementation {
                 let published = await after.run(
                     host: host, reason: asked ? manifest.publishReason : nil, after: "manifest",
                     actor: actor(principal), logger: logger, authorize: PublishRights.check(principal))
-                domains[i].publish = published.outcome.map(Self.publishResult)
+                domains[i].publish = try published.outcome.map(Self.publishResult)
                 domains[i].publishError = published.failure
             }
         }

@@ -28,7 +28,7 @@ extension APIImplementation {
             host: try Names.pathHost(input.path.host), reason: try Self.reason(body),
             source: .draft, actor: actor(principal), logger: logger, dryRun: input.query.dryRun == true,
             authorize: PublishRights.check(principal))
-        let result = Self.publishResult(outcome)
+        let result = try Self.publishResult(outcome)
         return result.created && !outcome.dryRun
             ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
     }
@@ -45,7 +45,7 @@ extension APIImplementation {
             source: .revision(.aasa, Int(input.path.number), team: principal.isAdmin ? nil : principal.teamName),
             actor: actor(principal),
             logger: logger, authorize: PublishRights.check(principal))
-        let result = Self.publishResult(outcome)
+        let result = try Self.publishResult(outcome)
         return result.created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
     }
 
@@ -149,11 +149,11 @@ extension APIImplementation {
     }
 
     /// The answer of a publish or an AASA rollback: the AASA's revision first, then every file it settled.
-    static func publishResult(_ o: Publisher.Outcome) -> Components.Schemas.PublishResult {
+    static func publishResult(_ o: Publisher.Outcome) throws -> Components.Schemas.PublishResult {
         let aasa = o.primary
         return .init(
-            revision: (try? revision(aasa.revision, host: o.host, withDiff: true))
-                ?? (try! revision(aasa.revision, host: o.host, withDiff: false)),
+            revision: try (try? revision(aasa.revision, host: o.host, withDiff: true))
+                ?? revision(aasa.revision, host: o.host, withDiff: false),
             created: o.files.contains(where: \.created),
             files: fileRevisions(o),
             targets: aasa.targets.map { .init(webRoot: $0.webRoot, ok: $0.ok, error: $0.error, paths: $0.paths) },

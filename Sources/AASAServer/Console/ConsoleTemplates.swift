@@ -5,16 +5,17 @@ import Mustache
 /// a rule comment, a reason) is text on the page; the pages use `{{{x}}}` only for SVG this
 /// server drew itself (`PathSpaceMap`, `CDNTimeline`), whose every text is escaped when drawn.
 enum ConsoleTemplates {
-    static let library: MustacheLibrary = {
+    /// The templates parsed once. `buildApplication` asks for it before the server starts, so a
+    /// template that does not parse stops aasad at start-up with Mustache's error, not a page.
+    static let loaded: Result<MustacheLibrary, any Error> = Result {
         MustacheContentTypes.register(HTMLText(), named: HTMLText.name)
         var library = MustacheLibrary()
         for (name, text) in templates {
-            // The templates are constants of this file; one that does not parse is a programming error.
             // Each names the escaping below; a partial renders with its caller's.
-            try! library.register("{{% CONTENT_TYPE: \(HTMLText.name)}}" + text, named: name)
+            try library.register("{{% CONTENT_TYPE: \(HTMLText.name)}}" + text, named: name)
         }
         return library
-    }()
+    }
 
     /// HTML escaping as Mustache's own (`< > & " '`), through `SVGText.escape`, which works a byte
     /// at a time: Mustache's looks each character up in a dictionary, and hashing was a tenth of the
@@ -26,7 +27,7 @@ enum ConsoleTemplates {
     }
 
     static func render(_ name: String, _ context: [String: Any]) -> String {
-        library.render(context, withTemplate: name) ?? ""
+        (try? loaded.get())?.render(context, withTemplate: name) ?? ""
     }
 
     static let templates: [String: String] = [
