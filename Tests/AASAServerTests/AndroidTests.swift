@@ -78,7 +78,7 @@ import Testing
 
     @Test func bothFilesArePublishedServedAndRolledBackApart() async throws {
         let root = try PublishingTests.tempDir()
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let (shop, blog) = try await Self.setUp(w, root: root)
             let first = try await w.call(
                 .post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "both platforms"])
@@ -188,7 +188,7 @@ import Testing
     /// Bad Android input: 4xx naming the field and the rule, nothing written.
     @Test func androidAppsAndRulesAreCheckedLikeIOSOnes() async throws {
         let root = try PublishingTests.tempDir()
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let (shop, blog) = try await Self.setUp(w, root: root)
             let lower = try await w.call(
                 .post, "/v1/teams/shop/apps", token: shop,
@@ -252,7 +252,7 @@ import Testing
     /// app on one platform and not the other.
     @Test func matchAnswersPerPlatformAndSaysWhereTheyDisagree() async throws {
         let root = try PublishingTests.tempDir()
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let (shop, _) = try await Self.setUp(w, root: root)
             // shop's iOS app opens /shop/cart; its Android app excludes it: a warning on the write.
             let write = try await w.call(
@@ -312,7 +312,7 @@ import Testing
     /// assetlinks.json, and `opensNone` by both files.
     @Test func goldenURLsHoldOnAndroidToo() async throws {
         let root = try PublishingTests.tempDir()
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let (shop, blog) = try await Self.setUp(w, root: root)
             let expectations = "/v1/domains/example.com/expectations"
             let created = try await w.call(
@@ -349,7 +349,7 @@ import Testing
     /// changes nothing; a new key list updates the app; a platform cannot change.
     @Test func aManifestCarriesAndroidApps() async throws {
         let root = try PublishingTests.tempDir()
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let (shop, _) = try await Self.setUp(w, root: root)
             func manifest(_ fingerprints: [String], platform: String = "android") -> [String: Any] {
                 [
@@ -436,7 +436,7 @@ import Testing
     /// so is an Android rule that opens a protected path.
     @Test func protectedPathsHoldOnAndroidToo() async throws {
         let root = try PublishingTests.tempDir()
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let (shop, _) = try await Self.setUp(w, root: root)
             let excludeAccount: [[String: Any]] = [["/": "/shop/account/*", "exclude": true], ["/": "/shop/*"]]
             #expect(
@@ -469,7 +469,7 @@ import Testing
     /// Reconciliation rewrites an edited or missing assetlinks.json, and leaves the AASA alone.
     @Test func reconciliationRewritesAssetLinks() async throws {
         let root = try PublishingTests.tempDir()
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             _ = try await Self.setUp(w, root: root)
             #expect(
                 try await w.call(.post, "/v1/domains/example.com/publish", token: w.adminToken, json: ["reason": "go"])
@@ -498,7 +498,7 @@ import Testing
     /// rendered with that app's rules, and a rule with no Android form is refused on the iOS write.
     @Test func anAndroidAppCanFollowAnIOSAppsRules() async throws {
         let root = try PublishingTests.tempDir()
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let (shop, blog) = try await Self.setUp(w, root: root)
             let twin = try await w.call(
                 .post, "/v1/teams/shop/apps", token: shop,
@@ -568,7 +568,7 @@ import Testing
     /// A suspended team's Android apps leave assetlinks.json with its iOS apps, and come back on resume.
     @Test func aSuspensionTakesAndroidAppsOutToo() async throws {
         let root = try PublishingTests.tempDir()
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             _ = try await Self.setUp(w, root: root)
             func packages() async throws -> [String] {
                 let draft = try await w.call(.get, "/v1/domains/example.com/assetlinks", token: w.adminToken)

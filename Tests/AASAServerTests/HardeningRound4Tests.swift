@@ -164,7 +164,8 @@ import Testing
         let configure: @Sendable (inout AppConfig) -> Void = { config in
             config.trustedProxies = try! TrustedProxies("127.0.0.0/8, ::1")
         }
-        try await TestWorld.run(configure: configure) { w in
+        // Live: the throttle counts by the connection's peer, which only a real socket has.
+        try await TestWorld.run(live: true, configure: configure) { w in
             func attempt(_ token: String, from client: String) async throws -> Int {
                 let b = ConsoleTests.Browser(w)
                 try await b.get("/console/sign-in")

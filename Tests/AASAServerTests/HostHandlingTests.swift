@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test func twoHostHeadersAre400() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let port = try #require(w.client.port)
             let path = "/.well-known/apple-app-site-association"
             #expect(
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func aMovedAliasIsServedByItsNewDomainAtOnce() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             try await w.createTeam("own")
             try #require(
                 try await w.call(

@@ -169,7 +169,7 @@ import Testing
     /// step every writer uses: a domain set to auto-publish is published after an import that
     /// changed it (the import ignored the setting before), and one that is not is left alone.
     @Test func anImportPublishesAfterItsCommitAsEveryWriterDoes() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             try await w.createTeam("shop")
             try await w.createTeam("news")
             let created = try await w.call(

@@ -10,7 +10,7 @@ import Testing
     static let nul = "\\u0000"
 
     @Test func aNulAnywhereIs400NamingTheField() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             try await w.createTeam("shop")
             let cases: [(HTTPRequest.Method, String, String, String)] = [
                 (.post, "/v1/teams", #"{"name":"a","displayName":"x\#(Self.nul)y"}"#, "/displayName"),
@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func namesAndStringsHaveTheirMaximumLength() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             try await w.createTeam("shop")
             let long = String(repeating: "n", count: 201)
             let team = try await w.call(.patch, "/v1/teams/shop", token: w.adminToken, json: ["displayName": long])
@@ -65,7 +65,7 @@ import Testing
     /// A chunked body gives no Content-Length: it is cut off at the limit and answered 413, with
     /// or without a token (it was a 500 from NIO's byte limit).
     @Test func aChunkedBodyOverTheLimitIs413() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let port = try #require(w.client.port)
             let huge = #"{"name":""# + String(repeating: "x", count: 100 * 1024) + #""}"#
             for token in [w.adminToken, nil] {
@@ -82,7 +82,7 @@ import Testing
     /// Found by schemathesis: the generated code URI-decodes header values, so an If-Match of
     /// `%22…` over the declared 100 characters shrank under the bound and came back 412.
     @Test func anIfMatchOverItsBoundIs400AsSent() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             try #require(
                 try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "example.com"]).status == 201
             )

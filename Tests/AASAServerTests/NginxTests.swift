@@ -69,7 +69,7 @@ import Testing
             "install Debian's nginx (scripts/test does)")
         let root = try PublishingTests.tempDir()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let token = try await PublishingTests.setUp(w, webRoots: [root], legacy: true)
             // An Android app too, so the domain publishes assetlinks.json beside the AASA.
             try #require(

@@ -47,7 +47,7 @@ import Testing
     @Test func publishWritesEveryWebRootAndRollsBack() async throws {
         let roots = [try Self.tempDir(), try Self.tempDir()]
         defer { for r in roots { try? FileManager.default.removeItem(atPath: r) } }
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let token = try await Self.setUp(w, webRoots: roots, legacy: true)
             let first = try await w.call(
                 .post, "/v1/domains/example.com/publish", token: token, json: ["reason": "first"])
@@ -108,7 +108,7 @@ import Testing
     }
 
     @Test func servedFileIsChosenByHost() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let token = try await Self.setUp(w, webRoots: [])
             #expect(
                 try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "go"]).status
@@ -135,7 +135,7 @@ import Testing
         let escaping = try Self.tempDir()
         defer { for r in [good, outside, escaping] { try? FileManager.default.removeItem(atPath: r) } }
         try FileManager.default.createSymbolicLink(atPath: escaping + "/.well-known", withDestinationPath: outside)
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let token = try await Self.setUp(w, webRoots: ["/nonexistent/aasa-root", escaping, good])
             let reply = try await w.call(
                 .post, "/v1/domains/example.com/publish", token: token, json: ["reason": "partial"])
@@ -153,7 +153,7 @@ import Testing
     @Test func reconciliationRewritesMissingAndEditedFiles() async throws {
         let root = try Self.tempDir()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let token = try await Self.setUp(w, webRoots: [root])
             #expect(
                 try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "go"]).status
@@ -181,7 +181,7 @@ import Testing
     }
 
     @Test func webRootsMustLieInsideTheConfiguredBases() async throws {
-        try await TestWorld.run(webRootBases: ["/srv/aasa"]) { w in
+        try await TestWorld.run(live: true, webRootBases: ["/srv/aasa"]) { w in
             let outside = try await w.call(
                 .post, "/v1/domains", token: w.adminToken, json: ["host": "a.example", "webRoots": ["/etc"]])
             #expect(outside.status == 422)
@@ -205,7 +205,7 @@ import Testing
     }
 
     @Test func whoMayPublish() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             try await Self.setUp(w, webRoots: [])
             let read = try await w.teamToken("own", scopes: ["read"]).secret
             try await w.createTeam("other")
@@ -230,7 +230,7 @@ import Testing
     }
 
     @Test func matchAnswersForPublishedDraftAndWildcardParent() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let token = try await Self.setUp(w, webRoots: [])
             // Not yet published: the draft answers, the published file does not exist.
             #expect(
@@ -262,7 +262,7 @@ import Testing
     @Test func autoPublishFollowsEveryValidChange() async throws {
         let root = try Self.tempDir()
         defer { try? FileManager.default.removeItem(atPath: root) }
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let token = try await Self.setUp(w, webRoots: [root])
             #expect(
                 try await w.call(.patch, "/v1/domains/example.com", token: w.adminToken, json: ["autoPublish": true])

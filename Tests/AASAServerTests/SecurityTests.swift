@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func sqlInjectionThroughEveryStringField() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             try await w.createTeam("shop")
             let app = "ABCDE12345.com.shop.app"
             #expect(
@@ -160,7 +160,7 @@ import Testing
         let inside = base.appendingPathComponent("roots/site")
         try FileManager.default.createDirectory(at: inside, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: base) }
-        try await TestWorld.run(webRootBases: [base.appendingPathComponent("roots").path]) { w in
+        try await TestWorld.run(live: true, webRootBases: [base.appendingPathComponent("roots").path]) { w in
             for host in [
                 "../../etc", "example.com/../../etc", "..", "exa mple.com", "example.com%2F..%2F", "/etc/passwd",
                 "a\u{0}b.com",
@@ -193,7 +193,7 @@ import Testing
     /// Found by schemathesis: `null` read as "absent" let a body that breaks the schema through
     /// (to a 412), and `before=0` was answered. Both are 400 now, naming the field.
     @Test func nullsAndOutOfRangeParametersAre400() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             try #require(
                 try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "example.com"]).status == 201
             )
@@ -211,7 +211,7 @@ import Testing
     }
 
     @Test func oversizedBodiesAreRefusedAndChangeNothing() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             try await w.createTeam("shop")
             let before = try await Self.tableCounts(w)
             let huge = String(repeating: "x", count: 70 * 1024)

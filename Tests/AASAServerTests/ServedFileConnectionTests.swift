@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func oneConnectionAsksForTheFileAgainAndAgain() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let (etag, body) = try await Self.published(w)
             let port = try #require(w.client.port)
             let text = try await RawHTTP.exchange(
@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func aPipelinedRequestOfTheAPIsIsAnsweredFirst() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let (_, body) = try await Self.published(w)
             let port = try #require(w.client.port)
             let text = try await RawHTTP.exchange(

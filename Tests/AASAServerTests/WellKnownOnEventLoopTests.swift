@@ -13,7 +13,7 @@ import Testing
     static let path = ServedFileConnectionTests.path
 
     @Test func theHandlerAnswersAsTheRouterDoes() async throws {
-        try await TestWorld.run { w in
+        try await TestWorld.run(live: true) { w in
             let (etag, body) = try await ServedFileConnectionTests.published(w)
             let port = try #require(w.client.port)
             let requests = [
@@ -29,7 +29,9 @@ import Testing
                 "GET \(Self.path) HTTP/1.1|Host: a.example|Content-Length: 2",
                 "POST \(Self.path) HTTP/1.1|Host: a.example|Content-Length: 0",
             ]
-            try await TestWorld.run(databaseURL: w.databaseURL, configure: { $0.wellKnownOnEventLoop = false }) {
+            try await TestWorld.run(
+                live: true, databaseURL: w.databaseURL, configure: { $0.wellKnownOnEventLoop = false }
+            ) {
                 router in
                 let routerPort = try #require(router.client.port)
                 var statuses: [String] = []

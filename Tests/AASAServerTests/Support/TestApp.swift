@@ -22,8 +22,11 @@ struct TestWorld: Sendable {
     /// Runs `body` against a live server on a fresh database.
     /// With `databaseURL`, the server runs on that database (another world's, for two servers on
     /// one database), which is then left to its owner.
+    /// `live`: a real server on a port, for what only the transport shows (the served files' event
+    /// loop handler, raw sockets, curl, nginx, Host handling); otherwise the router is called
+    /// in-process, middleware and services included (issue 40: no port for tests of the API alone).
     static func run(
-        webRootBases: [String] = [], databaseURL: DatabaseURL? = nil,
+        live: Bool = false, webRootBases: [String] = [], databaseURL: DatabaseURL? = nil,
         configure: @Sendable (inout AppConfig) -> Void = { _ in },
         _ body: @Sendable (TestWorld) async throws -> Void
     ) async throws {
@@ -49,7 +52,7 @@ struct TestWorld: Sendable {
             config.reconcileInterval = .seconds(3600)
             configure(&config)
             let app = try buildApplication(config: config)
-            try await app.test(.live) { client in
+            try await app.test(live ? .live : .router) { client in
                 try await body(TestWorld(client: client, databaseURL: url, adminToken: token))
             }
         } catch {
