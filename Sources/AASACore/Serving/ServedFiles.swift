@@ -16,19 +16,20 @@ package final class ServedFiles: Sendable {
     package struct File: Sendable, Equatable {
         package var host: String
         package var revision: Int
-        package var bytes: [UInt8]
         package var etag: String
-        /// The same bytes, made once: every answer shares this storage rather than copying the file
-        /// (a client pipelining thousands of requests would otherwise hold a copy per answer).
+        /// The file's bytes, held once: every answer shares this storage rather than copying the
+        /// file (a client pipelining thousands of requests would otherwise hold a copy per answer).
         package var buffer: ByteBuffer
 
         package init(host: String, revision: Int, bytes: [UInt8], etag: String) {
             self.host = host
             self.revision = revision
-            self.bytes = bytes
             self.etag = etag
             buffer = ByteBuffer(bytes: bytes)
         }
+
+        /// The bytes as an array, for the few readers that want one (the console's view).
+        package var bytes: [UInt8] { Array(buffer.readableBytesView) }
     }
 
     /// When a reload began reading, on this object's clock, and which reload it is.

@@ -46,7 +46,7 @@ struct WellKnownAnswer {
         }
         Self.served200.increment()
         headers[.contentType] = "application/json"
-        headers[.contentLength] = String(file.bytes.count)
+        headers[.contentLength] = String(file.buffer.readableBytes)
         body = isHead ? nil : file.buffer
     }
 
