@@ -49,8 +49,6 @@ public struct TrustedProxies: Sendable, Equatable {
         }
     }
 
-    public var isEmpty: Bool { ranges.isEmpty }
-
     public func contains(_ address: String) -> Bool {
         guard let bytes = Self.bytes(address) else { return false }
         return ranges.contains { $0.contains(bytes) }
