@@ -28,7 +28,10 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let served = WellKnownFiles()
     // Built once and handed to everything that publishes: the API, the change pipeline (whose
     // policies are the publisher's), suspensions and the reconciler.
-    let publisher = Publisher(database: database, served: served, webRootBases: config.webRootBases)
+    let objects = try ObjectPublishing.configured(
+        credentialsFile: config.credentialsFile, environment: config.credentialEnvironment, fetch: config.fetch)
+    let publisher = Publisher(
+        database: database, served: served, webRootBases: config.webRootBases, objects: objects)
 
     let router = Router(context: AppRequestContext.self)
     // The served file is answered first, by Host, before request IDs, metrics or routing; a
@@ -56,6 +59,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         pipeline: pipeline,
         webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain,
         fetcher: fetcher, fetchLimiter: FetchLimiter(perMinute: config.probeRunsPerMinute))
+    api.credentialSets = objects.credentials.names
     api.maxWebhooksPerTeam = config.maxWebhooksPerTeam
     // People read and grep these answers: URLs and paths print as written (`"/shop"`, not `"\/shop"`).
     let openAPI = Configuration(jsonEncodingOptions: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])

@@ -19,6 +19,8 @@ struct Publish: AsyncParsableCommand {
 
     @OptionGroup var bases: WebRootBaseOptions
 
+    @OptionGroup var objectStores: ObjectStoreOptions
+
     func validate() throws {
         guard all else { throw ValidationError("pass --all") }
     }
@@ -30,10 +32,15 @@ struct Publish: AsyncParsableCommand {
             }
             // The same bases as `serve`: reconciliation from the command line writes nowhere the
             // server would not (a root outside them is that target's failure).
-            return try await PublishingService(database: db, webRootBases: bases.resolved).reconcileAll(logger: logger)
+            var fetch = FetchConfig()
+            fetch.caFile = database.environment["AASA_PROBE_CA_FILE"]
+            let objects = try ObjectPublishing.configured(
+                credentialsFile: objectStores.resolvedFile, environment: database.environment, fetch: fetch)
+            return try await PublishingService(database: db, webRootBases: bases.resolved, objects: objects)
+                .reconcileAll(logger: logger)
         }
         print(
-            "checked \(summary.checked) web root(s); rewrote \(summary.rewritten.count); failed \(summary.failed.count)"
+            "checked \(summary.checked) target(s); rewrote \(summary.rewritten.count); failed \(summary.failed.count)"
         )
         for line in summary.rewritten { print("rewrote \(line)") }
         for line in summary.failed { print("FAILED \(line)") }

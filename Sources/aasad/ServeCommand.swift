@@ -60,6 +60,8 @@ struct Serve: AsyncParsableCommand {
     )
     var probeAllowPrivate = false
 
+    @OptionGroup var objectStores: ObjectStoreOptions
+
     func run() async throws {
         let address = listen ?? database.environment["AASA_LISTEN"] ?? "127.0.0.1:8080"
         guard let colon = address.lastIndex(of: ":"), let port = Int(address[address.index(after: colon)...]) else {
@@ -85,6 +87,8 @@ struct Serve: AsyncParsableCommand {
             config.fetch.cdnBaseURL = base.hasSuffix("/") ? base : base + "/"
         }
         config.fetch.caFile = probeCAFile ?? env["AASA_PROBE_CA_FILE"]
+        config.credentialsFile = objectStores.resolvedFile
+        config.credentialEnvironment = env
         config.fetch.allowPrivate = probeAllowPrivate || env["AASA_PROBE_ALLOW_PRIVATE"] == "1"
         // Tests and diagnostics only: where to connect for a host ("host=address,…") and on which port.
         for pair in (env["AASA_PROBE_RESOLVE"] ?? "").split(separator: ",") {

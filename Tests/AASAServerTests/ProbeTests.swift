@@ -21,15 +21,18 @@ import Testing
         let dir: String
         let port: Int
         let process: Process
+        /// The names the test CA's certificate is for, each resolved to 127.0.0.1.
+        let hosts: [String]
 
-        init() throws {
+        init(hosts: [String] = ProbeTests.hosts) throws {
+            self.hosts = hosts
             dir = FileManager.default.temporaryDirectory.appendingPathComponent("aasa-origin-\(UUID().uuidString)").path
             for sub in ["files", "cdn", "assetlinks"] {
                 try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true)
             }
             let ca = Process()
             ca.executableURL = URL(fileURLWithPath: "/bin/bash")
-            ca.arguments = [TestDatabase.repositoryRoot + "/Tests/Support/make-test-ca.sh", dir] + ProbeTests.hosts
+            ca.arguments = [TestDatabase.repositoryRoot + "/Tests/Support/make-test-ca.sh", dir] + hosts
             try ca.launchSerialized()
             ca.waitUntilExit()
             guard ca.terminationStatus == 0 else { throw POSIXError(.EIO) }
@@ -71,11 +74,13 @@ import Testing
                 String.init) ?? []
         }
 
-        func configure(_ config: inout AppConfig) {
-            config.fetch.caFile = dir + "/ca.pem"
-            for host in ProbeTests.hosts + ["nocert.test"] { config.fetch.resolve[host] = "127.0.0.1" }
-            config.fetch.port = port
-            config.fetch.cdnBaseURL = "https://cdn.test:\(port)/a/v1/"
+        func configure(_ config: inout AppConfig) { configure(fetch: &config.fetch) }
+
+        func configure(fetch: inout FetchConfig) {
+            fetch.caFile = dir + "/ca.pem"
+            for host in hosts + ["nocert.test"] { fetch.resolve[host] = "127.0.0.1" }
+            fetch.port = port
+            fetch.cdnBaseURL = "https://cdn.test:\(port)/a/v1/"
         }
     }
 

@@ -7,10 +7,13 @@ Per request, DIR/behaviors.json (re-read each time) says what a host does:
   {"good.test": {"mode": "serve"}, "moved.test": {"mode": "redirect"}, ...}
 modes: serve (DIR/files/<host>, application/json), redirect (301 to https://www.<host>/…),
 ua403 (403 to Apple's User-Agent AASA-Bot, the file to others), html (the file as text/html),
-big (200 KB), stall (sleeps 7 s before answering), midstall (sends the headers and half the body,
+big (200 KB), octet (the file as binary/octet-stream), bucket (a CDN in front of a moto bucket:
+{"mode": "bucket", "endpoint", "bucket", "prefix", "key", "secret"}, read with boto3), stall (sleeps 7 s before answering), midstall (sends the headers and half the body,
 then sleeps "stall" seconds, 45 by default, before the rest).
 GET /.well-known/assetlinks.json serves DIR/assetlinks/<host> (404 when absent).
-POST /hook is a webhook receiver (see do_POST).
+POST /hook is a webhook receiver (see do_POST). POST /client/v4/zones/<zone>/purge_cache is
+Cloudflare's purge API (the bearer must be behaviors["cfToken"]); it and PURGE <path> (an HTTP
+purge) append {"method", "host", "path", "auth", "body"} to DIR/purges.jsonl.
 GET /a/v1/<host> is the CDN: DIR/cdn/<host> as application/json, or 404; each CDN request
 appends a line to DIR/cdn-requests; "cdnDelay" (seconds) in behaviors.json slows it, and
 "cdnMidStall": {"<host>": seconds} sends half of that host's CDN file and then stalls.
@@ -69,6 +72,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send(200, open(path, "rb").read(), extra=[("Age", "120"), ("X-Cache", "Hit from cloudfront")])
             return self.send(404, b"")
         host = (self.headers.get("Host") or "").split(":")[0]
+        if behaviors.get(host, {}).get("mode") == "bucket":
+            return self.from_bucket(behaviors[host])
         if self.path == "/.well-known/assetlinks.json":
             path = os.path.join(root, "assetlinks", host)
             if os.path.exists(path):
@@ -81,6 +86,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(301, b"", "text/html", [("Location", "https://www." + host + self.path)])
         if mode == "ua403" and "AASA-Bot" in (self.headers.get("User-Agent") or ""):
             return self.send(403, b"<h1>Forbidden</h1>", "text/html")
+        if mode == "octet" and body is not None:
+            return self.send(200, body, "binary/octet-stream")
         if mode == "big":
             return self.send(200, b'{"applinks":{"details":[]},"pad":"' + b"x" * 200_000 + b'"}')
         if mode == "stall":
@@ -92,7 +99,45 @@ class Handler(BaseHTTPRequestHandler):
         return self.send(200, body, "text/html" if mode == "html" else "application/json", [("ETag", '"v1"')])
 
 
+    def from_bucket(self, b):
+        import boto3, botocore.exceptions
+        s3 = boto3.client("s3", endpoint_url=b["endpoint"], region_name="us-east-1",
+                          aws_access_key_id=b["key"], aws_secret_access_key=b["secret"])
+        try:
+            o = s3.get_object(Bucket=b["bucket"], Key=b.get("prefix", "") + self.path.lstrip("/"))
+        except botocore.exceptions.ClientError:
+            return self.send(404, b"<h1>Not Found</h1>", "text/html")
+        return self.send(200, o["Body"].read(), o.get("ContentType") or "binary/octet-stream")
+
+    def record_purge(self, body=b""):
+        entry = {"method": self.command, "host": self.headers.get("Host"), "path": self.path,
+                 "auth": self.headers.get("Authorization"), "body": body.decode()}
+        with open(os.path.join(root, "purges.jsonl"), "a") as log:
+            log.write(json.dumps(entry) + "\n")
+
+    def do_PURGE(self):
+        self.record_purge()
+        return self.send(200, b'{"status": "ok"}')
+
     def do_POST(self):
+        if self.path.startswith("/client/v4/zones/") and self.path.endswith("/purge_cache"):
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length)
+            try:
+                behaviors = json.load(open(os.path.join(root, "behaviors.json")))
+            except (OSError, ValueError):
+                behaviors = {}
+            files = (json.loads(body or b"{}") or {}).get("files")
+            if self.headers.get("Authorization") != "Bearer " + behaviors.get("cfToken", ""):
+                return self.send(403, json.dumps({"success": False, "errors": [{"code": 10000, "message": "Authentication error"}], "messages": [], "result": None}).encode())
+            if not isinstance(files, list) or not files:
+                return self.send(400, json.dumps({"success": False, "errors": [{"code": 1012, "message": "Request must contain one of 'purge_everything', 'files', 'tags', 'hosts' or 'prefixes'"}], "messages": [], "result": None}).encode())
+            self.record_purge(body)
+            zone = self.path.split("/")[4]
+            return self.send(200, json.dumps({"success": True, "errors": [], "messages": [], "result": {"id": zone}}).encode())
+        return self.webhook()
+
+    def webhook(self):
         """A webhook receiver: POST /hook appends {"headers", "body"} as one JSON line to
         DIR/hooks.jsonl and answers 204; "hookDown": true in behaviors.json answers 503 instead
         (each refused attempt is counted in DIR/hooks-refused)."""

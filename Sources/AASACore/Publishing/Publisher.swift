@@ -21,14 +21,19 @@ package struct Publisher: Sendable {
     package let policies: DomainPolicies
     /// Where web roots must lie (`--web-root-base`), checked again on the real path at each write.
     package let webRootBases: [String]
+    /// The object-store and purge targets' credentials and client (nil: this process has none, and
+    /// a domain with such targets is reported failed there, never skipped in silence).
+    package let objects: ObjectPublishing?
 
     /// The one way a publisher is made, by the server and by `PublishingService` alike: the
     /// organisation's standard policies and the configured bases.
-    package init(database: Database, served: WellKnownFiles?, webRootBases: [String]) {
+    package init(database: Database, served: WellKnownFiles?, webRootBases: [String], objects: ObjectPublishing? = nil)
+    {
         self.database = database
         self.served = served
         self.policies = .standard()
         self.webRootBases = webRootBases
+        self.objects = objects
     }
 
     package enum Source: Sendable {
@@ -66,6 +71,8 @@ package struct Publisher: Sendable {
         /// assetlinks.json when the domain has one), the rolled-back file for a rollback.
         package var files: [FileOutcome]
         package var warnings: [Finding]
+        /// Each object-store and purge target's outcome, with what the edge serves after it.
+        package var objects: [ObjectOutcome] = []
 
         /// A dry run: what the publish would have stored, every step run and then rolled back.
         package var dryRun = false
@@ -163,7 +170,34 @@ package struct Publisher: Sendable {
                     file: file, revision: revision, created: created,
                     targets: await writeTargets(session, file: file, domain: domain, revision: revision)))
         }
-        return Outcome(host: domain.host, files: files, warnings: warnings)
+        let objects = await writeObjectTargets(
+            session, domain: domain, files: files.map { ($0.file, $0.revision) },
+            webRootsOK: files.allSatisfy { $0.targets.allSatisfy(\.ok) })
+        return Outcome(host: domain.host, files: files, warnings: warnings, objects: objects)
+    }
+
+    /// The domain's object-store and purge targets, after its web roots (`ObjectPublishing`).
+    package func writeObjectTargets(
+        _ session: DBSession, domain: DomainRecord, files: [ObjectPublishing.File], webRootsOK: Bool,
+        only: Set<String>? = nil
+    ) async -> [ObjectOutcome] {
+        let specs: [TargetSpec]
+        do {
+            specs = try await session.objectTargets(domainID: domain.id).compactMap(TargetSpec.decode)
+        } catch {
+            session.logger.error("the domain's targets could not be read", metadata: ["host": .string(domain.host)])
+            return []
+        }
+        guard !specs.isEmpty, !files.isEmpty else { return [] }
+        guard let objects else {
+            return specs.map {
+                var outcome = ObjectOutcome(target: $0.name ?? "", kind: $0.kind.rawValue, ok: false)
+                outcome.error = "this aasad process has no object-store configuration"
+                return outcome
+            }
+        }
+        return await objects.publish(
+            session, domain: domain, files: files, specs: specs, webRootsOK: webRootsOK, only: only)
     }
 
     /// One publish of several domains, all or nothing (a promotion's targets): every domain's

@@ -13,6 +13,11 @@ public struct PublishingService: Sendable {
         publisher = Publisher(database: database, served: nil, webRootBases: webRootBases)
     }
 
+    /// With the object-store and purge targets' configuration (`aasad publish --all`).
+    package init(database: Database, webRootBases: [String], objects: ObjectPublishing) {
+        publisher = Publisher(database: database, served: nil, webRootBases: webRootBases, objects: objects)
+    }
+
     public struct Result: Sendable {
         public var created: Bool
         public var revision: Int

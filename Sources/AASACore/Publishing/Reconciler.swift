@@ -36,6 +36,12 @@ package struct Reconciler: Service {
     }
 
     package func reconcileAll() async throws -> Report {
+        var report = try await reconcileWebRoots()
+        report = try await reconcileObjectTargets(report)
+        return report
+    }
+
+    private func reconcileWebRoots() async throws -> Report {
         var report = Report()
         let domains = try await database.read(logger: logger) { try await $0.listDomains() }.filter {
             $0.currentRevision != nil && !$0.webRoots.isEmpty
@@ -143,6 +149,73 @@ package struct Reconciler: Service {
                 before: .string(state),
                 after: .object([entity.revisionKey: .number(String(revision.number)), "ok": .bool(ok)])
             ).record(by: Actor(tokenID: nil, name: "aasad reconcile", team: nil, requestID: nil)))
+        return report
+    }
+
+    /// Every bucket against its domain's current revisions (a HEAD per object), and every target
+    /// whose last attempt failed: what was changed or deleted in the bucket, or never finished
+    /// (a store down, a 500 partway), is written again under the domain's lock, then purged, and
+    /// reported and audited as drift.
+    private func reconcileObjectTargets(_ report: Report) async throws -> Report {
+        var report = report
+        let byDomain = try await database.read(logger: logger) { try await $0.allObjectTargets() }
+        for domainID in byDomain.keys.sorted() {
+            report = try await publisher.withDomainLock(domainID: domainID, logger: logger) { [report] session in
+                var report = report
+                guard let domain = try await session.domain(id: domainID), let objects = publisher.objects else {
+                    return report
+                }
+                var files: [ObjectPublishing.File] = []
+                for file in PublishedFile.allCases {
+                    if let revision = try await file.current(session, domain: domain) { files.append((file, revision)) }
+                }
+                guard !files.isEmpty else { return report }
+                let specs = try await session.objectTargets(domainID: domainID).compactMap(TargetSpec.decode)
+                let last = try await session.objectOutcomes(domainID: domainID)
+                var drifted: [String: String] = [:]
+                for spec in specs {
+                    let name = spec.name ?? ""
+                    report.checked += 1
+                    let previous = last[name].flatMap { ObjectOutcome.decode($0.outcome) }
+                    let behind =
+                        previous.map { !$0.ok || ($0.revision != nil && $0.revision != files.first?.revision.number) }
+                        ?? true
+                    if spec.kind == .s3, let found = await objects.drift(spec, domain: domain, files: files) {
+                        drifted[name] = found
+                    } else if behind {
+                        drifted[name] =
+                            previous.map { "the last attempt failed: \($0.error ?? "unknown")" } ?? "never written"
+                    }
+                }
+                guard !drifted.isEmpty else { return report }
+                let rewrite = Set(specs.filter { $0.kind == .s3 && drifted[$0.name ?? ""] != nil }.compactMap(\.name))
+                let outcomes = await publisher.writeObjectTargets(
+                    session, domain: domain, files: files, webRootsOK: true, only: rewrite)
+                for (name, found) in drifted.sorted(by: { $0.key < $1.key }) {
+                    let ok = outcomes.first { $0.target == name }?.ok ?? false
+                    logger.warning(
+                        "a target does not match the current revision; rewriting",
+                        metadata: ["host": .string(domain.host), "target": .string(name), "drift": .string(found)])
+                    Counter(label: "aasad_reconcile_rewrites_total", dimensions: [("state", "object-drift")])
+                        .increment()
+                    if ok {
+                        report.rewritten.append("\(domain.host) \(name)")
+                    } else {
+                        report.failed.append("\(domain.host) \(name)")
+                    }
+                    try await session.appendAudit(
+                        AuditEntry(
+                            action: "publish.reconcile", entityType: "object-target", entityID: name,
+                            domain: domain.host, before: .string(found),
+                            after: .object([
+                                "revision": .number(String(files.first { $0.file == .aasa }?.revision.number ?? 0)),
+                                "ok": .bool(ok),
+                            ])
+                        ).record(by: Actor(tokenID: nil, name: "aasad reconcile", team: nil, requestID: nil)))
+                }
+                return report
+            }
+        }
         return report
     }
 }

@@ -157,6 +157,8 @@ extension APIImplementation {
             created: o.files.contains(where: \.created),
             files: fileRevisions(o),
             targets: aasa.targets.map { .init(webRoot: $0.webRoot, ok: $0.ok, error: $0.error, paths: $0.paths) },
+            objectTargets: o.objects.isEmpty
+                ? nil : try o.objects.map { try SameJSON.convert($0, to: Components.Schemas.ObjectTargetOutcome.self) },
             warnings: o.warnings.map(Components.Schemas.Finding.init),
             dryRun: o.dryRun ? true : nil,
             cdn: o.dryRun ? nil : cdnNote(o.host),

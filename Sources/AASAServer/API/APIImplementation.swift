@@ -18,6 +18,8 @@ struct APIImplementation: APIProtocol {
     let maxRulesPerTeamPerDomain: Int
     /// The most webhooks one team (or the admins together) may keep.
     var maxWebhooksPerTeam = 20
+    /// The names of the credential sets this server has (what a target may name).
+    var credentialSets: Set<String> = []
     /// Fetches as Apple's fetchers do: the origin probe and CDN checks.
     let fetcher: AppleFetcher
     /// One probe or CDN check per domain at a time, a few a minute.

@@ -66,6 +66,11 @@ public struct AppConfig: Sendable {
     /// The most webhooks one team may keep (`AASA_MAX_WEBHOOKS_PER_TEAM`): each publish posts to
     /// every one of them.
     public var maxWebhooksPerTeam = 20
+    /// The JSON file of named credential sets for object-store and purge targets (`--credentials-file`).
+    public var credentialsFile: String?
+    /// Where the AWS conventions (`AWS_ACCESS_KEY_ID`, `AWS_WEB_IDENTITY_TOKEN_FILE`, …) are read:
+    /// the process's environment.
+    public var credentialEnvironment: [String: String] = [:]
     /// The most deliveries one replica makes at once (`AASA_WEBHOOK_CONCURRENCY`).
     public var webhookConcurrency = 4
 

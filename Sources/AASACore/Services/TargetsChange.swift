@@ -1,0 +1,108 @@
+import AASAModel
+import AASAStore
+
+/// `PUT /v1/domains/{host}/targets` (admin): a domain's targets replaced as a whole, through the
+/// change pipeline (lock, If-Match, audit). Web roots stay the domain's `webRoots`, checked by
+/// the same rules as there; object-store and purge targets are checked by `TargetSpecCheck`
+/// against the credential sets this server has. Nothing is written when any target is refused.
+package struct TargetsChange: DomainChange {
+    package let host: String
+    package let specs: [TargetSpec]
+    package let credentialSets: Set<String>
+    package let webRootBases: [String]
+    package let ifMatch: String?
+
+    package init(
+        host: String, specs: [TargetSpec], credentialSets: Set<String>, webRootBases: [String], ifMatch: String?
+    ) {
+        self.host = host
+        self.specs = specs
+        self.credentialSets = credentialSets
+        self.webRootBases = webRootBases
+        self.ifMatch = ifMatch
+    }
+
+    package var action: String { "domain.targets" }
+
+    package func authorize(_ principal: Principal) throws {
+        guard principal.isAdmin else { throw ServiceError.forbidden("this needs an admin token") }
+    }
+
+    package func lock(_ session: DBSession, principal: Principal) async throws -> DomainRecord {
+        try await Lookup.domain(host, session: session, forUpdate: true)
+    }
+
+    package func checkIfMatch(_ locked: DomainRecord) throws { try ETag.check(ifMatch, version: locked.version) }
+
+    package func apply(_ before: DomainRecord, principal: Principal, session: DBSession) async throws -> Applied<
+        DomainRecord
+    > {
+        let (roots, objects) = try TargetSpecCheck.check(specs, credentialSets: credentialSets)
+        let webRoots = try roots.map { i, root in
+            if let problem = DomainSettings.webRootProblem(root, bases: webRootBases) {
+                throw ServiceError.invalid(field: "/targets/\(i)/path", rule: "web-root", problem)
+            }
+            return root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        }
+        if webRoots != before.webRoots {
+            try await DomainSettingsChange.checkWebRoots(webRoots, of: before.id, session: session)
+        }
+        let beforeObjects = try await session.objectTargets(domainID: before.id)
+        let after = try await session.updateDomain(
+            id: before.id, aliases: before.aliases, variables: before.substitutionVariables,
+            defaults: before.defaults, webRoots: webRoots, autoPublish: before.autoPublish,
+            legacyRootPath: before.legacyRootPath)
+        try await session.setObjectTargets(domainID: before.id, specs: objects.map(\.json))
+        func listed(_ roots: [String], _ objects: [String]) -> JSONValue {
+            .array(
+                roots.map { .string("webRoot:" + $0) }
+                    + objects.compactMap(TargetSpec.decode).map { .string("\($0.kind.rawValue):\($0.name ?? "")") })
+        }
+        return Applied(
+            output: after, domains: [],
+            audit: [
+                AuditEntry(
+                    action: action, entityType: "domain", entityID: host, domain: host,
+                    before: listed(before.webRoots, beforeObjects), after: listed(webRoots, objects.map(\.json)))
+            ])
+    }
+}
+
+/// A domain's targets in order (web roots first, as they are written first), each with its last outcome.
+package struct DomainTargets: Sendable {
+    package struct Entry: Sendable {
+        package var spec: TargetSpec
+        package var last: ObjectOutcome?
+    }
+
+    package var domain: DomainRecord
+    package var entries: [Entry]
+
+    package static func read(_ host: String, work: RequestWork) async throws -> DomainTargets {
+        try await work.read { session in
+            let domain = try await Lookup.domain(host, session: session)
+            let roots = try await session.webRootOutcomes(domainID: domain.id)
+            let outcomes = try await session.objectOutcomes(domainID: domain.id)
+            var entries = domain.webRoots.map { root -> Entry in
+                var spec = TargetSpec(kind: .webRoot)
+                spec.path = root
+                spec.name = "webRoot:" + root
+                let last = roots[root].map { last -> ObjectOutcome in
+                    var outcome = ObjectOutcome(target: root, kind: "webRoot", ok: last.ok)
+                    outcome.revision = last.revision
+                    outcome.error = last.error
+                    outcome.steps = [
+                        .init(step: "written", file: PublishedFile.aasa.name, ok: last.ok, error: last.error)
+                    ]
+                    return outcome
+                }
+                return Entry(spec: spec, last: last)
+            }
+            for spec in try await session.objectTargets(domainID: domain.id).compactMap(TargetSpec.decode) {
+                entries.append(
+                    Entry(spec: spec, last: outcomes[spec.name ?? ""].flatMap { ObjectOutcome.decode($0.outcome) }))
+            }
+            return DomainTargets(domain: domain, entries: entries)
+        }
+    }
+}
