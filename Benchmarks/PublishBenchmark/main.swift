@@ -10,7 +10,11 @@ import PostgresNIO
 // NOTIFY, temp file + fsync + rename into a web root) against its baseline in the same run: a
 // plain loop writing the same bytes to the same number of files with temp file + fsync + rename.
 //
-//   aasa-bench-publish --database-url postgres://… --migrations DIR [--domains 1000]
+//   aasa-bench-publish --database-url postgres://… --migrations DIR [--domains 1000] [--s3-endpoint URL]
+//
+// With --s3-endpoint (a moto server, started by scripts/bench/publish), every domain is then
+// published again with an S3 target beside its web root (PUT + HEAD per object, no edge check),
+// against boto3's own put_object of the same bytes in the same run (scripts/bench/boto3-put.py).
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -23,6 +27,7 @@ func option(_ name: String) -> String? {
 let domainCount = Int(option("--domains") ?? "1000") ?? 1000
 let serverURL = try DatabaseURL(option("--database-url") ?? ProcessInfo.processInfo.environment["DATABASE_URL"] ?? "")
 let migrations = option("--migrations") ?? "migrations"
+let s3Endpoint = option("--s3-endpoint")
 let logger: Logger = {
     var logger = Logger(label: "bench")
     logger.logLevel = .error
@@ -64,6 +69,43 @@ defer {
     try? FileManager.default.removeItem(atPath: work)
 }
 
+/// Publishing every domain again with an S3 target beside its web root; fills `s3Times`.
+nonisolated(unsafe) var s3Times: [Double] = []
+nonisolated(unsafe) var s3Seconds = 0.0
+func s3Run(_ db: Database, endpoint: String) async throws {
+    try await db.transaction(logger: logger) { s in
+        for i in 0..<domainCount {
+            guard let domain = try await s.domain(host: "d\(i).example.com") else { continue }
+            var spec = TargetSpec(kind: .s3)
+            spec.bucket = "bench"
+            spec.prefix = "d\(i)/"
+            spec.region = "us-east-1"
+            spec.endpoint = endpoint
+            spec.addressing = "path"
+            spec.insecure = true
+            spec.credentials = "bench"
+            spec.cacheControl = "max-age=3600"
+            spec.name = "s3://bench/d\(i)/"
+            try await s.setObjectTargets(domainID: domain.id, specs: [spec.json])
+        }
+    }
+    let http = ObjectStoreHTTP(caFile: nil)
+    let keys = AWSKeys(accessKeyID: "bench", secretAccessKey: "bench")
+    let objects = ObjectPublishing(
+        credentials: CredentialSets(sources: ["bench": .keys(keys)], http: http), http: http, edge: nil)
+    let publishing = PublishingService(database: db, webRootBases: [], objects: objects)
+    let start = ContinuousClock.now
+    for i in 0..<domainCount {
+        let t0 = ContinuousClock.now
+        let result = try await publishing.publishDraft(host: "d\(i).example.com", reason: "bench", logger: logger)
+        precondition(result.failedTargets == 0, "an S3 target failed")
+        let d = ContinuousClock.now - t0
+        s3Times.append(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
+    }
+    let total = ContinuousClock.now - start
+    s3Seconds = Double(total.components.seconds) + Double(total.components.attoseconds) / 1e18
+}
+
 let (publishSeconds, perPublish, bytesPerDomain) = try await withClient(url) { db -> (Double, [Double], [[UInt8]]) in
     _ = try await db.read(logger: logger) {
         try await Migrator(files: try MigrationFile.load(from: migrations)).migrate($0)
@@ -98,6 +140,7 @@ let (publishSeconds, perPublish, bytesPerDomain) = try await withClient(url) { d
         times.append(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
     }
     let total = ContinuousClock.now - start
+    if let s3Endpoint { try await s3Run(db, endpoint: s3Endpoint) }
     let bytes = (0..<domainCount).map { i in
         [UInt8](FileManager.default.contents(atPath: "\(work)/publish/d\(i)/.well-known/apple-app-site-association")!)
     }
@@ -146,3 +189,38 @@ print(
         Double(domainCount) / publishSeconds, publishSeconds / baselineSeconds,
         percentile(perPublish, 0.5) * 1000, percentile(perPublish, 0.99) * 1000))
 print(String(format: "peak RSS: %.1f MiB", peakRSSMiB()))
+
+if let s3Endpoint {
+    // boto3's put_object of the same bytes, one object per domain, against the same moto.
+    let files = (0..<domainCount).map { "\(work)/publish/d\($0)/.well-known/apple-app-site-association" }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", "scripts/bench/boto3-put.py", s3Endpoint, "bench"] + files
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let boto = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+    let botoSeconds = boto["seconds"] as? Double ?? 0
+    let botoTimes = boto["times"] as? [Double] ?? [0]
+    print("")
+    print("publish \(domainCount) domains to an S3 target on local moto, one at a time, in the same run")
+    print("")
+    print("| path | domains/s | rate vs boto3 | p50 ms | p99 ms |")
+    print("|---|---|---|---|---|")
+    print(
+        String(
+            format: "| boto3 put_object, the same bytes | %.0f | 1.00 | %.3f | %.3f |",
+            Double(domainCount) / botoSeconds, percentile(botoTimes, 0.5) * 1000, percentile(botoTimes, 0.99) * 1000))
+    print(
+        String(
+            format: "| aasad publish, web root + S3 (PUT, HEAD) | %.0f | %.2f | %.3f | %.3f |",
+            Double(domainCount) / s3Seconds, botoSeconds / s3Seconds, percentile(s3Times, 0.5) * 1000,
+            percentile(s3Times, 0.99) * 1000))
+    print(
+        String(
+            format: "| aasad publish, web root only (above) | %.0f | | %.3f | %.3f |",
+            Double(domainCount) / publishSeconds, percentile(perPublish, 0.5) * 1000,
+            percentile(perPublish, 0.99) * 1000))
+}

@@ -30,7 +30,7 @@ public struct PublishingService: Sendable {
             host: host, reason: reason, source: .draft, actor: .system, logger: logger)
         return Result(
             created: outcome.primary.created, revision: outcome.primary.revision.number,
-            failedTargets: outcome.primary.targets.filter { !$0.ok }.count)
+            failedTargets: outcome.primary.targets.filter { !$0.ok }.count + outcome.objects.filter { !$0.ok }.count)
     }
 
     public struct Summary: Sendable {

@@ -17,7 +17,8 @@ final class Moto: Sendable {
         port = try FreePort.pick()
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["moto_server", "-H", "127.0.0.1", "-p", "\(port)"]
+        // The module, not the `moto_server` script: a script pip just installed may not be on PATH yet.
+        process.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", "\(port)"]
         var environment = ProcessInfo.processInfo.environment
         // The set-up's first three actions (the IAM user, its policy, its key) go unsigned.
         if verifySignatures { environment["INITIAL_NO_AUTH_ACTION_COUNT"] = "3" }
