@@ -3,6 +3,30 @@ import Foundation
 /// The rules a target must meet before it is stored: each failure is a 422 naming
 /// `/targets/N/<field>` and the rule, and nothing is written.
 package enum TargetSpecCheck {
+    /// The contract's size limits (openapi.yaml `Target`), checked before anything is read or
+    /// locked: an oversized body is refused the same way whatever the domain's state.
+    package static func checkLimits(_ specs: [TargetSpec]) throws {
+        guard specs.count <= 32 else {
+            throw ServiceError.invalid(field: "/targets", rule: "max-items", "a domain has at most 32 targets")
+        }
+        var errors: [FieldError] = []
+        for (i, spec) in specs.enumerated() {
+            let fields: [(String, String?, Int)] = [
+                ("path", spec.path, 1024), ("bucket", spec.bucket, 63), ("prefix", spec.prefix, 512),
+                ("region", spec.region, 32), ("endpoint", spec.endpoint, 2048),
+                ("cacheControl", spec.cacheControl, 256),
+                ("publicURL", spec.publicURL, 2048), ("distributionID", spec.distributionID, 64),
+                ("zoneID", spec.zoneID, 64), ("url", spec.url, 2048), ("credentials", spec.credentials, 128),
+            ]
+            for (field, value, limit) in fields where (value?.unicodeScalars.count ?? 0) > limit {
+                errors.append(
+                    FieldError(
+                        field: "/targets/\(i)/\(field)", rule: "max-length", message: "at most \(limit) characters"))
+            }
+        }
+        if !errors.isEmpty { throw ServiceError.invalid(errors) }
+    }
+
     /// The checked object-store and purge targets (web roots are returned apart: they stay the
     /// domain's `webRoots` and are checked by the domain's own rules), each named.
     package static func check(

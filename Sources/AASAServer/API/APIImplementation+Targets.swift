@@ -18,6 +18,7 @@ extension APIImplementation {
             case .json(let body): body
             }
         let specs = try body.targets.map { try SameJSON.convert($0, to: TargetSpec.self) }
+        try TargetSpecCheck.checkLimits(specs)
         _ = try await change(
             TargetsChange(
                 host: input.path.host, specs: specs, credentialSets: credentialSets, webRootBases: webRootBases,
