@@ -6,14 +6,14 @@ we did not write). usage: moto-admin.py ENDPOINT COMMAND [ARGS…]; prints JSON.
                          allow-all policy; then, signed with that key: the buckets, a CloudFront
                          distribution and a role for web identity. Prints the keys, the
                          distribution ID and the role ARN.
-  get KEYID SECRET BUCKET KEY      an object's bytes (hex), content type, cache-control, metadata
+  get KEYID SECRET BUCKET KEY      an object's bytes (base64), content type, cache-control, metadata
   put KEYID SECRET BUCKET KEY HEX CONTENT_TYPE   overwrite an object behind aasad's back
   delete KEYID SECRET BUCKET KEY
   invalidations KEYID SECRET DIST  every invalidation moto holds, each as JSON text
   deny KEYID SECRET KEY            deny PutObject on one key to the user ("" lifts it)
   mkbucket KEYID SECRET BUCKET
 """
-import json, socket, sys, time
+import base64, json, socket, sys, time
 import boto3
 
 endpoint, command, args = sys.argv[1], sys.argv[2], sys.argv[3:]
@@ -62,7 +62,7 @@ if command == "setup":
 elif command == "get":
     kid, secret, bucket, key = args
     o = client("s3", kid, secret).get_object(Bucket=bucket, Key=key)
-    print(json.dumps({"hex": o["Body"].read().hex(), "contentType": o.get("ContentType"),
+    print(json.dumps({"base64": base64.b64encode(o["Body"].read()).decode(), "contentType": o.get("ContentType"),
                       "cacheControl": o.get("CacheControl"), "metadata": o.get("Metadata", {})}))
 elif command == "put":
     kid, secret, bucket, key, hexbody, content_type = args

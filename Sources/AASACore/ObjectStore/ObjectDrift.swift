@@ -7,27 +7,18 @@ extension ObjectPublishing {
     package func drift(_ spec: TargetSpec, domain: DomainRecord, files: [File]) async -> String? {
         let bucket: S3Bucket
         do {
-            bucket = S3Bucket(
-                spec: spec, keys: try await credentials.awsKeys(spec.credentials ?? "", region: spec.region ?? ""),
-                http: http)
+            bucket = try await self.bucket(spec)
         } catch {
             return "cannot be read: \(error)"
         }
-        var objects = files.map { (spec.key($0.file), $0.revision.bytes) }
-        if domain.legacyRootPath, let aasa = files.first(where: { $0.file == .aasa }) {
-            objects.append((spec.legacyKey, aasa.revision.bytes))
-        }
         var found: [String] = []
-        for (key, bytes) in objects {
+        for object in objects(spec, domain: domain, files: files) {
             do {
-                guard let head = try await bucket.head(key: key) else {
-                    found.append("\(key) is missing")
-                    continue
+                if let problem = try await mismatch(bucket, key: object.key, bytes: object.bytes) {
+                    found.append(problem)
                 }
-                let differences = S3Bucket.differences(head, bytes: bytes)
-                if !differences.isEmpty { found.append("\(key): " + differences.joined(separator: "; ")) }
             } catch {
-                found.append("\(key) cannot be read: \(error)")
+                found.append("\(object.key) cannot be read: \(error)")
             }
         }
         return found.isEmpty ? nil : found.joined(separator: "; ")

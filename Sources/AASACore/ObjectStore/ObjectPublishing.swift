@@ -60,22 +60,14 @@ package struct ObjectPublishing: Sendable {
         note(&outcome, files)
         let bucket: S3Bucket
         do {
-            bucket = S3Bucket(
-                spec: spec, keys: try await credentials.awsKeys(spec.credentials ?? "", region: spec.region ?? ""),
-                http: http)
+            bucket = try await self.bucket(spec)
         } catch {
             return failed(outcome, String(describing: error))
         }
-        var objects: [(key: String, file: PublishedFile, bytes: [UInt8])] = files.map {
-            (spec.key($0.file), $0.file, $0.revision.bytes)
-        }
-        if domain.legacyRootPath, let aasa = files.first(where: { $0.file == .aasa }) {
-            objects.append((spec.legacyKey, .aasa, aasa.revision.bytes))
-        }
+        let objects = self.objects(spec, domain: domain, files: files)
         for object in objects {
-            let revision = files.first { $0.file == object.file }?.revision.number ?? 0
             do {
-                try await bucket.put(key: object.key, bytes: object.bytes, revision: revision)
+                try await bucket.put(key: object.key, bytes: object.bytes, revision: object.revision)
                 outcome.steps.append(.init(step: "written", file: object.file.name, key: object.key, ok: true))
             } catch {
                 outcome.steps.append(
@@ -86,24 +78,44 @@ package struct ObjectPublishing: Sendable {
             }
         }
         for object in objects {
+            var problem: String?
             do {
-                guard let head = try await bucket.head(key: object.key) else {
-                    throw S3Bucket.Failure(description: "the object is missing right after it was written")
-                }
-                let differences = S3Bucket.differences(head, bytes: object.bytes)
-                guard differences.isEmpty else {
-                    throw S3Bucket.Failure(description: differences.joined(separator: "; "))
-                }
-                outcome.steps.append(.init(step: "verified", file: object.file.name, key: object.key, ok: true))
+                problem = try await mismatch(bucket, key: object.key, bytes: object.bytes)
             } catch {
-                outcome.steps.append(
-                    .init(
-                        step: "verified", file: object.file.name, key: object.key, ok: false,
-                        error: String(describing: error)))
-                return failed(outcome, "\(object.key) does not read back as written: \(error)")
+                problem = String(describing: error)
             }
+            outcome.steps.append(
+                .init(step: "verified", file: object.file.name, key: object.key, ok: problem == nil, error: problem))
+            if let problem { return failed(outcome, "\(object.key) does not read back as written: \(problem)") }
         }
         return outcome
+    }
+
+    /// The bucket a target names, signed with its credential set's keys.
+    func bucket(_ spec: TargetSpec) async throws -> S3Bucket {
+        S3Bucket(
+            spec: spec, keys: try await credentials.awsKeys(spec.credentials ?? "", region: spec.region ?? ""),
+            http: http)
+    }
+
+    /// Every object a bucket holds for these files, in the order they are written: each file under
+    /// `.well-known`, then the AASA's legacy root copy for a domain that asks for it.
+    func objects(_ spec: TargetSpec, domain: DomainRecord, files: [File]) -> [(
+        key: String, file: PublishedFile, bytes: [UInt8], revision: Int
+    )] {
+        var objects = files.map { (spec.key($0.file), $0.file, $0.revision.bytes, $0.revision.number) }
+        if domain.legacyRootPath, let aasa = files.first(where: { $0.file == .aasa }) {
+            objects.append((spec.legacyKey, .aasa, aasa.revision.bytes, aasa.revision.number))
+        }
+        return objects
+    }
+
+    /// What is wrong with one object read back with HEAD against the bytes it should hold; nil
+    /// when it is there as written.
+    func mismatch(_ bucket: S3Bucket, key: String, bytes: [UInt8]) async throws -> String? {
+        guard let head = try await bucket.head(key: key) else { return "\(key) is missing" }
+        let differences = S3Bucket.differences(head, bytes: bytes)
+        return differences.isEmpty ? nil : "\(key): " + differences.joined(separator: "; ")
     }
 
     private func purge(_ spec: TargetSpec, domain: DomainRecord, files: [File], written: Bool) async -> ObjectOutcome {
@@ -196,13 +208,7 @@ package struct ObjectPublishing: Sendable {
 }
 
 extension ObjectOutcome {
-    package var jsonText: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
-    }
+    package var jsonText: String { StoredJSON.encode(self) }
 
-    package static func decode(_ text: String) -> ObjectOutcome? {
-        try? JSONDecoder().decode(ObjectOutcome.self, from: Data(text.utf8))
-    }
+    package static func decode(_ text: String) -> ObjectOutcome? { StoredJSON.decode(ObjectOutcome.self, text) }
 }

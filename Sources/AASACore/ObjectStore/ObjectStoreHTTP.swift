@@ -2,8 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOSSL
-import Synchronization
 
 /// The HTTP client of object stores, STS and purge APIs: the probe's TLS trust (`AASA_PROBE_CA_FILE`
 /// adds a CA), no redirect followed (a store that redirects is misconfigured, and a redirect would
@@ -40,28 +38,7 @@ package struct ObjectStoreHTTP: Sendable {
     /// - Parameter resolve: host → address, the probe's overrides (`AASA_PROBE_RESOLVE`; tests).
     package init(caFile: String?, resolve: [String: String] = [:], timeout: Duration = .seconds(10)) {
         self.timeout = timeout
-        client = Self.client(caFile: caFile, resolve: resolve, timeout: timeout)
-    }
-
-    /// One client per trust configuration for the life of the process, as the probe's fetcher does.
-    private static let clients = Mutex<[String: HTTPClient]>([:])
-
-    private static func client(caFile: String?, resolve: [String: String], timeout: Duration) -> HTTPClient {
-        clients.withLock { clients in
-            let key = "\(caFile ?? "")|\(resolve.sorted { $0.key < $1.key })|\(timeout)"
-            if let existing = clients[key] { return existing }
-            var tls = TLSConfiguration.makeClientConfiguration()
-            if let caFile { tls.additionalTrustRoots = [.file(caFile)] }
-            let seconds = Int64(timeout.components.seconds)
-            var configuration = HTTPClient.Configuration(
-                tlsConfiguration: tls, redirectConfiguration: .disallow,
-                timeout: .init(connect: .seconds(seconds), read: .seconds(seconds)))
-            configuration.decompression = .disabled
-            configuration.dnsOverride = resolve
-            let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-            clients[key] = client
-            return client
-        }
+        client = AppleFetcher.client(caFile: caFile, resolve: resolve, timeout: timeout)
     }
 
     package func send(method: String, url: String, headers: [(String, String)], body: [UInt8] = []) async throws

@@ -48,13 +48,7 @@ package struct TargetSpec: Codable, Sendable, Equatable {
     /// The object key of a file under `.well-known`.
     package func key(_ file: PublishedFile) -> String { (prefix ?? "") + ".well-known/" + file.name }
 
-    package var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
-    }
+    package var json: String { StoredJSON.encode(self) }
 
-    package static func decode(_ text: String) -> TargetSpec? {
-        try? JSONDecoder().decode(TargetSpec.self, from: Data(text.utf8))
-    }
+    package static func decode(_ text: String) -> TargetSpec? { StoredJSON.decode(TargetSpec.self, text) }
 }

@@ -75,29 +75,34 @@ package struct AppleFetcher: Sendable {
 
     /// One client per distinct configuration, for the life of the process (a server has one; the
     /// tests a few): AsyncHTTPClient insists on an explicit shutdown before a client goes away,
-    /// and a client that never goes away needs none.
+    /// and a client that never goes away needs none. Object stores and purges share them.
     private static let clients = Mutex<[String: HTTPClient]>([:])
 
     private static func client(for config: FetchConfig) -> HTTPClient {
-        let key = [config.caFile ?? "", "\(config.resolve.sorted { $0.key < $1.key })", "\(config.timeout)"].joined(
-            separator: "|")
+        client(caFile: config.caFile, resolve: config.resolve, timeout: config.timeout)
+    }
+
+    /// The process's client for this trust, these resolution overrides and this timeout.
+    package static func client(caFile: String?, resolve: [String: String], timeout: Duration) -> HTTPClient {
+        let key = [caFile ?? "", "\(resolve.sorted { $0.key < $1.key })", "\(timeout)"].joined(separator: "|")
         return clients.withLock { clients in
             if let existing = clients[key] { return existing }
-            let client = makeClient(config, dnsOverride: config.resolve)
+            let client = makeClient(caFile: caFile, resolve: resolve, timeout: timeout)
             clients[key] = client
             return client
         }
     }
 
-    private static func makeClient(_ config: FetchConfig, dnsOverride: [String: String]) -> HTTPClient {
+    /// A new client: the extra CA (`AASA_PROBE_CA_FILE`), no redirect followed, no decompression.
+    private static func makeClient(caFile: String?, resolve: [String: String], timeout: Duration) -> HTTPClient {
         var tls = TLSConfiguration.makeClientConfiguration()
-        if let caFile = config.caFile { tls.additionalTrustRoots = [.file(caFile)] }
-        let seconds = Int64(config.timeout.components.seconds)
+        if let caFile { tls.additionalTrustRoots = [.file(caFile)] }
+        let seconds = Int64(timeout.components.seconds)
         // The read timeout is a backstop only: `fetch` bounds the whole exchange with one deadline.
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: tls, redirectConfiguration: .disallow,
             timeout: .init(connect: .seconds(seconds), read: .seconds(seconds)))
-        configuration.dnsOverride = dnsOverride
+        configuration.dnsOverride = resolve
         configuration.decompression = .disabled
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
@@ -200,7 +205,7 @@ package struct AppleFetcher: Sendable {
         // Connect to the address just checked, not to whatever a second lookup would answer
         // (DNS rebinding); TLS still verifies the certificate for the host name.
         if !config.allowPrivate, let address = addresses?.first {
-            let own = Self.makeClient(config, dnsOverride: [host: address])
+            let own = Self.makeClient(caFile: config.caFile, resolve: [host: address], timeout: config.timeout)
             pinned = own
             client = own
         }

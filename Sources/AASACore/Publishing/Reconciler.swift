@@ -158,13 +158,13 @@ package struct Reconciler: Service {
     /// reported and audited as drift.
     private func reconcileObjectTargets(_ report: Report) async throws -> Report {
         var report = report
-        let byDomain = try await database.read(logger: logger) { try await $0.allObjectTargets() }
-        for domainID in byDomain.keys.sorted() {
+        guard let objects = publisher.objects else { return report }
+        let domainIDs = try await database.read(logger: logger) { try await $0.domainsWithObjectTargets() }
+        for domainID in domainIDs {
             report = try await publisher.withDomainLock(domainID: domainID, logger: logger) { [report] session in
                 var report = report
-                guard let domain = try await session.domain(id: domainID), let objects = publisher.objects else {
-                    return report
-                }
+                // The targets are read under the lock: a change may have replaced them meanwhile.
+                guard let domain = try await session.domain(id: domainID) else { return report }
                 var files: [ObjectPublishing.File] = []
                 for file in PublishedFile.allCases {
                     if let revision = try await file.current(session, domain: domain) { files.append((file, revision)) }

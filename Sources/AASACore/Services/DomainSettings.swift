@@ -44,11 +44,16 @@ package struct DomainSettings: Sendable {
             defaults.map { DomainDefaults(caseSensitive: $0.caseSensitive, percentEncoded: $0.percentEncoded) }
             ?? current?.defaults ?? DomainDefaults()
         self.webRoots = try (webRoots ?? current?.webRoots ?? []).enumerated().map { i, root in
-            if let problem = Self.webRootProblem(root, bases: bases) {
-                throw ServiceError.invalid(field: "/webRoots/\(i)", rule: "web-root", problem)
-            }
-            return root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+            try Self.checkedWebRoot(root, field: "/webRoots/\(i)", bases: bases)
         }
+    }
+
+    /// A web root as stored (without a trailing `/`), or 422 `web-root` at `field`.
+    package static func checkedWebRoot(_ root: String, field: String, bases: [String]) throws -> String {
+        if let problem = webRootProblem(root, bases: bases) {
+            throw ServiceError.invalid(field: field, rule: "web-root", problem)
+        }
+        return root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
     }
 
     /// Web roots are absolute directories named plainly: no `..`, no control characters.

@@ -39,10 +39,7 @@ package struct TargetsChange: DomainChange {
     > {
         let (roots, objects) = try TargetSpecCheck.check(specs, credentialSets: credentialSets)
         let webRoots = try roots.map { i, root in
-            if let problem = DomainSettings.webRootProblem(root, bases: webRootBases) {
-                throw ServiceError.invalid(field: "/targets/\(i)/path", rule: "web-root", problem)
-            }
-            return root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+            try DomainSettings.checkedWebRoot(root, field: "/targets/\(i)/path", bases: webRootBases)
         }
         if webRoots != before.webRoots {
             try await DomainSettingsChange.checkWebRoots(webRoots, of: before.id, session: session)

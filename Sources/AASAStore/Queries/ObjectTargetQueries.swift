@@ -7,15 +7,9 @@ extension DBSession {
             "SELECT spec::text FROM object_targets WHERE domain_id = \(domainID) ORDER BY position", as: String.self)
     }
 
-    /// Every domain that has object targets, with them (reconciliation's pass).
-    public func allObjectTargets() async throws -> [Int64: [String]] {
-        var out: [Int64: [String]] = [:]
-        for (id, spec) in try await all(
-            "SELECT domain_id, spec::text FROM object_targets ORDER BY domain_id, position", as: (Int64, String).self)
-        {
-            out[id, default: []].append(spec)
-        }
-        return out
+    /// The domains that have object targets, in ID order (reconciliation's pass).
+    public func domainsWithObjectTargets() async throws -> [Int64] {
+        try await all("SELECT DISTINCT domain_id FROM object_targets ORDER BY domain_id", as: Int64.self)
     }
 
     /// Replaces a domain's object targets (in the caller's transaction).

@@ -61,14 +61,7 @@ final class Moto: Sendable {
         let o =
             try JSONSerialization.jsonObject(with: admin(["get", keys.id, keys.secret, bucket, key])) as? [String: Any]
             ?? [:]
-        let hex = o["hex"] as? String ?? ""
-        var bytes: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
-            index = next
-        }
+        let bytes = [UInt8](Data(base64Encoded: o["base64"] as? String ?? "") ?? Data())
         return (
             bytes, o["contentType"] as? String, o["cacheControl"] as? String, o["metadata"] as? [String: String] ?? [:]
         )
