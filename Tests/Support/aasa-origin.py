@@ -24,6 +24,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 port, cert, key, root = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 
 
+def load_behaviors():
+    """DIR/behaviors.json, read again per request so a test can change it between two."""
+    try:
+        return json.load(open(os.path.join(root, "behaviors.json")))
+    except (OSError, ValueError):
+        return {}
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -55,10 +63,7 @@ class Handler(BaseHTTPRequestHandler):
             pass  # the client gave up, as it should
 
     def do_GET(self):
-        try:
-            behaviors = json.load(open(os.path.join(root, "behaviors.json")))
-        except (OSError, ValueError):
-            behaviors = {}
+        behaviors = load_behaviors()
         if self.path.startswith("/a/v1/"):
             host = self.path[len("/a/v1/"):]
             with open(os.path.join(root, "cdn-requests"), "a") as log:
@@ -109,6 +114,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(404, b"<h1>Not Found</h1>", "text/html")
         return self.send(200, o["Body"].read(), o.get("ContentType") or "binary/octet-stream")
 
+    def read_body(self):
+        return self.rfile.read(int(self.headers.get("Content-Length") or 0))
+
     def record_purge(self, body=b""):
         entry = {"method": self.command, "host": self.headers.get("Host"), "path": self.path,
                  "auth": self.headers.get("Authorization"), "body": body.decode()}
@@ -121,12 +129,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         if self.path.startswith("/client/v4/zones/") and self.path.endswith("/purge_cache"):
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length)
-            try:
-                behaviors = json.load(open(os.path.join(root, "behaviors.json")))
-            except (OSError, ValueError):
-                behaviors = {}
+            body = self.read_body()
+            behaviors = load_behaviors()
             files = (json.loads(body or b"{}") or {}).get("files")
             if self.headers.get("Authorization") != "Bearer " + behaviors.get("cfToken", ""):
                 return self.send(403, json.dumps({"success": False, "errors": [{"code": 10000, "message": "Authentication error"}], "messages": [], "result": None}).encode())
@@ -141,12 +145,8 @@ class Handler(BaseHTTPRequestHandler):
         """A webhook receiver: POST /hook appends {"headers", "body"} as one JSON line to
         DIR/hooks.jsonl and answers 204; "hookDown": true in behaviors.json answers 503 instead
         (each refused attempt is counted in DIR/hooks-refused)."""
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length)
-        try:
-            behaviors = json.load(open(os.path.join(root, "behaviors.json")))
-        except (OSError, ValueError):
-            behaviors = {}
+        body = self.read_body()
+        behaviors = load_behaviors()
         if behaviors.get("hookDown"):
             with open(os.path.join(root, "hooks-refused"), "a") as log:
                 log.write(self.headers.get("X-AASA-Delivery", "") + "\n")
