@@ -257,6 +257,14 @@ import Testing
             #expect(codes(1).contains("content-type"), "\(outcomes[1])")
             #expect(codes(2) == ["redirect"], "\(outcomes[2])")
             #expect(codes(3).contains("content-type") && aasaEdge(3)["servesRevision"] as? Bool == false)
+            let browser = ConsoleTests.Browser(w)
+            _ = try await browser.signIn(w.adminToken)
+            let page = try await browser.get("/console/domains/shop.test").text
+            #expect(page.contains("published revision 2"), "\(page)")
+            #expect(
+                page.contains(
+                    "edge: https://old.test:\(origin.port)/.well-known/apple-app-site-association serves stale-revision"
+                ))
         }
     }
 
@@ -287,6 +295,12 @@ import Testing
             #expect(!(outcomes[0]["error"] as? String ?? "").contains("not-the-secret"))
             let revisions = try await w.call(.get, "/v1/domains/shop.test/revisions", token: w.adminToken)
             #expect((revisions.object["items"] as? [[String: Any]])?.count == 1)
+            // The console's domain page says the same, target by target.
+            let browser = ConsoleTests.Browser(w)
+            _ = try await browser.signIn(w.adminToken)
+            let page = try await browser.get("/console/domains/shop.test").text
+            #expect(page.contains("s3://aasa-files/sites/shop/</code>: <span class=\"bad\">failed: "), "\(page)")
+            #expect(page.contains("SignatureDoesNotMatch") && page.contains("NoSuchBucket"))
 
             // The bucket is made; only the right credentials stay: reconciliation completes the rest.
             _ = try await offPool { try moto.admin(["mkbucket", moto.keys.id, moto.keys.secret, "not-yet-made"]) }

@@ -68,6 +68,10 @@ struct ConsoleAPI: Sendable {
         try Self.plain(try await api.checkExpectations(.init(path: .init(host: host))).ok.body.json)
     }
 
+    func targets(_ host: String) async throws -> [String: Any] {
+        try Self.plain(try await api.getTargets(.init(path: .init(host: host))).ok.body.json)
+    }
+
     func suspensions(_ host: String) async throws -> [String: Any] {
         try Self.plain(try await api.listSuspensions(.init(path: .init(host: host))).ok.body.json)
     }

@@ -76,6 +76,7 @@ struct ConsolePages {
         async let reportRead = PlainJSON(api.report(canonical))
         async let checkRead = PlainJSON(api.expectations(canonical))
         async let suspensionsRead = PlainJSON(api.suspensions(canonical))
+        async let targetsRead = PlainJSON(api.targets(canonical))
         async let protectedRead = api.protectedPaths(canonical)
         let draft = try await draftRead
         let grants = try await grantsRead.value.list("items")
@@ -153,11 +154,34 @@ struct ConsolePages {
                 "host": canonical, "domain": domain, "apps": apps, "android": android, "overlaps": overlaps,
                 "golden": golden,
                 "grants": grants, "suspensions": try await suspensionsRead.value.list("items"),
+                "targets": try await targetsRead.value.list("targets").map(Self.target),
                 "map": map.svg(),
                 "aasa": served.aasa.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) } as Any,
                 "assetLinks": served.assetLinks.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) }
                     as Any,
             ], crumbs: [("Overview", "/console/")])
+    }
+
+    /// One target as the domain page lists it: what it is, how its last publish went, and every
+    /// public URL that did not serve that publish's bytes, with the probe's finding codes.
+    static func target(_ entry: [String: Any]) -> [String: Any] {
+        let target = entry.object("target")
+        let last = entry.object("last")
+        let name = target.string("kind") == "webRoot" ? target.string("path") : target.string("name")
+        let edge = last.list("edge").filter { $0["servesRevision"] as? Bool == false }.map { e -> [String: Any] in
+            let codes = e.list("findings").compactMap { $0["code"] as? String }
+            return ["text": "\(e.string("url") ?? "") serves \(codes.joined(separator: ", "))"]
+        }
+        let outcome: String
+        switch last["ok"] as? Bool {
+        case true?: outcome = "published" + ((last["revision"] as? Int).map { " revision \($0)" } ?? "")
+        case false?: outcome = "failed: " + (last.string("error") ?? "unknown")
+        case nil: outcome = "not yet published here"
+        }
+        return [
+            "kind": target.string("kind") ?? "", "name": name ?? "", "outcome": outcome,
+            "outcomeClass": (last["ok"] as? Bool ?? true) ? "ok" : "bad", "edge": edge,
+        ]
     }
 
     func test(_ host: String, url: String?, source: String?) async throws -> ConsolePage {

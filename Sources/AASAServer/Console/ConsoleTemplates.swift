@@ -208,8 +208,10 @@ enum ConsoleTemplates {
         </section>
         {{/empty(suspensions)}}
         <section aria-labelledby="roots-h">
-        <h2 id="roots-h">Web roots</h2>
-        <ul>{{#domain.webRoots}}<li><code>{{.}}</code></li>{{/domain.webRoots}}</ul>
+        <h2 id="roots-h">Where the files are published</h2>
+        {{#empty(targets)}}<p>No web root, bucket or purge: the files are served by aasad only.</p>{{/empty(targets)}}
+        <ul>{{#targets}}<li>{{kind}} <code>{{name}}</code>: <span class="{{outcomeClass}}">{{outcome}}</span>\
+        {{#edge}}<br><span class="bad">edge: {{text}}</span>{{/edge}}</li>{{/targets}}</ul>
         </section>
         <section aria-labelledby="files-h">
         <h2 id="files-h">The files as served</h2>
