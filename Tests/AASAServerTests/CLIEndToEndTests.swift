@@ -167,6 +167,16 @@ import Testing
             #expect(try await cli("grants", "list", "example.com").out.contains("/news"))
             #expect(try await cli("grants", "delete", "example.com", "news").status == 0)
             #expect(try await cli("teams", "delete", "news").status == 0)
+            // Targets: the domain's web root listed as one, replaced from a YAML file, a refusal printed.
+            #expect(try await cli("targets", "show", "example.com").out.contains(root), "\(root)")
+            let targets = root + "/../targets-\(UUID().uuidString).yaml"
+            try Data("- {kind: webRoot, path: \(root)}\n".utf8).write(to: URL(fileURLWithPath: targets))
+            defer { try? FileManager.default.removeItem(atPath: targets) }
+            #expect(try await cli("targets", "set", "example.com", "--file", targets).out.contains("webRoot"))
+            try Data("- {kind: s3, bucket: Bad_Bucket, credentials: none}\n".utf8).write(
+                to: URL(fileURLWithPath: targets))
+            let refused = try await cli("targets", "set", "example.com", "--file", targets)
+            #expect(refused.status == 1 && refused.err.contains("/targets/0/bucket"), "\(refused)")
             #expect(try await cli("domains", "update", "example.com", "--auto-publish", "false").status == 0)
             #expect(try await cli("domains", "show", "example.com").out.contains("www.example.com"))
             #expect(try await cli("domains", "list").out.contains("example.com"))
