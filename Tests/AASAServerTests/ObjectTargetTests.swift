@@ -345,6 +345,24 @@ import Testing
             #expect(drift.contains { ($0["before"] as? String)?.contains("binary/octet-stream") == true }, "\(drift)")
             // A clean pass rewrites nothing.
             #expect(try await Self.reconciler(w, credentials: credentials, origin: origin).rewritten.isEmpty)
+
+            // A rollback publishes through the same path: the bucket holds revision 1 again.
+            try #require(
+                try await w.call(
+                    .put, "/v1/domains/shop.test/apps/\(Self.ios)/rules", token: w.adminToken,
+                    json: ["rules": [["/": "/b/*"]]]
+                ).status == 200)
+            _ = try await Self.publish(w, reason: "second")
+            let rollback = try await w.call(
+                .post, "/v1/domains/shop.test/revisions/1/rollback", token: w.adminToken, json: ["reason": "back"])
+            #expect(rollback.status == 201, "\(rollback.text)")
+            #expect(
+                (rollback.object["objectTargets"] as? [[String: Any]])?.first?["ok"] as? Bool == true,
+                "\(rollback.text)")
+            let rolledBack = try await offPool {
+                try moto.object("not-yet-made", "sites/shop/.well-known/apple-app-site-association")
+            }
+            #expect(rolledBack.bytes == served && rolledBack.metadata["aasa-revision"] == "3")
         }
     }
 
