@@ -60,6 +60,9 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain,
         fetcher: fetcher, fetchLimiter: FetchLimiter(perMinute: config.probeRunsPerMinute))
     api.credentialSets = objects.credentials.names
+    let dal = DigitalAssetLinksAPI(
+        fetcher: fetcher, baseURL: config.dalBaseURL, apiKey: config.dalAPIKey, requestsPerSecond: config.googleRate)
+    api.google = (dal, config.googleStaleAfter)
     api.maxWebhooksPerTeam = config.maxWebhooksPerTeam
     // People read and grep these answers: URLs and paths print as written (`"/shop"`, not `"\/shop"`).
     let openAPI = Configuration(jsonEncodingOptions: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
@@ -102,6 +105,12 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     if let interval = config.cdnInterval {
         services.append(
             CDNMonitor(database: database, fetcher: fetcher, interval: interval, gap: config.cdnGap, logger: logger))
+    }
+    if let interval = config.googleInterval {
+        services.append(
+            GoogleMonitor(
+                database: database, api: dal, interval: interval, tick: min(config.googleTick, interval),
+                staleAfter: config.googleStaleAfter, logger: logger))
     }
     let serverName = "aasad"
     let http1: HTTP1Channel.Configuration =

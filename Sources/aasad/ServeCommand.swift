@@ -87,6 +87,18 @@ struct Serve: AsyncParsableCommand {
             config.fetch.cdnBaseURL = base.hasSuffix("/") ? base : base + "/"
         }
         config.fetch.caFile = probeCAFile ?? env["AASA_PROBE_CA_FILE"]
+        if let base = env["AASA_DAL_BASE_URL"] { config.dalBaseURL = base }
+        config.dalAPIKey = env["AASA_DAL_API_KEY"]
+        if let seconds = env["AASA_GOOGLE_INTERVAL"].flatMap({ Int($0) }), seconds > 0 {
+            config.googleInterval = .seconds(seconds)
+        }
+        if let seconds = env["AASA_GOOGLE_TICK_S"].flatMap({ Int($0) }), seconds > 0 {
+            config.googleTick = .seconds(seconds)
+        }
+        if let rate = env["AASA_GOOGLE_RATE"].flatMap({ Double($0) }), rate > 0 { config.googleRate = rate }
+        if let seconds = env["AASA_GOOGLE_STALE_AFTER_S"].flatMap({ Int($0) }), seconds >= 0 {
+            config.googleStaleAfter = .seconds(seconds)
+        }
         config.credentialsFile = objectStores.resolvedFile
         config.credentialEnvironment = env
         config.fetch.allowPrivate = probeAllowPrivate || env["AASA_PROBE_ALLOW_PRIVATE"] == "1"

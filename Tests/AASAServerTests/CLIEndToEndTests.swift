@@ -167,6 +167,8 @@ import Testing
             #expect(try await cli("grants", "list", "example.com").out.contains("/news"))
             #expect(try await cli("grants", "delete", "example.com", "news").status == 0)
             #expect(try await cli("teams", "delete", "news").status == 0)
+            // Google's view: no assetlinks.json here, so no package and nothing to fail on.
+            #expect(try await cli("google", "example.com").status == 0)
             // Targets: the domain's web root listed as one, replaced from a YAML file, a refusal printed.
             #expect(try await cli("targets", "show", "example.com").out.contains(root), "\(root)")
             let targets = root + "/../targets-\(UUID().uuidString).yaml"

@@ -14,6 +14,10 @@ GET /.well-known/assetlinks.json serves DIR/assetlinks/<host> (404 when absent).
 POST /hook is a webhook receiver (see do_POST). POST /client/v4/zones/<zone>/purge_cache is
 Cloudflare's purge API (the bearer must be behaviors["cfToken"]); it and PURGE <path> (an HTTP
 purge) append {"method", "host", "path", "auth", "body"} to DIR/purges.jsonl.
+GET /v1/assetlinks:check and /v1/statements:list are Google's Digital Asset Links API, in the
+shapes of Google's reference, from DIR/dal.json: {"sites": {"https://host": {"package":
+{"fingerprints": [...], "debugString": "..."}}}, "throttle": N (answer the next N requests 429),
+"fail": N (500)}; each request's query is appended to DIR/dal-requests.
 GET /a/v1/<host> is the CDN: DIR/cdn/<host> as application/json, or 404; each CDN request
 appends a line to DIR/cdn-requests; "cdnDelay" (seconds) in behaviors.json slows it, and
 "cdnMidStall": {"<host>": seconds} sends half of that host's CDN file and then stalls.
@@ -62,7 +66,43 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             pass  # the client gave up, as it should
 
+    def dal(self):
+        from urllib.parse import parse_qs, urlsplit
+        query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
+        with open(os.path.join(root, "dal-requests"), "a") as log:
+            log.write(json.dumps(query) + "\n")
+        path = os.path.join(root, "dal.json")
+        try:
+            state = json.load(open(path))
+        except (OSError, ValueError):
+            state = {}
+        for key, status in (("throttle", 429), ("fail", 500)):
+            if state.get(key, 0) > 0:
+                state[key] -= 1
+                json.dump(state, open(path, "w"))
+                return self.send(status, json.dumps({"error": {"code": status, "message": "try later",
+                                                               "status": "RESOURCE_EXHAUSTED"}}).encode())
+        site = query.get("source.web.site", "")
+        packages = state.get("sites", {}).get(site, {})
+        relation = "delegate_permission/common.handle_all_urls"
+        if urlsplit(self.path).path.endswith("statements:list"):
+            statements = [{"source": {"web": {"site": site + "."}}, "relation": relation,
+                           "target": {"androidApp": {"packageName": name,
+                                                     "certificate": {"sha256Fingerprint": fp}}}}
+                          for name, entry in packages.items() for fp in entry.get("fingerprints", [])]
+            return self.send(200, json.dumps({"statements": statements, "maxAge": "3600s",
+                                              "debugString": "********************* Errors *********************\nNone!"}).encode())
+        entry = packages.get(query.get("target.androidApp.packageName"), {})
+        linked = query.get("target.androidApp.certificate.sha256Fingerprint") in entry.get("fingerprints", [])
+        body = {"linked": linked, "maxAge": "3600s"}
+        if not linked:
+            body["debugString"] = entry.get("debugString", "********************* Errors *********************\n"
+                                            "No statements were found that match the specified target.")
+        return self.send(200, json.dumps(body).encode())
+
     def do_GET(self):
+        if self.path.startswith("/v1/assetlinks:check") or self.path.startswith("/v1/statements:list"):
+            return self.dal()
         behaviors = load_behaviors()
         if self.path.startswith("/a/v1/"):
             host = self.path[len("/a/v1/"):]

@@ -201,7 +201,7 @@ package struct ObjectPublishing: Sendable {
                 text: "\(domain.host) could not be published to \(outcome.target)",
                 data: .object([
                     "target": .string(outcome.target),
-                    "revision": outcome.revision.map { .number(String($0)) } ?? .null,
+                    "revision": .number(String(outcome.revision ?? outcome.assetLinksRevision ?? 0)),
                     "error": .string(outcome.error ?? ""),
                 ])))
     }

@@ -23,7 +23,7 @@ public struct WebhookEvent: Sendable, Equatable {
     public static let names: [String] = [
         "domain.publish", "domain.rollback", "assetlinks.publish", "assetlinks.rollback", "publish.reconcile",
         "publish.target-failed", "policy.override", "team.suspend", "team.resume", "cdn.stale", "cdn.converged",
-        "cdn.error", "monitor.error", "expectation.broken",
+        "cdn.error", "google.stale", "google.converged", "monitor.error", "expectation.broken",
     ]
 
     /// The webhook event an audit event raises, or nil for an action nobody is told about.

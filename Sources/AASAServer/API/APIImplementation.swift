@@ -24,6 +24,8 @@ struct APIImplementation: APIProtocol {
     let fetcher: AppleFetcher
     /// One probe or CDN check per domain at a time, a few a minute.
     let fetchLimiter: FetchLimiter
+    /// Google's Digital Asset Links API, and how long Google may lag a publish before `google.stale`.
+    var google: (api: DigitalAssetLinksAPI, staleAfter: Duration)?
 
     var state: RequestState {
         RequestState.current ?? RequestState(requestID: "-", logger: Logger(label: "aasad"), principal: nil)

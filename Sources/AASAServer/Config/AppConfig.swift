@@ -66,6 +66,17 @@ public struct AppConfig: Sendable {
     /// The most webhooks one team may keep (`AASA_MAX_WEBHOOKS_PER_TEAM`): each publish posts to
     /// every one of them.
     public var maxWebhooksPerTeam = 20
+    /// Google's Digital Asset Links API: its base URL (`AASA_DAL_BASE_URL`) and API key (`AASA_DAL_API_KEY`).
+    public var dalBaseURL = "https://digitalassetlinks.googleapis.com/v1/"
+    public var dalAPIKey: String?
+    /// How often every domain's Google view is asked again (`AASA_GOOGLE_INTERVAL`; nil: the monitor
+    /// is off), how often it looks for domains published since (`AASA_GOOGLE_TICK_S`), the most
+    /// requests a second it sends (`AASA_GOOGLE_RATE`), and how long Google may list an older
+    /// revision's keys before `google.stale` is told (`AASA_GOOGLE_STALE_AFTER_S`).
+    public var googleInterval: Duration?
+    public var googleTick: Duration = .seconds(30)
+    public var googleRate = 5.0
+    public var googleStaleAfter: Duration = .seconds(24 * 3600)
     /// The JSON file of named credential sets for object-store and purge targets (`--credentials-file`).
     public var credentialsFile: String?
     /// Where the AWS conventions (`AWS_ACCESS_KEY_ID`, `AWS_WEB_IDENTITY_TOKEN_FILE`, …) are read:

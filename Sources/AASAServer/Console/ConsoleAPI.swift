@@ -76,6 +76,10 @@ struct ConsoleAPI: Sendable {
         try Self.plain(try await api.listSuspensions(.init(path: .init(host: host))).ok.body.json)
     }
 
+    func google(_ host: String) async throws -> [String: Any] {
+        try Self.plain(try await api.getGoogleView(.init(path: .init(host: host))).ok.body.json)
+    }
+
     func cdn(_ host: String) async throws -> [String: Any] {
         try Self.plain(try await api.getCDNStatus(.init(path: .init(host: host))).ok.body.json)
     }

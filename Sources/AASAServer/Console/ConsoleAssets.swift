@@ -26,7 +26,8 @@ enum ConsoleAssets {
         .warn { color: #8a4b00; font-weight: 600; }
         .ok { color: #1b5e20; }
         .state-current { color: #1b5e20; font-weight: 600; }
-        .state-stale, .state-error { color: #a0001c; font-weight: 600; }
+        .state-stale, .state-error, .state-not-linked { color: #a0001c; font-weight: 600; }
+        .state-verified, .state-converged { color: #1b5e20; font-weight: 600; }
         .facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
         .facts dt { font-weight: 600; }
         .facts dd { margin: 0; }

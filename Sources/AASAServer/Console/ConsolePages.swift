@@ -325,10 +325,12 @@ struct ConsolePages {
         let cdn = try await api.cdn(host)
         let canonical = cdn.string("host") ?? host
         let timeline = CDNTimeline(history: cdn.list("history")).svg()
+        let google = try await api.google(canonical)
         return ConsolePage(
-            "apple", title: "Apple's view of \(canonical)",
+            "apple", title: "Apple's and Google's view of \(canonical)",
             [
                 "host": canonical, "cdn": cdn, "timeline": timeline, "canFetch": principal.canWrite,
+                "google": google.list("packages"), "googleHistory": google.list("history"),
                 "findings": findings, "fetched": fetched as Any,
             ],
             crumbs: [("Overview", "/console/"), (canonical, "/console/domains/\(canonical)")])

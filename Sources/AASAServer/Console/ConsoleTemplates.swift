@@ -139,7 +139,7 @@ enum ConsoleTemplates {
         <a href="/console/domains/{{host}}/test">Test a URL</a>
         <a href="/console/domains/{{host}}/publish">Publish</a>
         <a href="/console/domains/{{host}}/revisions">Revisions</a>
-        <a href="/console/domains/{{host}}/apple">Apple's view</a>
+        <a href="/console/domains/{{host}}/apple">Apple and Google</a>
         </p>
         <dl class="facts">
         <dt>Environment</dt><dd>{{domain.environment}}</dd>
@@ -394,6 +394,17 @@ enum ConsoleTemplates {
         <form method="post" action="/console/domains/{{host}}/apple/cdn" class="inline">
         <input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Check CDN now</button></form>
         {{/canFetch}}
+        <h2>Google's view (Digital Asset Links API)</h2>
+        {{#empty(google)}}<p>No Android app: this domain publishes no assetlinks.json statement.</p>{{/empty(google)}}
+        <ul>{{#google}}<li><code>{{package}}</code>: <span class="state-{{state}}">{{state}}</span>: {{message}}\
+        {{#checkedAt}} <span class="muted">(checked {{checkedAt}})</span>{{/checkedAt}}</li>{{/google}}</ul>
+        {{^empty(googleHistory)}}
+        <table><caption>Google's history</caption><thead><tr><th scope="col">When</th><th scope="col">Package</th>
+        <th scope="col">State</th><th scope="col">assetlinks.json revision</th></tr></thead><tbody>
+        {{#googleHistory}}<tr><td>{{at}}</td><td><code>{{package}}</code></td><td>{{state}}</td><td>{{revision}}</td>\
+        </tr>{{/googleHistory}}
+        </tbody></table>
+        {{/empty(googleHistory)}}
         {{^empty(findings)}}
         <h2>Findings</h2>
         <ul>{{#findings}}<li><code>{{code}}</code> {{message}}</li>{{/findings}}</ul>

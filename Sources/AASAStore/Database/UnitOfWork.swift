@@ -13,6 +13,8 @@ public enum AdvisoryLock: Sendable {
     case webRoots
     /// Watching Apple's CDN (one replica at a time).
     case cdnMonitor
+    /// Asking Google's Digital Asset Links API (one replica at a time).
+    case googleMonitor
     /// Delivering webhooks (one replica at a time).
     case webhooks
     /// Creating a webhook for one owner (a team, or the admins: nil), under its cap.
@@ -30,6 +32,8 @@ public enum AdvisoryLock: Sendable {
             "SELECT \(unescaped: function)(\(Int64(0x6161_7372)))"
         case .cdnMonitor:
             "SELECT \(unescaped: function)(\(Int64(0x6161_7363)))"
+        case .googleMonitor:
+            "SELECT \(unescaped: function)(\(Int64(0x6161_6767)))"
         case .webhooks:
             "SELECT \(unescaped: function)(\(Int64(0x6161_7768)))"
         case .webhookOwner(let teamID):  // a pair of keys: "wh", then the team (0: the admins)

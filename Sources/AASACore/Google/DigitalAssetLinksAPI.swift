@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+
+/// Google's Digital Asset Links API (`AASA_DAL_BASE_URL`, default
+/// `https://digitalassetlinks.googleapis.com/v1/`): `assetlinks.check` and `statements.list`, fetched
+/// with the probe's TLS trust, limits and private-address rule, at most `requestsPerSecond`.
+package struct DigitalAssetLinksAPI: Sendable {
+    package static let defaultBaseURL = "https://digitalassetlinks.googleapis.com/v1/"
+
+    package let fetcher: AppleFetcher
+    package let baseURL: String
+    /// Sent as `key=`; never logged (messages name the method, not the URL).
+    package let apiKey: String?
+    private let pacer: Pacer
+
+    package init(fetcher: AppleFetcher, baseURL: String = defaultBaseURL, apiKey: String?, requestsPerSecond: Double) {
+        self.fetcher = fetcher
+        self.baseURL = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+        self.apiKey = apiKey
+        pacer = Pacer(gap: .milliseconds(Int(1000 / max(requestsPerSecond, 0.001))))
+    }
+
+    package enum Failure: Error, CustomStringConvertible, Sendable {
+        /// 429 or 5xx: Google asks to come back later; nothing is recorded, the pass backs off.
+        case throttled(String)
+        /// Another answer, or none: recorded as the package's `error`.
+        case failed(String)
+
+        package var description: String {
+            switch self {
+            case .throttled(let why), .failed(let why): why
+            }
+        }
+    }
+
+    package struct Check: Sendable, Equatable {
+        package var linked: Bool
+        package var debugString: String?
+    }
+
+    /// `assetlinks.check`: whether `site` delegates `handle_all_urls` to the package signed with
+    /// this certificate.
+    package func check(site: String, package: String, fingerprint: String) async throws -> Check {
+        let object = try await get(
+            "assetlinks:check",
+            [
+                ("source.web.site", site), ("relation", "delegate_permission/common.handle_all_urls"),
+                ("target.androidApp.packageName", package),
+                ("target.androidApp.certificate.sha256Fingerprint", fingerprint),
+            ])
+        return Check(linked: object["linked"] as? Bool ?? false, debugString: object["debugString"] as? String)
+    }
+
+    /// `statements.list`: the packages Google reads `handle_all_urls` statements for at `site`,
+    /// each with the certificate fingerprints it lists (upper-case, as Google writes them).
+    package func statements(site: String) async throws -> [String: Set<String>] {
+        let object = try await get(
+            "statements:list", [("source.web.site", site), ("relation", "delegate_permission/common.handle_all_urls")])
+        var out: [String: Set<String>] = [:]
+        for statement in object["statements"] as? [[String: Any]] ?? [] {
+            let app = (statement["target"] as? [String: Any])?["androidApp"] as? [String: Any]
+            guard let package = app?["packageName"] as? String else { continue }
+            let fingerprint = (app?["certificate"] as? [String: Any])?["sha256Fingerprint"] as? String
+            out[package, default: []].formUnion(fingerprint.map { [$0.uppercased()] } ?? [])
+        }
+        return out
+    }
+
+    private func get(_ method: String, _ query: [(String, String)]) async throws -> [String: Any] {
+        guard var components = URLComponents(string: baseURL + method) else {
+            throw Failure.failed("\(method): the base URL is not usable")
+        }
+        components.queryItems = (query + (apiKey.map { [("key", $0)] } ?? [])).map {
+            URLQueryItem(name: $0.0, value: $0.1)
+        }
+        // `+` is a space to Google's query parser: encoded so a value keeps it.
+        let encoded = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        components.percentEncodedQuery = encoded
+        guard let url = components.string else { throw Failure.failed("\(method): the base URL is not usable") }
+        await pacer.wait()
+        let fetched = await fetcher.fetch(url)
+        guard let status = fetched.status else {
+            throw Failure.throttled("\(method): no answer (\(fetched.failure.map { "\($0)" } ?? "unknown"))")
+        }
+        let object = (fetched.bytes.flatMap { try? JSONSerialization.jsonObject(with: Data($0)) }) as? [String: Any]
+        let message = ((object?["error"] as? [String: Any])?["message"] as? String).map { ": \($0)" } ?? ""
+        if status == 429 || status >= 500 { throw Failure.throttled("\(method): HTTP \(status)\(message)") }
+        guard status == 200, let object else { throw Failure.failed("\(method): HTTP \(status)\(message)") }
+        return object
+    }
+
+    /// Spaces requests `gap` apart across every caller in the process (the monitor and
+    /// `POST …/google/check` alike), so the configured rate holds.
+    private final class Pacer: Sendable {
+        let gap: Duration
+        private let next = Mutex<ContinuousClock.Instant>(.now)
+
+        init(gap: Duration) { self.gap = gap }
+
+        func wait() async {
+            let slot = next.withLock { next -> ContinuousClock.Instant in
+                let slot = max(next, .now)
+                next = slot + gap
+                return slot
+            }
+            try? await Task.sleep(until: slot, clock: .continuous)
+        }
+    }
+}

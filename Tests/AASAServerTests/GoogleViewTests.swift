@@ -1,0 +1,193 @@
+import AASAStore
+import AASATestSupport
+import Foundation
+import HTTPTypes
+import Logging
+import PostgresNIO
+import Testing
+
+@testable import AASACore
+@testable import AASAServer
+
+/// Issue 42: Google's view of each Android package, against a stand-in for the Digital Asset Links
+/// API (Tests/Support/aasa-origin.py, TLS with the test CA) that answers in the shapes of Google's
+/// reference (`linked`, `maxAge`, `debugString`, `statements[].target.androidApp`).
+@Suite struct GoogleViewTests {
+    static let app = "com.shop.app"
+    static let lite = "com.shop.lite"
+    static let keyA = (0..<32).map { String(format: "%02X", $0) }.joined(separator: ":")
+    static let keyB = (0..<32).map { String(format: "%02X", 255 - $0) }.joined(separator: ":")
+    static let apiKey = "dal-key-\(UUID().uuidString)"
+
+    static func configure(_ origin: ProbeTests.Origin) -> @Sendable (inout AppConfig) -> Void {
+        { config in
+            origin.configure(&config)
+            config.dalBaseURL = "https://dal.test:\(origin.port)/v1/"
+            config.dalAPIKey = apiKey
+            config.googleRate = 200
+            config.googleStaleAfter = .zero
+        }
+    }
+
+    /// Google's answers: per package, the fingerprints it lists for https://shop.test.
+    static func google(_ origin: ProbeTests.Origin, _ packages: [String: [String]], throttle: Int = 0, fail: Int = 0)
+        throws
+    {
+        let sites = ["https://shop.test": packages.mapValues { ["fingerprints": $0] }]
+        try JSONSerialization.data(withJSONObject: ["sites": sites, "throttle": throttle, "fail": fail]).write(
+            to: URL(fileURLWithPath: origin.dir + "/dal.json"))
+    }
+
+    /// shop.test with an iOS app and `packages` Android apps (each with key A), published.
+    static func setUp(_ w: TestWorld, packages: [String]) async throws {
+        try #require(try await w.createTeam("shop").status == 201)
+        try #require(
+            try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "shop.test"]).status == 201)
+        try #require(
+            try await w.call(
+                .put, "/v1/domains/shop.test/grants/shop", token: w.adminToken, json: ["pathPrefixes": ["/"]]
+            ).status == 200)
+        for package in packages {
+            let body: [String: Any] = ["appID": package, "platform": "android", "fingerprints": [keyA]]
+            try #require(try await w.call(.post, "/v1/teams/shop/apps", token: w.adminToken, json: body).status == 201)
+            try #require(
+                try await w.call(
+                    .put, "/v1/domains/shop.test/apps/\(package)/rules", token: w.adminToken,
+                    json: ["rules": [["/": "/a/*"]]]
+                ).status == 200)
+        }
+        try await publish(w)
+    }
+
+    static func publish(_ w: TestWorld) async throws {
+        let reply = try await w.call(.post, "/v1/domains/shop.test/publish", token: w.adminToken, json: ["reason": "t"])
+        try #require(reply.status == 201, "\(reply.text)")
+    }
+
+    static func check(_ w: TestWorld) async throws -> [String: [String: Any]] {
+        let reply = try await w.call(.post, "/v1/domains/shop.test/google/check", token: w.adminToken)
+        try #require(reply.status == 200, "\(reply.text)")
+        return packages(reply)
+    }
+
+    static func packages(_ reply: TestWorld.Reply) -> [String: [String: Any]] {
+        var out: [String: [String: Any]] = [:]
+        for p in reply.object["packages"] as? [[String: Any]] ?? [] { out[p["package"] as? String ?? ""] = p }
+        return out
+    }
+
+    static func events(_ w: TestWorld) async throws -> [String] {
+        try await w.withDatabase { database in
+            try await database.read(logger: Logger(label: "test")) {
+                try await $0.all(
+                    "SELECT name FROM webhook_events WHERE name LIKE 'google.%' ORDER BY id", as: String.self)
+            }
+        }
+    }
+
+    @Test func verifiedAndNotLinkedAreToldApartWithGooglesDebugString() async throws {
+        let origin = try await offPool { try ProbeTests.Origin(hosts: ["shop.test", "dal.test"]) }
+        try Self.google(origin, [Self.app: [Self.keyA]])
+        try await TestWorld.run(configure: Self.configure(origin)) { w in
+            try await Self.setUp(w, packages: [Self.app, Self.lite])
+            let unchecked = Self.packages(
+                try await w.call(.get, "/v1/domains/shop.test/google", token: w.adminToken))
+            #expect(unchecked[Self.app]?["state"] as? String == "unknown")
+
+            let packages = try await Self.check(w)
+            #expect(packages[Self.app]?["state"] as? String == "verified", "\(packages)")
+            #expect(packages[Self.app]?["googleFingerprints"] as? [String] == [Self.keyA])
+            #expect(packages[Self.lite]?["state"] as? String == "not-linked")
+            #expect(
+                (packages[Self.lite]?["detail"] as? String)?.contains("No statements were found") == true,
+                "\(packages)")
+            // GET reads what was recorded; the API key went to Google and nowhere else.
+            let read = Self.packages(try await w.call(.get, "/v1/domains/shop.test/google", token: w.adminToken))
+            #expect(read[Self.app]?["state"] as? String == "verified")
+            let requests = (try? String(contentsOfFile: origin.dir + "/dal-requests", encoding: .utf8)) ?? ""
+            #expect(requests.contains(Self.apiKey) && requests.contains("com.shop.lite"))
+            #expect(
+                !(try await w.call(.get, "/v1/domains/shop.test/google", token: w.adminToken)).text.contains(
+                    Self.apiKey))
+            // A read token sees Google's view and may not make aasad ask.
+            let read2 = try await w.teamToken("shop", scopes: ["read"]).secret
+            #expect(try await w.call(.get, "/v1/domains/shop.test/google", token: read2).status == 200)
+            #expect(try await w.call(.post, "/v1/domains/shop.test/google/check", token: read2).status == 403)
+        }
+    }
+
+    /// A new key published while Google still lists the old one: stale (with its lag and the
+    /// keys Google lists), `google.stale` once; Google catches up: verified, `google.converged` once.
+    @Test func aKeyChangeIsStaleUntilGoogleCatchesUpThenConverged() async throws {
+        let origin = try await offPool { try ProbeTests.Origin(hosts: ["shop.test", "dal.test"]) }
+        try Self.google(origin, [Self.app: [Self.keyA]])
+        try await TestWorld.run(configure: Self.configure(origin)) { w in
+            try await Self.setUp(w, packages: [Self.app])
+            #expect(try await Self.check(w)[Self.app]?["state"] as? String == "verified")
+            try #require(
+                try await w.call(
+                    .patch, "/v1/apps/\(Self.app)", token: w.adminToken, json: ["fingerprints": [Self.keyB]]
+                ).status == 200)
+            try await Self.publish(w)
+            let stale = try await Self.check(w)[Self.app] ?? [:]
+            #expect(stale["state"] as? String == "stale", "\(stale)")
+            #expect(stale["googleFingerprints"] as? [String] == [Self.keyA] && stale["lagSeconds"] is Int)
+            _ = try await Self.check(w)
+            #expect(try await Self.events(w) == ["google.stale"], "told once per episode")
+
+            try Self.google(origin, [Self.app: [Self.keyB]])
+            #expect(try await Self.check(w)[Self.app]?["state"] as? String == "verified")
+            _ = try await Self.check(w)
+            #expect(try await Self.events(w) == ["google.stale", "google.converged"])
+            let view = try await w.call(.get, "/v1/domains/shop.test/google", token: w.adminToken)
+            let history = (view.object["history"] as? [[String: Any]] ?? []).compactMap { $0["state"] as? String }
+            #expect(history == ["verified", "stale", "verified"], "\(history)")
+            // The console's "Apple and Google" page says the same.
+            let browser = ConsoleTests.Browser(w)
+            _ = try await browser.signIn(w.adminToken)
+            let page = try await browser.get("/console/domains/shop.test/apple").text
+            #expect(
+                page.contains("<code>com.shop.app</code>: <span class=\"state-verified\">verified</span>"), "\(page)")
+            #expect(page.contains("Google&#39;s history") || page.contains("Google's history"))
+        }
+    }
+
+    /// A 429 or a 500 from Google: the monitor's pass stops with nothing recorded, waits its
+    /// backoff, and the next pass checks the domain; a publish makes it due again at the next
+    /// tick. `POST …/google/check` answers 503 with nothing recorded.
+    @Test func throttlingBacksOffAndLosesNothing() async throws {
+        let origin = try await offPool { try ProbeTests.Origin(hosts: ["shop.test", "dal.test"]) }
+        try Self.google(origin, [Self.app: [Self.keyA]], throttle: 1)
+        try await TestWorld.run(configure: Self.configure(origin)) { w in
+            try await Self.setUp(w, packages: [Self.app])
+            #expect(try await w.call(.post, "/v1/domains/shop.test/google/check", token: w.adminToken).status == 503)
+            try Self.google(origin, [Self.app: [Self.keyA]], fail: 1)
+            try await w.withDatabase { database in
+                var fetch = FetchConfig()
+                origin.configure(fetch: &fetch)
+                let api = DigitalAssetLinksAPI(
+                    fetcher: try AppleFetcher(config: fetch), baseURL: "https://dal.test:\(origin.port)/v1/",
+                    apiKey: nil, requestsPerSecond: 200)
+                let monitor = GoogleMonitor(
+                    database: database, api: api, interval: .seconds(3600), tick: .milliseconds(300),
+                    staleAfter: .zero, logger: Logger(label: "test"))
+                let first = try await monitor.runPass()
+                #expect(
+                    first?.checked == 0 && first?.backedOff?.contains("HTTP 500") == true,
+                    "\(String(describing: first))")
+                #expect(try await monitor.runPass() == nil, "the backoff holds the next pass")
+                try await Task.sleep(for: .milliseconds(400))
+                #expect(try await monitor.runPass() == .init(checked: 1))
+                #expect(try await monitor.runPass() == .init(checked: 0), "nothing due within the interval")
+                try #require(
+                    try await w.call(
+                        .patch, "/v1/apps/\(Self.app)", token: w.adminToken, json: ["fingerprints": [Self.keyB]]
+                    ).status == 200)
+                try await Self.publish(w)
+                #expect(try await monitor.runPass() == .init(checked: 1), "a publish makes the domain due")
+            }
+            let view = Self.packages(try await w.call(.get, "/v1/domains/shop.test/google", token: w.adminToken))
+            #expect(view[Self.app]?["state"] as? String == "stale")
+        }
+    }
+}
