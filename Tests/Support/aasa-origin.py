@@ -70,7 +70,7 @@ class Handler(BaseHTTPRequestHandler):
         from urllib.parse import parse_qs, urlsplit
         query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
         with open(os.path.join(root, "dal-requests"), "a") as log:
-            log.write(json.dumps(query) + "\n")
+            log.write(json.dumps(dict(query, at=time.time())) + "\n")
         path = os.path.join(root, "dal.json")
         try:
             state = json.load(open(path))
