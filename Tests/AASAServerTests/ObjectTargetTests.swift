@@ -12,7 +12,9 @@ import Testing
 /// Issue 38: publishing to S3-compatible storage and CDN purges, against real servers: moto
 /// (S3, STS, IAM, CloudFront; SigV4 verified), read back with boto3; Cloudflare's purge API, an
 /// HTTP purge and the edge as a TLS stand-in (Tests/Support/aasa-origin.py) with the test CA.
-@Suite struct ObjectTargetTests {
+/// Serialized: each test starts a moto and runs boto3 in child processes; one at a time keeps the
+/// suite from taking the cores the deadline tests of other suites measure against.
+@Suite(.serialized) struct ObjectTargetTests {
     static let ios = "ABCDE12345.com.shop.app"
     static let android = "com.shop.app"
     static let fingerprint = (0..<32).map { String(format: "%02X", $0) }.joined(separator: ":")
