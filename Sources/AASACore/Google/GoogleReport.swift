@@ -19,6 +19,8 @@ package struct GoogleReport: Sendable {
     package var publishedAt: Date?
     package var packages: [Package]
     package var history: [GoogleEventRecord]
+    /// Set when a check was asked and Google did not give an answer to record.
+    package var checkError: String? = nil
 
     package static func read(
         _ host: String, api: DigitalAssetLinksAPI?, staleAfter: Duration, work: RequestWork, checkNow: Bool

@@ -20,7 +20,11 @@ extension APIImplementation {
                 return try await GoogleReport.read(
                     input.path.host, api: google.api, staleAfter: google.staleAfter, work: work, checkNow: true)
             } catch let failure as DigitalAssetLinksAPI.Failure {
-                throw ServiceError.unavailable("Google's Digital Asset Links API: \(failure); nothing was recorded")
+                // Google's trouble is not this request's: the last recorded view, and why it is not newer.
+                var report = try await GoogleReport.read(
+                    input.path.host, api: nil, staleAfter: google.staleAfter, work: work, checkNow: false)
+                report.checkError = "\(failure); nothing was recorded"
+                return report
             }
         }
         return .ok(.init(body: .json(.init(report))))
@@ -31,6 +35,7 @@ extension Components.Schemas.GoogleView {
     init(_ r: GoogleReport) {
         self.init(
             host: r.host, assetLinksRevision: r.assetLinksRevision, publishedAt: r.publishedAt,
+            checkError: r.checkError,
             packages: r.packages.map {
                 .init(
                     package: $0.package, state: .init(rawValue: $0.state) ?? .unknown, message: $0.message,
