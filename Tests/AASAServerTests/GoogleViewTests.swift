@@ -172,14 +172,14 @@ import Testing
                     fetcher: try AppleFetcher(config: fetch), baseURL: "https://dal.test:\(origin.port)/v1/",
                     apiKey: nil, requestsPerSecond: 200)
                 let monitor = GoogleMonitor(
-                    database: database, api: api, interval: .seconds(3600), tick: .milliseconds(300),
+                    database: database, api: api, interval: .seconds(3600), tick: .seconds(3),
                     staleAfter: .zero, logger: Logger(label: "test"))
                 let first = try await monitor.runPass()
                 #expect(
                     first?.checked == 0 && first?.backedOff?.contains("HTTP 500") == true,
                     "\(String(describing: first))")
                 #expect(try await monitor.runPass() == nil, "the backoff holds the next pass")
-                try await Task.sleep(for: .milliseconds(400))
+                try await Task.sleep(for: .milliseconds(3200))
                 #expect(try await monitor.runPass() == .init(checked: 1))
                 #expect(try await monitor.runPass() == .init(checked: 0), "nothing due within the interval")
                 try #require(
