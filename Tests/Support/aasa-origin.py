@@ -23,6 +23,9 @@ appends a line to DIR/cdn-requests; "cdnDelay" (seconds) in behaviors.json slows
 "cdnMidStall": {"<host>": seconds} sends half of that host's CDN file and then stalls.
 """
 import json, os, ssl, sys, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import child_of_test  # noqa: F401,E402  (stops with the test that started it)
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 port, cert, key, root = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]

@@ -17,8 +17,9 @@ final class Moto: Sendable {
         port = try FreePort.pick()
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        // The module, not the `moto_server` script: a script pip just installed may not be on PATH yet.
-        process.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", "\(port)"]
+        // Through a wrapper that stops with this process (and not the `moto_server` script, which a
+        // pip install may not have put on PATH yet).
+        process.arguments = ["python3", TestDatabase.repositoryRoot + "/Tests/Support/moto-server.py", "\(port)"]
         var environment = ProcessInfo.processInfo.environment
         // The set-up's first three actions (the IAM user, its policy, its key) go unsigned.
         if verifySignatures { environment["INITIAL_NO_AUTH_ACTION_COUNT"] = "3" }
