@@ -46,6 +46,51 @@ import Testing
         #expect(AssetLinksValidator.fingerprintProblem("YOUR_FINGERPRINT")?.code == .fingerprintMalformed)
     }
 
+    /// One key listed twice, spelled two ways (as a hand-merged file does): a warning at the second,
+    /// naming the first; the spelling itself is the error it always was.
+    @Test func theSameKeyTwiceInAnySpellingIsWarned() {
+        let bare = Self.fingerprint.replacingOccurrences(of: ":", with: "").lowercased()
+        let json = #"""
+            [{"relation":["delegate_permission/common.handle_all_urls"],"target":{"namespace":"android_app",\#
+            "package_name":"com.example.app","sha256_cert_fingerprints":["\#(Self.fingerprint)","\#(bare)"]}}]
+            """#
+        let found = AssetLinksValidator.validate(Array(json.utf8))
+        let twice = found.filter { $0.code == .fingerprintTwice }
+        #expect(twice.count == 1 && twice.first?.severity == .warning)
+        #expect(twice.first?.path.description == "/0/target/sha256_cert_fingerprints/1")
+        #expect(twice.first?.message.contains("spelled differently") == true)
+        #expect(found.contains { $0.code == .fingerprintNoColons })
+        let once = AssetLinksValidator.validate(
+            Array(
+                json.replacingOccurrences(
+                    of: bare,
+                    with: Self.fingerprint
+                        .replacingOccurrences(of: "14:", with: "15:")
+                ).utf8))
+        #expect(!once.contains { $0.code == .fingerprintTwice })
+    }
+
+    /// Play Console's App signing snippet, as it shows it, read for the app it was copied from.
+    @Test func playConsolesSnippetGivesTheAppSigningKey() throws {
+        let snippet = #"""
+            [{
+              "relation": ["delegate_permission/common.handle_all_urls"],
+              "target": {
+                "namespace": "android_app",
+                "package_name": "com.example.app",
+                "sha256_cert_fingerprints":
+                ["\#(Self.fingerprint)"]
+              }
+            }]
+            """#
+        let root = try JSONParser.parse(snippet).value
+        let read = PlaySigningSnippet.read(root, package: "com.example.app")
+        #expect(read.keys == [Self.fingerprint] && read.problems.isEmpty)
+        let other = PlaySigningSnippet.read(root, package: "com.example.lite")
+        #expect(other.problems.map(\.pointer) == ["/0/target/package_name"] && other.problems.first?.rule == "package")
+        #expect(PlaySigningSnippet.read(.object([:]), package: "com.example.app").problems.first?.rule == "type")
+    }
+
     @Test func statementProblemsHaveCodes() {
         func codes(_ json: String) -> [String] { Self.errors(Array(json.utf8)) }
         let app =

@@ -109,6 +109,13 @@ import Testing
             #expect(
                 !(try await w.call(.get, "/v1/domains/shop.test/google", token: w.adminToken)).text.contains(
                     Self.apiKey))
+            // The console's overview sums it up, a package not linked in red.
+            let browser = ConsoleTests.Browser(w)
+            _ = try await browser.signIn(w.adminToken)
+            let overview = try await browser.get("/console").text
+            #expect(
+                overview.contains("href=\"/console/domains/shop.test/apple\" class=\"bad\">1 not-linked, 1 verified"),
+                "\(overview)")
             // A read token sees Google's view and may not make aasad ask.
             let read2 = try await w.teamToken("shop", scopes: ["read"]).secret
             #expect(try await w.call(.get, "/v1/domains/shop.test/google", token: read2).status == 200)
@@ -149,6 +156,9 @@ import Testing
             #expect(
                 page.contains("<code>com.shop.app</code>: <span class=\"state-verified\">verified</span>"), "\(page)")
             #expect(page.contains("Google&#39;s history") || page.contains("Google's history"))
+            // The overview sums Google's view up per domain.
+            let overview = try await browser.get("/console").text
+            #expect(overview.contains("href=\"/console/domains/shop.test/apple\">verified</a>"), "\(overview)")
         }
     }
 

@@ -93,6 +93,15 @@ package struct AndroidDocument: Sendable {
                         fingerprints: build.map { $0.fingerprints.map(\.sha256) } ?? app.fingerprints),
                     dynamicComponents: rules.isEmpty ? nil : components))
             entries.append(Entry(appID: app.appID, team: app.teamName, ruleIDs: rules.map(\.id), rulesOf: rulesOf))
+            if let facts = snapshot.androidKeys {
+                let keys: [(sha256: String, label: String?)] =
+                    build.map { $0.fingerprints.map { ($0.sha256, $0.label) } }
+                    ?? app.fingerprints.map { ($0, app.keyLabels[$0]) }
+                warnings += AndroidKeyWarnings.findings(
+                    package: build?.identity ?? app.appID, keys: keys, isBuild: build != nil, facts: facts,
+                    pointer: JSONPointer(tokens: [String(index), "target", "sha256_cert_fingerprints"]),
+                    team: app.teamName, appID: app.appID)
+            }
         }
         let document = AssetLinksDocument(statements: statements)
         let bytes = document.rendered()

@@ -121,4 +121,44 @@ package struct AppInput: Sendable {
         guard errors.isEmpty else { throw ServiceError.invalid(errors) }
         return list
     }
+
+    /// Key labels as a body gives them, checked before anything is read (openapi.yaml's bounds, so
+    /// before `If-Match`): at most 20, each fingerprint at most 200 characters, each label a name
+    /// (`play-signing`, `upload`, `debug`, or the team's own word).
+    package static func checkKeyLabels(_ labels: [String: String]?, pointer: String = "") throws {
+        guard let labels else { return }
+        var errors: [FieldError] = []
+        if labels.count > 20 {
+            errors.append(
+                FieldError(field: "\(pointer)/keyLabels", rule: "maxProperties", message: "at most 20 labels"))
+        }
+        for (fingerprint, label) in labels.sorted(by: { $0.key < $1.key }) {
+            let at = pointer + (JSONPointer.root / "keyLabels" / fingerprint).description
+            if fingerprint.count > 200 {
+                errors.append(
+                    FieldError(field: at, rule: "maxLength", message: "a fingerprint is at most 200 characters"))
+            } else if !BuildsInput.isName(label) {
+                errors.append(
+                    FieldError(
+                        field: at, rule: "label",
+                        message:
+                            "a label is 1 to 32 lower-case letters, digits and hyphens (play-signing, upload, debug...)"
+                    ))
+            }
+        }
+        guard errors.isEmpty else { throw ServiceError.invalid(errors) }
+    }
+
+    /// Every labelled fingerprint is one the app lists (an iOS app, listing none, labels none).
+    package static func checkLabelled(_ labels: [String: String]?, fingerprints: [String]?, pointer: String = "") throws
+    {
+        guard let labels else { return }
+        let listed = Set(fingerprints ?? [])
+        let errors = labels.keys.sorted().filter { !listed.contains($0) }.map {
+            FieldError(
+                field: pointer + (JSONPointer.root / "keyLabels" / $0).description, rule: "listed",
+                message: "\($0) is not one of the app's fingerprints; a label names a key the app lists")
+        }
+        guard errors.isEmpty else { throw ServiceError.invalid(errors) }
+    }
 }

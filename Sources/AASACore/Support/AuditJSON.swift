@@ -40,6 +40,10 @@ package enum AuditJSON {
             "services": .array(r.services.map { .string($0.rawValue) }), "version": .number(String(r.version)),
         ]
         if r.platform == .android { o.append("fingerprints", .array(r.fingerprints.map(JSONValue.string))) }
+        if !r.keyLabels.isEmpty {
+            let labels = r.keyLabels.sorted { $0.key < $1.key }.map { JSONMember($0.key, .string($0.value)) }
+            o.append("keyLabels", .object(JSONObject(labels)))
+        }
         if let source = r.rulesFrom { o.append("rulesFrom", .string(source)) }
         return .object(o)
     }

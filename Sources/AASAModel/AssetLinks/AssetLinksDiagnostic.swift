@@ -17,6 +17,8 @@ public struct AssetLinksDiagnostic: Sendable, Hashable, CustomStringConvertible 
         case fingerprintNoColons = "L042"
         case fingerprintSHA1 = "L043"
         case fingerprintMalformed = "L044"
+        /// The same key twice in one target, however it is spelled (case, colons).
+        case fingerprintTwice = "L045"
         case duplicateStatement = "L050"
         case duplicateDynamicRules = "L051"
         case relationExtensions = "L060"

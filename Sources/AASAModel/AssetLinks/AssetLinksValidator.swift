@@ -205,8 +205,21 @@ public enum AssetLinksValidator {
             if let (code, message) = fingerprintProblem(s) {
                 out.append(.error(code, at: at / "sha256_cert_fingerprints" / k, message))
             }
+            let key = fingerprintKey(s)
+            if let first = fingerprints[..<k].firstIndex(where: { $0.stringValue.map(fingerprintKey) == key }) {
+                let spelled = fingerprints[first].stringValue == s ? "" : ", spelled differently"
+                out.append(
+                    .warning(
+                        .fingerprintTwice, at: at / "sha256_cert_fingerprints" / k,
+                        "the same key as sha256_cert_fingerprints/\(first)\(spelled); list each key once"))
+            }
         }
         return out
+    }
+
+    /// A fingerprint's bytes, whatever their case and separators: two spellings of one key agree.
+    public static func fingerprintKey(_ f: String) -> String {
+        String(f.uppercased().unicodeScalars.filter { $0 != ":" && $0 != " " && $0 != "-" })
     }
 
     /// Dynamic App Links rules: Android discards every dynamic rule of the statement when one field

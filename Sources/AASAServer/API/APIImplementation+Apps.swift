@@ -21,11 +21,13 @@ extension APIImplementation {
             appID: body.appID, platform: AppPlatform(rawValue: body.platform?.rawValue ?? "ios") ?? .ios,
             services: body.services?.map(\.rawValue), fingerprints: body.fingerprints, rulesFrom: body.rulesFrom,
             pointer: "")
+        let labels = body.keyLabels?.additionalProperties
+        try AppInput.checkKeyLabels(labels)
         let changed = try await change(
             AppChange(
                 kind: .create(
                     team: input.path.team, appID: app.appID, services: app.services,
-                    android: app.fingerprints, rulesFrom: app.rulesFrom), ifMatch: nil))
+                    android: app.fingerprints, rulesFrom: app.rulesFrom), ifMatch: nil, keyLabels: labels))
         return .created(
             .init(
                 headers: .init(eTag: ETag.of(changed.output.version)),
@@ -47,12 +49,14 @@ extension APIImplementation {
         // The platform's own services are checked against the app.
         let services = try body.services.map { try AppInput.services($0.map(\.rawValue), field: "/services") }
         let fingerprints = try body.fingerprints.map { try AppInput.fingerprints($0, field: "/fingerprints") }
+        let labels = body.keyLabels?.additionalProperties
+        try AppInput.checkKeyLabels(labels)
         let changed = try await change(
             AppChange(
                 kind: .update(
                     appID: input.path.appID, team: body.team, services: services,
                     fingerprints: fingerprints, rulesFrom: try AppInput.rulesFrom(body.rulesFrom)),
-                ifMatch: input.headers.ifMatch))
+                ifMatch: input.headers.ifMatch, keyLabels: labels))
         return .ok(
             .init(
                 headers: .init(eTag: ETag.of(changed.output.version)),
@@ -60,12 +64,31 @@ extension APIImplementation {
             ))
     }
 
-    /// The change's `G001` warnings about this app: the domains it reached whose grant lacks a
-    /// service it asks for.
+    func importPlaySigningKeys(
+        _ input: Operations.ImportPlaySigningKeys.Input
+    ) async throws -> Operations.ImportPlaySigningKeys.Output {
+        _ = try principal()  // 401 before the body is read
+        let snippet =
+            switch input.body {
+            case .json(let body): try SameJSON.convert(body, to: JSONValue.self)
+            }
+        let keys = try PlaySigningKeys.read(snippet, appID: input.path.appID)
+        let changed = try await change(
+            AppChange(kind: .playSigning(appID: input.path.appID, fingerprints: keys), ifMatch: input.headers.ifMatch))
+        return .ok(
+            .init(
+                headers: .init(eTag: ETag.of(changed.output.version)),
+                body: .json(.init(changed.output, warnings: Self.serviceWarnings(changed.warnings, of: changed.output)))
+            ))
+    }
+
+    /// The change's warnings about this app: `G001` for the domains it reached whose grant lacks a
+    /// service it asks for, and its signing-key warnings (`A020`–`A022`) there.
     static func serviceWarnings(_ warnings: [Finding], of app: AppRecord) -> [Finding] {
         var seen = Set<String>()
         return warnings.filter {
-            $0.code == ServiceGrants.code && $0.appID == app.appID && seen.insert($0.message).inserted
+            (ServiceGrants.code == $0.code || AndroidKeyWarnings.codes.contains($0.code)) && $0.appID == app.appID
+                && seen.insert($0.message).inserted
         }
     }
 

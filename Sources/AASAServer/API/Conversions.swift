@@ -33,7 +33,8 @@ extension Components.Schemas.App {
             appID: r.appID, team: r.teamName, platform: .init(rawValue: r.platform.rawValue) ?? .ios,
             services: r.services.compactMap { Components.Schemas.Service(rawValue: $0.rawValue) },
             fingerprints: r.platform == .android ? r.fingerprints : nil, rulesFrom: r.rulesFrom,
-            createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version,
+            keyLabels: r.keyLabels.isEmpty ? nil : .init(additionalProperties: r.keyLabels), createdAt: r.createdAt,
+            updatedAt: r.updatedAt, version: r.version,
             warnings: warnings?.map(Components.Schemas.Finding.init))
     }
 }

@@ -13,8 +13,8 @@ struct ConsolePages {
 
     func overview(cursor: String?) async throws -> ConsolePage {
         let list = try await api.domains(cursor: cursor)
-        // Each domain's row asks five services at once, and two rows are built at a time: at most
-        // ten reads, each holding a pooled connection (half of the default pool of 20), so one
+        // Each domain's row asks six services at once, and two rows are built at a time: at most
+        // twelve reads, each holding a pooled connection (of the default pool of 20), so one
         // overview never starves the API's requests.
         let domains = list.list("items")
         var rows = [PlainJSON?](repeating: nil, count: domains.count)
@@ -37,17 +37,18 @@ struct ConsolePages {
             ["domains": rows.compactMap { $0?.value }, "next": list.string("nextCursor") as Any])
     }
 
-    /// One domain of the overview: its list entry, with the draft, Apple's CDN, the last probe,
-    /// golden URLs and suspensions added.
+    /// One domain of the overview: its list entry, with the draft, Apple's CDN, Google's view, the
+    /// last probe, golden URLs and suspensions added.
     private func overviewRow(_ domain: [String: Any]) async throws -> [String: Any] {
         let host = domain.string("host") ?? ""
         var row = domain
-        // The row's five reads are independent: asked at once.
+        // The row's six reads are independent: asked at once.
         async let differs = api.draftDiffers(host)
         async let cdnRead = PlainJSON(api.cdn(host))
         async let probeRead = api.lastProbe(host).map(PlainJSON.init)
         async let checkRead = PlainJSON(api.expectations(host))
         async let suspensionsRead = PlainJSON(api.suspensions(host))
+        async let googleRead = PlainJSON(api.google(host))
         row["draftDiffers"] = try await differs
         let cdn = try await cdnRead.value
         row["cdnState"] = cdn.string("state") ?? "unknown"
@@ -64,7 +65,22 @@ struct ConsolePages {
         if broken > 0 { row["broken"] = broken }
         let suspended = try await suspensionsRead.value.list("items").compactMap { $0.string("team") }
         if !suspended.isEmpty { row["suspended"] = suspended.joined(separator: ", ") }
+        let states = try await googleRead.value.list("packages").compactMap { $0.string("state") }
+        row["google"] = Self.googleSummary(states) as Any
+        row["googleBad"] = states.contains { $0 != "verified" && $0 != "unknown" }
         return row
+    }
+
+    /// Google's view of a domain's packages in a few words: "verified" when all are, else the
+    /// count of each state ("1 stale, 1 not-linked"); nil when the domain has no Android app.
+    static func googleSummary(_ states: [String]) -> String? {
+        guard !states.isEmpty else { return nil }
+        if states.allSatisfy({ $0 == "verified" }) { return "verified" }
+        let order = ["error", "not-linked", "stale", "unknown", "verified"]
+        return order.compactMap { state in
+            let n = states.filter { $0 == state }.count
+            return n == 0 ? nil : "\(n) \(state)"
+        }.joined(separator: ", ")
     }
 
     func domain(_ host: String) async throws -> ConsolePage {

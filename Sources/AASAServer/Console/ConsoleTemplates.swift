@@ -109,7 +109,8 @@ enum ConsoleTemplates {
         <table>
         <caption>Every domain this token can see</caption>
         <thead><tr><th scope="col">Domain</th><th scope="col">Environment</th><th scope="col">Revision</th>
-        <th scope="col">Draft</th><th scope="col">Apple's CDN</th><th scope="col">Last probe</th>
+        <th scope="col">Draft</th><th scope="col">Apple's CDN</th><th scope="col">Google</th>
+        <th scope="col">Last probe</th>
         <th scope="col">Golden URLs</th><th scope="col">Suspensions</th></tr></thead>
         <tbody>
         {{#domains}}
@@ -120,6 +121,8 @@ enum ConsoleTemplates {
         <td>{{#draftDiffers}}<span class="warn">differs</span>{{/draftDiffers}}\
         {{^draftDiffers}}same{{/draftDiffers}}</td>
         <td><span class="state-{{cdnState}}">{{cdnState}}</span>{{#lag}} ({{lag}} behind){{/lag}}</td>
+        <td>{{#google}}<a href="/console/domains/{{host}}/apple"{{#googleBad}} class="bad"{{/googleBad}}>{{google}}</a>\
+        {{/google}}{{^google}}no Android app{{/google}}</td>
         <td>{{#probe}}{{#ok}}ok{{/ok}}{{^ok}}<span class="bad">{{problems}}</span>{{/ok}} \
         <a href="/console/domains/{{host}}/apple">{{checkedAt}}</a>{{/probe}}{{^probe}}never{{/probe}}</td>
         <td>{{#broken}}<span class="bad">{{broken}} broken</span>{{/broken}}{{^broken}}holding{{/broken}}</td>

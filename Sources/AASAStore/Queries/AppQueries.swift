@@ -6,16 +6,16 @@ extension DBSession {
     static let appColumns = """
         a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version, a.platform, \
         a.fingerprints,
-        (SELECT s.app_id FROM apps s WHERE s.id = a.rules_from)
+        (SELECT s.app_id FROM apps s WHERE s.id = a.rules_from), a.key_labels::text
         """
-    typealias AppRow = (Int64, String, Int64, String, [String], Date, Date, Int64, String, [String], String?)
+    typealias AppRow = (Int64, String, Int64, String, [String], Date, Date, Int64, String, [String], String?, String)
 
     static func app(_ row: AppRow) -> AppRecord {
         AppRecord(
             id: row.0, appID: row.1, teamID: row.2, teamName: row.3,
             services: row.4.compactMap(AppService.init(rawValue:)),
             createdAt: row.5, updatedAt: row.6, version: row.7, platform: AppPlatform(rawValue: row.8) ?? .ios,
-            fingerprints: row.9, rulesFrom: row.10)
+            fingerprints: row.9, keyLabels: KeyLabelsColumn.decode(row.11), rulesFrom: row.10)
     }
 
     func apps(_ query: PostgresQuery) async throws -> [AppRecord] {
@@ -61,16 +61,16 @@ extension DBSession {
     /// an app cannot take a build's identity (`builds(identities:)` says whose).
     public func insertApp(
         appID: String, teamID: Int64, services: [AppService], platform: AppPlatform = .ios,
-        fingerprints: [String] = [], rulesFrom: Int64? = nil
+        fingerprints: [String] = [], keyLabels: [String: String] = [:], rulesFrom: Int64? = nil
     ) async throws -> AppRecord? {
         // The build check, the insert and the record read back in one round trip (issue 23: app
         // create's statements).
         let rows = try await writeReturning(
             """
             WITH a AS (
-                INSERT INTO apps (app_id, team_id, services, platform, fingerprints, rules_from)
+                INSERT INTO apps (app_id, team_id, services, platform, fingerprints, rules_from, key_labels)
                 SELECT \(appID), \(teamID), \(services.map(\.rawValue)), \(platform.rawValue), \(fingerprints), \
-            \(rulesFrom)
+            \(rulesFrom), \(KeyLabelsColumn.encode(keyLabels))::jsonb
                 WHERE NOT EXISTS (SELECT 1 FROM app_builds WHERE identity = \(appID))
                 RETURNING *)
             SELECT \(unescaped: Self.appColumns) FROM a JOIN teams ON teams.id = a.team_id
@@ -78,10 +78,14 @@ extension DBSession {
         return rows.first.map(Self.app)
     }
 
-    public func updateApp(id: Int64, teamID: Int64, services: [AppService], fingerprints: [String]) async throws {
+    /// `keyLabels` are kept for the fingerprints that stay (the caller passes what it means to keep).
+    public func updateApp(
+        id: Int64, teamID: Int64, services: [AppService], fingerprints: [String], keyLabels: [String: String]
+    ) async throws {
         try await write(
             """
             UPDATE apps SET team_id = \(teamID), services = \(services.map(\.rawValue)), fingerprints = \(fingerprints),
+            key_labels = \(KeyLabelsColumn.encode(keyLabels.filter { fingerprints.contains($0.key) }))::jsonb,
             updated_at = now(), version = version + 1 WHERE id = \(id)
             """)
     }

@@ -168,8 +168,10 @@ extension DBSession {
         // A suspended team's apps leave the file (the kill switch); its stored rules stay.
         let suspended = try await suspensions(affecting: domain.id)
         let builds = try await builds(appPKs: apps.map(\.id))
+        let keys = apps.contains { $0.platform == .android } ? try await androidKeyFacts(domain) : nil
         guard !suspended.isEmpty else {
-            return DomainSnapshot(domain: domain, grants: grants, apps: apps, ruleSets: ruleSets, builds: builds)
+            return DomainSnapshot(
+                domain: domain, grants: grants, apps: apps, ruleSets: ruleSets, builds: builds, androidKeys: keys)
         }
         let ids = Set(suspended.map(\.teamID))
         let appTeams = Dictionary(apps.map { ($0.id, $0.teamID) }, uniquingKeysWith: { a, _ in a })
@@ -178,7 +180,24 @@ extension DBSession {
             domain: domain, grants: grants.filter { !ids.contains($0.teamID) },
             apps: apps.filter { !ids.contains($0.teamID) },
             ruleSets: ruleSets.filter { !names.contains($0.teamName) }, suspendedTeams: names.sorted(),
-            builds: builds.filter { !ids.contains(appTeams[$0.appPK] ?? -1) })
+            builds: builds.filter { !ids.contains(appTeams[$0.appPK] ?? -1) }, androidKeys: keys)
+    }
+
+    /// The facts an Android statement's key warnings need, in one round trip.
+    func androidKeyFacts(_ domain: DomainRecord) async throws -> AndroidKeyFacts {
+        let rows = try await all(
+            """
+            SELECT NULL::text, NULL::text,
+                   (SELECT name FROM environments ORDER BY position DESC LIMIT 1) = \(domain.environment)
+            UNION ALL
+            SELECT k.key, a.app_id, NULL FROM apps a, jsonb_each_text(a.key_labels) k WHERE k.value = 'debug'
+            UNION ALL
+            SELECT f->>'sha256', b.identity, NULL FROM app_builds b, jsonb_array_elements(b.fingerprints) f
+            WHERE f->>'label' = 'debug'
+            """, as: (String?, String?, Bool?).self)
+        var debugKeys: [String: [String]] = [:]
+        for case (let key?, let package?, _) in rows { debugKeys[key, default: []].append(package) }
+        return AndroidKeyFacts(production: rows.first { $0.0 == nil }?.2 ?? false, debugKeys: debugKeys)
     }
 
     /// Domains other than `exceptID` that write into one of `webRoots`.

@@ -26,7 +26,7 @@ enum Prepared {
         static let sql = """
             SELECT a.id, a.app_id, a.team_id, teams.name, a.services, a.created_at, a.updated_at, a.version, \
             a.platform, a.fingerprints,
-                   (SELECT s.app_id FROM apps s WHERE s.id = a.rules_from)
+                   (SELECT s.app_id FROM apps s WHERE s.id = a.rules_from), a.key_labels::text
             FROM apps a JOIN teams ON teams.id = a.team_id WHERE a.team_id = $1 ORDER BY a.app_id
             """
         typealias Row = DBSession.AppRow

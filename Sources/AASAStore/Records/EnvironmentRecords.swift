@@ -14,6 +14,7 @@ public struct LabelledFingerprint: Sendable, Equatable, Hashable {
     /// The labels the isolation policy knows; any other word is the team's own.
     public static let playSigning = "play-signing"
     public static let debug = "debug"
+    public static let upload = "upload"
 
     public var sha256: String
     public var label: String

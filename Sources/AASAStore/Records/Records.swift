@@ -41,6 +41,8 @@ public struct AppRecord: Sendable, Equatable {
     public var platform: AppPlatform = .ios
     /// An Android app's signing certificates' SHA-256 fingerprints (empty for iOS).
     public var fingerprints: [String] = []
+    /// What some of those keys are, by fingerprint: `play-signing`, `upload`, `debug` or the team's word.
+    public var keyLabels: [String: String] = [:]
     /// The iOS app (of the same team) whose rules an Android app follows on every domain.
     public var rulesFrom: String?
 }
@@ -173,6 +175,20 @@ public struct DomainSnapshot: Sendable {
     public var suspendedTeams: [String] = []
     /// Every build, in every environment, of the apps above (`environmentBuilds` picks the domain's).
     public var builds: [BuildRecord] = []
+    /// Read only when the domain has an Android app (what its key warnings need): whether the
+    /// domain's environment is production (the last in promotion order), and every fingerprint
+    /// labelled `debug` anywhere, with the packages (apps or builds) whose debug key it is.
+    public var androidKeys: AndroidKeyFacts?
+}
+
+public struct AndroidKeyFacts: Sendable, Equatable {
+    public var production: Bool
+    public var debugKeys: [String: [String]]
+
+    public init(production: Bool, debugKeys: [String: [String]]) {
+        self.production = production
+        self.debugKeys = debugKeys
+    }
 }
 
 public struct AuditEventRecord: Sendable, Equatable {

@@ -8,7 +8,7 @@ struct Apps: AsyncParsableCommand {
             Apps: iOS app IDs (TEAMID.bundle.id), Android package names with their signing fingerprints, and \
             their services.
             """,
-        subcommands: [List.self, Show.self, Create.self, Update.self, Delete.self]
+        subcommands: [List.self, Show.self, Create.self, Update.self, Delete.self, AppKeys.self]
     )
 
     static func fields(_ json: JSONValue) -> [String] {
@@ -16,7 +16,8 @@ struct Apps: AsyncParsableCommand {
             json,
             [
                 ("App ID", "appID"), ("Team", "team"), ("Platform", "platform"), ("Services", "services"),
-                ("Fingerprints", "fingerprints"), ("Rules from", "rulesFrom"), ("Version", "version"),
+                ("Fingerprints", "fingerprints"), ("Key labels", "keyLabels"), ("Rules from", "rulesFrom"),
+                ("Version", "version"),
                 ("Updated", "updatedAt"),
             ])
     }
