@@ -43,6 +43,8 @@ let package = Package(
         // The iOS 8 signed (CMS) AASA form: BER with a bounded depth, and the signer's certificate.
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
+        // OIDC ID tokens of CI jobs (issue 39): RS256/ES256 verified against the issuer's JWKS.
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
     ],
     targets: [
         // Pure model: no Foundation, no NIO. Shared by the server and the CLI.
@@ -105,6 +107,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             swiftSettings: strict
         ),

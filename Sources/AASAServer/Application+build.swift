@@ -63,6 +63,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let dal = DigitalAssetLinksAPI(
         fetcher: fetcher, baseURL: config.dalBaseURL, apiKey: config.dalAPIKey, requestsPerSecond: config.googleRate)
     api.google = (dal, config.googleStaleAfter)
+    api.oidc = IDTokenVerifier(keys: OIDCKeyCache(fetcher: fetcher, minRefetchGap: config.oidcKeyRefetchGap))
     api.maxWebhooksPerTeam = config.maxWebhooksPerTeam
     // People read and grep these answers: URLs and paths print as written (`"/shop"`, not `"\/shop"`).
     let openAPI = Configuration(jsonEncodingOptions: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])

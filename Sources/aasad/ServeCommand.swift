@@ -95,6 +95,9 @@ struct Serve: AsyncParsableCommand {
         if let seconds = env["AASA_GOOGLE_TICK_S"].flatMap({ Int($0) }), seconds > 0 {
             config.googleTick = .seconds(seconds)
         }
+        if let seconds = env["AASA_OIDC_KEY_REFETCH_S"].flatMap({ Int($0) }), seconds >= 0 {
+            config.oidcKeyRefetchGap = .seconds(seconds)
+        }
         if let rate = env["AASA_GOOGLE_RATE"].flatMap({ Double($0) }), rate > 0 { config.googleRate = rate }
         if let seconds = env["AASA_GOOGLE_STALE_AFTER_S"].flatMap({ Int($0) }), seconds >= 0 {
             config.googleStaleAfter = .seconds(seconds)

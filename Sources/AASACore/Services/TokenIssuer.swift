@@ -32,18 +32,34 @@ public enum TokenIssuer {
             session, team: team, name: name, scopes: scopes, expiresAt: expiry, parentID: parent?.tokenID, by: actor)
     }
 
+    /// A token for a CI job whose ID token was verified (`TokenExchange`): audited as
+    /// `token.exchange`, with the job's claims beside the token.
+    package static func issueExchanged(
+        _ session: DBSession, team: TeamRecord, name: String, scopes: [TokenScope], expiresAt: Date, job: JSONValue,
+        by actor: Actor
+    ) async throws -> (token: TokenRecord, secret: String) {
+        try await record(
+            session, team: team, name: name, scopes: scopes, expiresAt: expiresAt, parentID: nil, by: actor,
+            action: "token.exchange", job: job)
+    }
+
     private static func record(
         _ session: DBSession, team: TeamRecord?, name: String, scopes: [TokenScope], expiresAt: Date?,
-        parentID: UUID?, by actor: Actor
+        parentID: UUID?, by actor: Actor, action: String = "token.create", job: JSONValue? = nil
     ) async throws -> (token: TokenRecord, secret: String) {
         let generated = TokenSecret.generate()
         let token = try await session.insertToken(
             id: generated.id, teamID: team?.id, name: name, scopes: scopes,
             secretHash: generated.hash, expiresAt: expiresAt, parentID: parentID)
+        var after = AuditJSON.token(token)
+        if let job, case .object(var o) = after {
+            o.append("job", job)
+            after = .object(o)
+        }
         try await session.appendAudit(
             AuditEntry(
-                action: "token.create", entityType: "token", entityID: token.id.uuidString.lowercased(),
-                team: team?.name, after: AuditJSON.token(token)
+                action: action, entityType: "token", entityID: token.id.uuidString.lowercased(),
+                team: team?.name, after: after
             ).record(by: actor))
         return (token, generated.token)
     }

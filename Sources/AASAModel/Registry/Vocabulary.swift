@@ -2,7 +2,7 @@
 /// server, the store and the CLI. The store keeps rows in these terms; it does not define them.
 
 /// What a token may do.
-public enum TokenScope: String, Sendable, CaseIterable, Comparable {
+public enum TokenScope: String, Sendable, CaseIterable, Comparable, Codable {
     case admin, write, read
     public static func < (a: TokenScope, b: TokenScope) -> Bool {
         allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!

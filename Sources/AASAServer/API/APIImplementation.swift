@@ -26,6 +26,8 @@ struct APIImplementation: APIProtocol {
     let fetchLimiter: FetchLimiter
     /// Google's Digital Asset Links API, and how long Google may lag a publish before `google.stale`.
     var google: (api: DigitalAssetLinksAPI, staleAfter: Duration)?
+    /// The trusted OIDC issuers' keys, for `POST /v1/oidc/token` (one cache per process).
+    var oidc: IDTokenVerifier?
 
     var state: RequestState {
         RequestState.current ?? RequestState(requestID: "-", logger: Logger(label: "aasad"), principal: nil)

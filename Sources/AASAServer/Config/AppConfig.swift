@@ -77,6 +77,10 @@ public struct AppConfig: Sendable {
     public var googleTick: Duration = .seconds(30)
     public var googleRate = 5.0
     public var googleStaleAfter: Duration = .seconds(24 * 3600)
+    /// How soon an OIDC issuer's keys may be fetched again for an unknown `kid`
+    /// (`AASA_OIDC_KEY_REFETCH_S`): a rotation is seen within it, a flood of made-up `kid`s costs
+    /// the issuer one request per interval.
+    public var oidcKeyRefetchGap: Duration = .seconds(60)
     /// The JSON file of named credential sets for object-store and purge targets (`--credentials-file`).
     public var credentialsFile: String?
     /// Where the AWS conventions (`AWS_ACCESS_KEY_ID`, `AWS_WEB_IDENTITY_TOKEN_FILE`, …) are read:
