@@ -10,11 +10,31 @@ struct Login: AsyncParsableCommand {
             lists). The profile becomes the current one; commands use it when no --server, --token, \
             AASA_SERVER or AASA_TOKEN is given. The file is $AASACTL_CONFIG, or \
             $XDG_CONFIG_HOME/aasactl/config.yaml, or ~/.config/aasactl/config.yaml.
+
+            In a CI job, --oidc exchanges the job's OIDC ID token for a short-lived team token and \
+            prints it as shell to eval, writing nothing to disk:
+              eval "$(aasactl login --oidc --server URL --audience AUD)"        (GitHub Actions)
+              eval "$(aasactl login --oidc --server URL --token-env VARIABLE)"  (GitLab id_tokens:)
             """
     )
 
-    @Option(help: "The aasad base URL, e.g. https://aasa.internal.example.")
-    var server: String
+    @Option(help: "The aasad base URL, e.g. https://aasa.internal.example (or AASA_SERVER).")
+    var server: String?
+
+    @Flag(help: "Exchange the CI job's OIDC ID token instead; print the token as shell exports.")
+    var oidc = false
+
+    @Option(help: "With --oidc on GitHub Actions: the audience to ask the ID token for.")
+    var audience: String?
+
+    @Option(help: "With --oidc: the variable holding the ID token (GitLab's id_tokens:).")
+    var tokenEnv: String?
+
+    @Option(help: "With --oidc: the team, when rules of several teams match the job.")
+    var team: String?
+
+    @Option(help: "With --oidc: the scopes to ask for (write, read; default all the rules give).")
+    var scope: String?
 
     @Option(help: "The token (default: read a line from standard input).")
     var token: String?
@@ -29,6 +49,17 @@ struct Login: AsyncParsableCommand {
     var quiet = false
 
     func run() async throws {
+        let env = ProcessInfo.processInfo.environment
+        guard let server = server ?? env["AASA_SERVER"] else {
+            throw CLIFailure("no server: pass --server or set AASA_SERVER")
+        }
+        if oidc {
+            let exports = try await OIDCLogin.run(
+                .init(server: server, audience: audience, tokenEnvironmentVariable: tokenEnv, team: team, scope: scope),
+                environment: env)
+            CLIOutput.write(Array(exports.utf8))
+            return
+        }
         var secret = token
         if secret == nil {
             if isatty(STDIN_FILENO) != 0 { FileHandle.standardError.write(Data("Token: ".utf8)) }

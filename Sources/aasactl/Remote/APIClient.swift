@@ -95,7 +95,7 @@ struct APIClient: Sendable {
 
     func send(
         _ method: Method, _ path: String, query: [(String, String?)] = [], body: JSONValue? = nil,
-        headers extra: [(String, String)] = []
+        form: [(String, String)]? = nil, headers extra: [(String, String)] = []
     ) async throws -> APIResponse {
         var url = server.hasSuffix("/") ? String(server.dropLast()) : server
         url += path
@@ -119,6 +119,9 @@ struct APIClient: Sendable {
         if let payload {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: payload))
+        } else if let form {
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.body = .bytes(ByteBuffer(string: FormEncoding.encode(form)))
         }
         for (name, value) in extra { request.headers.add(name: name, value: value) }
 
@@ -126,7 +129,7 @@ struct APIClient: Sendable {
         var attempt = 1
         while true {
             do {
-                let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+                let response = try await CLIHTTP.client.execute(request, timeout: timeout)
                 let bytes = Array((try await response.body.collect(upTo: 64 << 20)).readableBytesView)
                 let status = Int(response.status.code)
                 if status == 503, repeatable, attempt < attempts {

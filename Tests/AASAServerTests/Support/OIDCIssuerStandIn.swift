@@ -12,12 +12,14 @@ final class OIDCIssuerStandIn: Sendable {
     let process: Process
     var issuer: String { "https://issuer.test:\(port)" }
 
-    init() throws {
+    /// `hosts`: the names its certificate is for (`localhost` too, for a client that cannot be told
+    /// where issuer.test is, as aasactl on a runner).
+    init(hosts: [String] = ["issuer.test"]) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("oidc-issuer-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let ca = Process()
         ca.executableURL = URL(fileURLWithPath: "/bin/bash")
-        ca.arguments = [TestDatabase.repositoryRoot + "/Tests/Support/make-test-ca.sh", dir, "issuer.test"]
+        ca.arguments = [TestDatabase.repositoryRoot + "/Tests/Support/make-test-ca.sh", dir] + hosts
         try ca.launchSerialized()
         ca.waitUntilExit()
         guard ca.terminationStatus == 0 else { throw POSIXError(.EIO) }

@@ -1,0 +1,90 @@
+import AASAModel
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// `aasactl login --oidc`: the CI job's OIDC ID token exchanged for a short-lived team token
+/// (`POST /v1/oidc/token`), with no secret stored in the pipeline and none written to disk.
+///
+/// The ID token comes from GitHub Actions' token endpoint (`ACTIONS_ID_TOKEN_REQUEST_URL` and
+/// `ACTIONS_ID_TOKEN_REQUEST_TOKEN`, with the audience) or from the variable GitLab's `id_tokens:`
+/// sets (`--token-env`). The exchanged token is printed as shell for `eval`, so it lives in the
+/// job's environment only: `eval "$(aasactl login --oidc --audience aasad.example)"`.
+enum OIDCLogin {
+    struct Options: Sendable {
+        var server: String
+        var audience: String?
+        var tokenEnvironmentVariable: String?
+        var team: String?
+        var scope: String?
+    }
+
+    static func run(_ options: Options, environment env: [String: String]) async throws -> String {
+        let idToken = try await jobToken(options, environment: env)
+        var form = [
+            ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"), ("subject_token", idToken),
+            ("subject_token_type", "urn:ietf:params:oauth:token-type:id_token"),
+        ]
+        if let team = options.team { form.append(("audience", team)) }
+        if let scope = options.scope { form.append(("scope", scope)) }
+        let answer =
+            try await APIClient(server: options.server, token: nil).send(.post, "/v1/oidc/token", form: form)
+            .json().objectValue ?? [:]
+        guard let token = answer["access_token"]?.stringValue else {
+            throw CLIFailure("the server's answer has no access_token")
+        }
+        var lines: [String] = []
+        // A GitHub runner hides the token from every later log line once told to.
+        if env["GITHUB_ACTIONS"] == "true" { lines.append("echo \(quote("::add-mask::" + token))") }
+        lines.append("export AASA_SERVER=\(quote(options.server))")
+        lines.append("export AASA_TOKEN=\(quote(token))")
+        let team = answer["team"]?.stringValue ?? "?"
+        let scope = answer["scope"]?.stringValue ?? "?"
+        let expires = answer["expires_in"].map { JSONWriter().string($0) } ?? "?"
+        CLIOutput.error("Exchanged the job's ID token: team \(team), scopes \(scope), valid for \(expires) s.")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func jobToken(_ options: Options, environment env: [String: String]) async throws -> String {
+        if let name = options.tokenEnvironmentVariable {
+            guard let token = env[name], !token.isEmpty else {
+                throw CLIFailure("$\(name) is empty: declare it under the job's id_tokens: (GitLab)")
+            }
+            return token
+        }
+        guard let url = env["ACTIONS_ID_TOKEN_REQUEST_URL"], let bearer = env["ACTIONS_ID_TOKEN_REQUEST_TOKEN"] else {
+            throw CLIFailure(
+                """
+                no ID token: on GitHub Actions give the job `permissions: id-token: write`; elsewhere name the \
+                variable holding it with --token-env
+                """)
+        }
+        guard let audience = options.audience else {
+            throw CLIFailure("--audience is required on GitHub Actions: the aud the server's issuer is set for")
+        }
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let separator = url.contains("?") ? "&" : "?"
+        var request = HTTPClientRequest(
+            url: url + separator + "audience=" + (audience.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""))
+        request.headers.add(name: "Authorization", value: "Bearer \(bearer)")
+        request.headers.add(name: "Accept", value: "application/json")
+        let response: HTTPClientResponse
+        do {
+            response = try await CLIHTTP.client.execute(request, timeout: .seconds(30))
+        } catch {
+            throw CLIFailure("cannot reach the runner's token endpoint: \(APIClient.describe(error))")
+        }
+        let body = Array((try await response.body.collect(upTo: 1 << 20)).readableBytesView)
+        guard response.status.code == 200,
+            let value = (try? JSONParser.parse(body).value)?.objectValue?["value"]?.stringValue
+        else {
+            throw CLIFailure("the runner's token endpoint answered HTTP \(response.status.code) with no token")
+        }
+        return value
+    }
+
+    /// A single-quoted shell word.
+    static func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+}

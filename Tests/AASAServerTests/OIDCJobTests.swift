@@ -1,0 +1,175 @@
+import AASAModel
+import AASAStore
+import AASATestSupport
+import Foundation
+import Testing
+
+@testable import AASACore
+@testable import AASAServer
+
+/// Issue 39: a whole release job, run as a runner runs it: a shell script with the CI's
+/// variables set, aasactl on the PATH, and no aasad secret anywhere. It logs in with the job's
+/// OIDC ID token, applies a manifest and publishes; the audit leads back to the job.
+@Suite struct OIDCJobTests {
+    static let shopApp = "ABCDE12345.com.shop.app"
+    static let manifest = """
+        team: shop
+        apps:
+          \(shopApp):
+            services: [applinks]
+        domains:
+          example.com:
+            \(shopApp):
+              - "/": "/shop/*"
+        """
+
+    /// aasad (as a process, trusting the issuer's CA), the issuer `github` or `gitlab`, team shop
+    /// with example.com granted, and `rules` as shop's trust.
+    static func withJob(
+        issuerName: String, rules: [[String: Any]],
+        _ body: @Sendable (ServerProcess, OIDCIssuerStandIn, String) async throws -> Void
+    ) async throws {
+        let issuer = try await offPool { try OIDCIssuerStandIn(hosts: ["issuer.test", "localhost"]) }
+        try await TestDatabase.shared.withDatabase { url in
+            let admin = try await TestDatabase.shared.withClient(url: url) {
+                try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "admin")
+            }
+            let server = try ServerProcess(
+                database: url,
+                environment: [
+                    "AASA_PROBE_CA_FILE": issuer.dir + "/ca.pem", "AASA_PROBE_RESOLVE": "issuer.test=127.0.0.1",
+                    "AASA_PROBE_ALLOW_PRIVATE": "1",
+                ])
+            try await server.start()
+            func call(_ method: String, _ path: String, _ json: Any) async throws {
+                let text = String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
+                let reply = try await Curl.call(method, server.baseURL + path, token: admin, json: text)
+                try #require(
+                    (200..<300).contains(reply.status), "\(path): \(String(decoding: reply.body, as: UTF8.self))")
+            }
+            try await call("PUT", "/v1/oidc/issuers/\(issuerName)", ["issuer": issuer.issuer, "audience": "aasad"])
+            try await call("POST", "/v1/teams", ["name": "shop"])
+            try await call("POST", "/v1/domains", ["host": "example.com"])
+            try await call("PUT", "/v1/domains/example.com/grants/shop", ["pathPrefixes": ["/shop"]])
+            try await call("PUT", "/v1/teams/shop/trust", ["rules": rules])
+            try await body(server, issuer, admin)
+        }
+    }
+
+    /// Runs `script` in bash with `environment`, aasactl first on the PATH, and a config file path
+    /// that must stay unwritten.
+    static func run(_ script: String, environment: [String: String]) async throws -> CLIRunner.Run {
+        let binary = try CLIRunner.binary()
+        var env = ProcessInfo.processInfo.environment
+        for key in ["AASA_SERVER", "AASA_TOKEN", "AASA_PROFILE", "GITHUB_ACTIONS"] { env.removeValue(forKey: key) }
+        env["PATH"] = (binary as NSString).deletingLastPathComponent + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        env.merge(environment) { $1 }
+        let final = env
+        return try await offPool {
+            let result = try Spawn.run("/bin/bash", ["-c", script], environment: final)
+            return CLIRunner.Run(
+                status: result.status, out: String(decoding: result.out, as: UTF8.self),
+                err: String(decoding: result.err, as: UTF8.self))
+        }
+    }
+
+    static func audit(_ server: ServerProcess, _ admin: String, _ filter: String = "team=shop") async throws
+        -> [[String: Any]]
+    {
+        let reply = try await Curl.call("GET", server.baseURL + "/v1/audit?\(filter)&limit=100", token: admin)
+        return (try JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any])?["items"]
+            as? [[String: Any]]
+            ?? []
+    }
+
+    @Test func aGitHubTagJobLogsInAppliesAndPublishesWithNoStoredSecret() async throws {
+        let rules: [[String: Any]] = [
+            [
+                "issuer": "github", "claims": ["repository": "acme/shop-ios", "ref": "refs/tags/v*"],
+                "scopes": ["write"],
+            ]
+        ]
+        try await Self.withJob(issuerName: "github", rules: rules) { server, issuer, admin in
+            var claims = OIDCExchangeTests.github(issuer)
+            for key in ["aud", "iat", "nbf", "exp", "jti"] { claims[key] = nil }
+            try JSONSerialization.data(withJSONObject: claims).write(
+                to: URL(fileURLWithPath: issuer.dir + "/github-claims.json"))
+            let requestToken = "runner-\(UUID().uuidString)"
+            try Data(requestToken.utf8).write(to: URL(fileURLWithPath: issuer.dir + "/github-request-token"))
+            let work = FileManager.default.temporaryDirectory.appendingPathComponent("job-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+            try Data(Self.manifest.utf8).write(to: URL(fileURLWithPath: work + "/aasa.yaml"))
+            let config = work + "/home/.config/aasactl/config.yaml"
+            let job = try await Self.run(
+                """
+                set -euo pipefail
+                cd \(work)
+                eval "$(aasactl login --oidc --audience aasad)"
+                aasactl whoami
+                aasactl apply -f aasa.yaml --yes --publish
+                """,
+                environment: [
+                    "GITHUB_ACTIONS": "true", "AASA_SERVER": server.baseURL,
+                    "ACTIONS_ID_TOKEN_REQUEST_URL": "https://localhost:\(issuer.port)/github/token?api-version=2.0",
+                    "ACTIONS_ID_TOKEN_REQUEST_TOKEN": requestToken, "SSL_CERT_FILE": issuer.dir + "/ca.pem",
+                    "AASACTL_CONFIG": config, "HOME": work + "/home",
+                ])
+            #expect(job.status == 0, "\(job)")
+            #expect(job.out.contains("::add-mask::aasa_"), "the runner is told to mask the token: \(job)")
+            #expect(job.out.contains("oidc github acme/shop-ios@refs/tags/v1.2.0"), "\(job)")
+            #expect(!FileManager.default.fileExists(atPath: config), "nothing written to disk")
+            // The publish's audit names the exchanged token; the exchange names the job.
+            let items = try await Self.audit(server, admin)
+            let exchange = try #require(items.first { $0["action"] as? String == "token.exchange" })
+            let job2 = (exchange["after"] as? [String: Any])?["job"] as? [String: Any] ?? [:]
+            #expect(job2["runID"] as? String == "9000000001" && job2["repository"] as? String == "acme/shop-ios")
+            let domainItems = try await Self.audit(server, admin, "domain=example.com")
+            let publish = try #require(
+                domainItems.first { $0["action"] as? String == "domain.publish" },
+                "\(domainItems.compactMap { $0["action"] })")
+            #expect((publish["actor"] as? [String: Any])?["tokenID"] as? String == exchange["entityID"] as? String)
+            // Without the runner's permission (no request URL), the job is told what to fix.
+            let denied = try await Self.run(
+                "aasactl login --oidc --audience aasad", environment: ["AASA_SERVER": server.baseURL])
+            #expect(denied.status == 1 && denied.err.contains("id-token: write"), "\(denied)")
+        }
+    }
+
+    @Test func aGitLabJobLogsInWithItsIDTokensVariable() async throws {
+        let rules: [[String: Any]] = [
+            [
+                "issuer": "gitlab", "claims": ["project_path": "acme/shop-ios", "ref_protected": "true"],
+                "scopes": ["write"],
+            ]
+        ]
+        try await Self.withJob(issuerName: "gitlab", rules: rules) { server, issuer, admin in
+            let t = Int(Date().timeIntervalSince1970)
+            let claims: [String: Any] = [
+                "iss": issuer.issuer, "aud": "aasad", "sub": "project_path:acme/shop-ios:ref_type:tag:ref:v1.2.0",
+                "project_path": "acme/shop-ios", "project_id": "42", "namespace_path": "acme", "ref": "v1.2.0",
+                "ref_type": "tag", "ref_protected": "true", "pipeline_id": "77", "pipeline_source": "push",
+                "job_id": "1234", "sha": "4f0c1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b", "user_login": "dev",
+                "jti": UUID().uuidString, "iat": t, "nbf": t - 5, "exp": t + 300,
+            ]
+            let token = try await issuer.mint(claims, kid: "ec1", alg: "ES256")
+            let job = try await Self.run(
+                """
+                set -euo pipefail
+                eval "$(aasactl login --oidc --token-env AASAD_ID_TOKEN)"
+                aasactl whoami
+                """,
+                environment: ["AASA_SERVER": server.baseURL, "AASAD_ID_TOKEN": token])
+            #expect(job.status == 0, "\(job)")
+            #expect(job.out.contains("oidc gitlab acme/shop-ios@v1.2.0") && !job.out.contains("add-mask"), "\(job)")
+            let items = try await Self.audit(server, admin)
+            let exchange = try #require(items.first { $0["action"] as? String == "token.exchange" })
+            let recorded = (exchange["after"] as? [String: Any])?["job"] as? [String: Any] ?? [:]
+            #expect(recorded["runID"] as? String == "77" && recorded["jobID"] as? String == "1234", "\(recorded)")
+            // GitLab's variable holds one token: a second login in the job is a replay.
+            let again = try await Self.run(
+                "aasactl login --oidc --token-env AASAD_ID_TOKEN",
+                environment: ["AASA_SERVER": server.baseURL, "AASAD_ID_TOKEN": token])
+            #expect(again.status == 1 && again.err.contains("[replay]"), "\(again)")
+        }
+    }
+}
