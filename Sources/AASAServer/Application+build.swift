@@ -73,6 +73,9 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         configuration: openAPI)
     if config.fastReads { FastReadRoutes(api: api, configuration: openAPI).register(on: router) }
     RevisionFileRoute(database: database).register(on: router)
+    try CLIDownloads(directory: config.cliDirectory).register(on: router)
+    routes.add(.get, CLIDownloads.indexPath)
+    routes.add(.get, CLIDownloads.binaryPath)
     routes.add(.get, RevisionFileRoute.path)
     routes.add(.get, RevisionFileRoute.assetLinksPath)
     if config.console {

@@ -1,3 +1,4 @@
+import AASAModel
 import ArgumentParser
 import Foundation
 
@@ -18,6 +19,7 @@ struct AASACtl: AsyncParsableCommand {
 
             Shell completion: aasactl --generate-completion-script bash|zsh|fish.
             """,
+        version: ProductVersion.current,
         subcommands: [
             Lint.self, Match.self, Render.self, Diff.self, Decide.self, Validate.self,
             Login.self, Whoami.self, Teams.self, Tokens.self, Apps.self, Domains.self, Grants.self,

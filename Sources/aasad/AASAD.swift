@@ -17,6 +17,7 @@ struct AASAD: AsyncParsableCommand {
             Environment: DATABASE_URL, AASA_LISTEN (host:port), AASA_MIGRATIONS_DIR, LOG_LEVEL.
             A flag wins over its environment variable.
             """,
+        version: ProductVersion.current,
         subcommands: [Serve.self, Migrate.self, TokenCommand.self, Publish.self],
         defaultSubcommand: Serve.self)
 }

@@ -60,6 +60,15 @@ struct Serve: AsyncParsableCommand {
     )
     var probeAllowPrivate = false
 
+    @Option(
+        help:
+            """
+            The directory of the aasactl binaries served at GET /v1/cli/aasactl (aasactl-linux-x86_64, \
+            aasactl-linux-arm64; env AASA_CLI_DIR)
+            """
+    )
+    var cliDir: String?
+
     @OptionGroup var objectStores: ObjectStoreOptions
 
     func run() async throws {
@@ -124,6 +133,7 @@ struct Serve: AsyncParsableCommand {
             config.webhookRetryBase = .milliseconds(ms)
         }
         if env["AASA_CONSOLE"] == "off" { config.console = false }
+        config.cliDirectory = cliDir ?? env["AASA_CLI_DIR"]
         if let minutes = env["AASA_CONSOLE_IDLE_MINUTES"].flatMap({ Int($0) }), minutes > 0 {
             config.consoleIdle = .seconds(minutes * 60)
         }

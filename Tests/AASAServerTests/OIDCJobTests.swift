@@ -1,7 +1,9 @@
 import AASAModel
 import AASAStore
 import AASATestSupport
+import Crypto
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import AASACore
@@ -82,24 +84,105 @@ import Testing
             ?? []
     }
 
-    @Test func aGitHubTagJobLogsInAppliesAndPublishesWithNoStoredSecret() async throws {
+    /// GitHub's and GitLab's comment APIs (Tests/Support/forge-api.py): plain HTTP on loopback.
+    final class Forge: Sendable {
+        let dir: String
+        let port: Int
+        let token = "forge-\(UUID().uuidString)"
+        let process: Process
+
+        init() throws {
+            dir = try PublishingTests.tempDir()
+            port = try FreePort.pick()
+            process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [
+                "python3", TestDatabase.repositoryRoot + "/Tests/Support/forge-api.py", "\(port)", dir, token,
+            ]
+            let ready = Pipe()
+            process.standardOutput = ready
+            process.standardError = FileHandle.nullDevice
+            try process.launchSerialized()
+            _ = ready.fileHandleForReading.availableData
+        }
+
+        deinit { process.terminate() }
+
+        var comments: [[String: Any]] {
+            guard let data = FileManager.default.contents(atPath: dir + "/comments.json") else { return [] }
+            return (try? JSONSerialization.jsonObject(with: data)) as? [[String: Any]] ?? []
+        }
+    }
+
+    @Test func aGitHubJobCommentsItsPlanThenATagAppliesAndPublishes() async throws {
         let rules: [[String: Any]] = [
             [
                 "issuer": "github", "claims": ["repository": "acme/shop-ios", "ref": "refs/tags/v*"],
                 "scopes": ["write"],
-            ]
+            ],
+            [
+                "issuer": "github", "claims": ["repository": "acme/shop-ios", "event_name": "pull_request"],
+                "scopes": ["read"],
+            ],
         ]
         try await Self.withJob(issuerName: "github", rules: rules) { server, issuer, admin in
-            var claims = OIDCExchangeTests.github(issuer)
-            for key in ["aud", "iat", "nbf", "exp", "jti"] { claims[key] = nil }
-            try JSONSerialization.data(withJSONObject: claims).write(
-                to: URL(fileURLWithPath: issuer.dir + "/github-claims.json"))
+            let forge = try await offPool { try Forge() }
+            func claims(ref: String, event: String) throws {
+                var claims = OIDCExchangeTests.github(issuer, ref: ref, event: event)
+                for key in ["aud", "iat", "nbf", "exp", "jti"] { claims[key] = nil }
+                try JSONSerialization.data(withJSONObject: claims).write(
+                    to: URL(fileURLWithPath: issuer.dir + "/github-claims.json"))
+            }
             let requestToken = "runner-\(UUID().uuidString)"
             try Data(requestToken.utf8).write(to: URL(fileURLWithPath: issuer.dir + "/github-request-token"))
             let work = FileManager.default.temporaryDirectory.appendingPathComponent("job-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
             try Data(Self.manifest.utf8).write(to: URL(fileURLWithPath: work + "/aasa.yaml"))
+            try Data(Self.manifest.replacingOccurrences(of: "/shop/*", with: "/news/*").utf8).write(
+                to: URL(fileURLWithPath: work + "/refused.yaml"))
+            try Data(#"{"action": "synchronize", "number": 7, "pull_request": {"number": 7}}"#.utf8).write(
+                to: URL(fileURLWithPath: work + "/event.json"))
             let config = work + "/home/.config/aasactl/config.yaml"
+            let runner = [
+                "GITHUB_ACTIONS": "true", "AASA_SERVER": server.baseURL,
+                "ACTIONS_ID_TOKEN_REQUEST_URL": "https://localhost:\(issuer.port)/github/token?api-version=2.0",
+                "ACTIONS_ID_TOKEN_REQUEST_TOKEN": requestToken, "SSL_CERT_FILE": issuer.dir + "/ca.pem",
+                "AASACTL_CONFIG": config, "HOME": work + "/home", "GITHUB_API_URL": "http://127.0.0.1:\(forge.port)",
+                "GITHUB_REPOSITORY": "acme/shop-ios", "GITHUB_EVENT_PATH": work + "/event.json",
+                "GITHUB_TOKEN": forge.token,
+            ]
+
+            // The pull request's job: read only, the plan commented twice (one comment, edited).
+            try claims(ref: "refs/pull/7/merge", event: "pull_request")
+            let review = try await Self.run(
+                """
+                set -euo pipefail
+                cd \(work)
+                eval "$(aasactl login --oidc --audience aasad)"
+                for run in 1 2; do aasactl plan -f aasa.yaml --comment --publish || [ $? -eq 2 ]; done
+                """, environment: runner)
+            #expect(review.status == 0, "\(review)")
+            var comments = forge.comments
+            #expect(comments.count == 1 && comments.first?["writes"] as? Int == 2, "\(comments)")
+            let body = comments.first?["body"] as? String ?? ""
+            #expect(body.contains("<!-- aasactl-plan team=shop -->") && body.contains("#### example.com"), "\(body)")
+            #expect(body.contains("gained `{\"/\":\"/shop/*\"}`") && body.contains("<details>"), "\(body)")
+            #expect(body.contains("browser → `\(Self.shopApp)`"), "\(body)")
+            // A refused plan still comments, saying why, and the job fails.
+            let refused = try await Self.run(
+                """
+                cd \(work)
+                eval "$(aasactl login --oidc --audience aasad)"
+                aasactl plan -f refused.yaml --comment
+                """, environment: runner)
+            #expect(refused.status == 1, "\(refused)")
+            comments = forge.comments
+            #expect(comments.count == 1 && comments.first?["writes"] as? Int == 3, "\(comments)")
+            let refusal = comments.first?["body"] as? String ?? ""
+            #expect(refusal.contains("The server refuses this manifest"), "\(comments)")
+
+            // The tag's job: write, applied and published.
+            try claims(ref: "refs/tags/v1.2.0", event: "push")
             let job = try await Self.run(
                 """
                 set -euo pipefail
@@ -107,20 +190,19 @@ import Testing
                 eval "$(aasactl login --oidc --audience aasad)"
                 aasactl whoami
                 aasactl apply -f aasa.yaml --yes --publish
-                """,
-                environment: [
-                    "GITHUB_ACTIONS": "true", "AASA_SERVER": server.baseURL,
-                    "ACTIONS_ID_TOKEN_REQUEST_URL": "https://localhost:\(issuer.port)/github/token?api-version=2.0",
-                    "ACTIONS_ID_TOKEN_REQUEST_TOKEN": requestToken, "SSL_CERT_FILE": issuer.dir + "/ca.pem",
-                    "AASACTL_CONFIG": config, "HOME": work + "/home",
-                ])
+                """, environment: runner)
             #expect(job.status == 0, "\(job)")
             #expect(job.out.contains("::add-mask::aasa_"), "the runner is told to mask the token: \(job)")
             #expect(job.out.contains("oidc github acme/shop-ios@refs/tags/v1.2.0"), "\(job)")
             #expect(!FileManager.default.fileExists(atPath: config), "nothing written to disk")
             // The publish's audit names the exchanged token; the exchange names the job.
             let items = try await Self.audit(server, admin)
-            let exchange = try #require(items.first { $0["action"] as? String == "token.exchange" })
+            let exchange = try #require(
+                items.first {
+                    $0["action"] as? String == "token.exchange"
+                        && (($0["after"] as? [String: Any])?["job"] as? [String: Any])?["ref"] as? String
+                            == "refs/tags/v1.2.0"
+                })
             let job2 = (exchange["after"] as? [String: Any])?["job"] as? [String: Any] ?? [:]
             #expect(job2["runID"] as? String == "9000000001" && job2["repository"] as? String == "acme/shop-ios")
             let domainItems = try await Self.audit(server, admin, "domain=example.com")
@@ -170,6 +252,53 @@ import Testing
                 "aasactl login --oidc --token-env AASAD_ID_TOKEN",
                 environment: ["AASA_SERVER": server.baseURL, "AASAD_ID_TOKEN": token])
             #expect(again.status == 1 && again.err.contains("[replay]"), "\(again)")
+        }
+    }
+}
+
+/// Issue 39: aasactl served by aasad, so a job downloads and checks it instead of building it.
+@Suite struct CLIDownloadTests {
+    @Test func aJobDownloadsVerifiesAndRunsTheMatchingAasactl() async throws {
+        let dir = try PublishingTests.tempDir()
+        try FileManager.default.copyItem(atPath: try CLIRunner.binary(), toPath: dir + "/aasactl-linux-x86_64")
+        let serveDir: @Sendable (inout AppConfig) -> Void = { $0.cliDirectory = dir }
+        try await TestWorld.run(configure: serveDir) { w in
+            let index = try await w.call(.get, "/v1/cli")
+            try #require(index.status == 200, "\(index.text)")
+            let version = try #require(index.object["version"] as? String)
+            let binaries = index.object["binaries"] as? [[String: Any]] ?? []
+            #expect(binaries.compactMap { $0["arch"] as? String } == ["x86_64"], "only what the directory holds")
+            let download = try await w.call(.get, "/v1/cli/aasactl?os=linux&arch=amd64")
+            try #require(download.status == 200)
+            let sha = SHA256.hash(data: Data(download.body)).map { String(format: "%02x", $0) }.joined()
+            #expect(download.headers[HTTPField.Name("X-Checksum-SHA256")!] == sha)
+            #expect(binaries.first?["sha256"] as? String == sha)
+            let path = dir + "/downloaded-aasactl"
+            try Data(download.body).write(to: URL(fileURLWithPath: path))
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+            // ETXTBSY while another thread's fork still holds the file's write descriptor: try again.
+            var run = Spawn.Result(status: -1, out: Data(), err: Data())
+            for _ in 0..<20 {
+                do {
+                    run = try await offPool {
+                        try Spawn.run(path, ["--version"], environment: ProcessInfo.processInfo.environment)
+                    }
+                    break
+                } catch let error as POSIXError where error.code == .ETXTBSY {
+                    try await Task.sleep(for: .milliseconds(100))
+                } catch  where "\(error)".contains("Text file busy") {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            #expect(String(decoding: run.out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == version)
+            let arm = try await w.call(.get, "/v1/cli/aasactl?os=linux&arch=arm64")
+            #expect(arm.status == 404 && arm.text.contains("arm64"), "\(arm.text)")
+            let sparc = try await w.call(.get, "/v1/cli/aasactl?os=linux&arch=sparc")
+            #expect(sparc.status == 422, "\(sparc.text)")
+        }
+        try await TestWorld.run { w in
+            let none = try await w.call(.get, "/v1/cli/aasactl?arch=x86_64")
+            #expect(none.status == 404 && none.text.contains("--cli-dir"), "\(none.text)")
         }
     }
 }

@@ -26,7 +26,17 @@ package struct ManifestApply: Sendable {
 
     package func run(_ manifest: ManifestRequest, team: String, ifMatch: String?, dryRun: Bool) async throws -> Outcome
     {
-        try await work.transaction(rollingBack: dryRun) { session in
+        if dryRun && !principal.canWrite {
+            // A plan changes nothing (its transaction rolls back, nothing is published): a team's
+            // read token may see what its manifest would do, as its write token would (issue 39: a
+            // pull request's job plans with read only). The write it plans as is this one bypass.
+            var planner = principal
+            planner.scopes.insert(.write)
+            return try await ManifestApply(
+                work: work, pipeline: pipeline, principal: planner, actor: actor, maxRulesPerTeam: maxRulesPerTeam
+            ).run(manifest, team: team, ifMatch: ifMatch, dryRun: true)
+        }
+        return try await work.transaction(rollingBack: dryRun) { session in
             try await applyLocked(manifest, team: team, ifMatch: ifMatch, dryRun: dryRun, session: session)
         }
     }

@@ -55,6 +55,8 @@ public struct AppConfig: Sendable {
     public var reconcileInterval: Duration = .seconds(60)
     /// The web console at `/console` (`AASA_CONSOLE=off` turns it off).
     public var console = true
+    /// The directory of the aasactl binaries `GET /v1/cli/aasactl` serves (nil: none; 404 naming the flag).
+    public var cliDirectory: String?
     /// A console session unused this long ends (`AASA_CONSOLE_IDLE_MINUTES`).
     public var consoleIdle: Duration = .seconds(30 * 60)
     /// A console session ends this long after sign-in, however busy (`AASA_CONSOLE_LIFETIME_HOURS`).

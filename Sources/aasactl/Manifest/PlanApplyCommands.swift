@@ -119,11 +119,33 @@ struct Plan: AsyncParsableCommand {
             Exit status (like terraform plan -detailed-exitcode): 0 no changes, 2 changes, 1 errors.
             """
     )
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, markdown }
+
     @OptionGroup var remote: RemoteOptions
     @OptionGroup var options: ManifestOptions
 
+    @Option(help: "text (default) or markdown, as a pull request comment shows it.")
+    var format: Format = .text
+
+    @Flag(
+        help: """
+            Post the plan (markdown) as one comment on the pull or merge request, editing the one an earlier \
+            run posted (GitHub: GITHUB_TOKEN; GitLab: GITLAB_TOKEN).
+            """)
+    var comment = false
+
+    @Option(help: "With --comment: the variable holding the forge's token instead.")
+    var commentTokenEnv: String?
+
+    @Flag(help: "Say in the markdown that the apply publishes (apply --publish).")
+    var publish = false
+
     func run() async throws {
         let (manifest, team) = try options.load(remote)
+        let forge =
+            comment
+            ? try PlanComment.fromEnvironment(ProcessInfo.processInfo.environment, tokenVariable: commentTokenEnv) : nil
+        let marker = PlanMarkdown.marker(team: team, environment: options.env)
         let plan: APIResponse
         do {
             plan = try await remote.client.send(
@@ -131,10 +153,23 @@ struct Plan: AsyncParsableCommand {
                 body: try manifest.body(environment: options.env))
         } catch let failure as APIFailure {
             PlanText.failure(failure, manifest: manifest).forEach(CLIOutput.error)
+            let text = PlanMarkdown.refused(failure, manifest: manifest, team: team, environment: options.env)
+            if let forge { try await forge.post(text, marker: marker) }
+            if format == .markdown { CLIOutput.print(text) }
             throw ExitCode(1)
         }
-        try remote.show(plan) { PlanText.lines($0, applied: false) }
-        if try plan.json().objectValue?["changed"]?.boolValue == true { throw ExitCode(2) }
+        let json = try plan.json()
+        let markdown = PlanMarkdown.plan(json, team: team, environment: options.env, publish: publish)
+        if let forge {
+            try await forge.post(markdown, marker: marker)
+            remote.say("The plan is on the \(forge.forge == .github ? "pull" : "merge") request.")
+        }
+        if format == .markdown && remote.output == .table {
+            if !remote.quiet { CLIOutput.print(markdown) }
+        } else {
+            try remote.show(plan) { PlanText.lines($0, applied: false) }
+        }
+        if json.objectValue?["changed"]?.boolValue == true { throw ExitCode(2) }
     }
 }
 

@@ -1,0 +1,133 @@
+import AASAModel
+
+/// A plan written for a pull request's reviewer (`aasactl plan --format markdown`, `--comment`):
+/// per domain, the rule sets changing, the rules gained and lost per app, the URLs whose opening
+/// app changes (a few representative ones, the count of the rest, and all of them folded in a
+/// `<details>` block), golden URL changes, warnings, and the publish an apply would make. A
+/// refused plan says why. The hidden marker lets a later run find and edit the same comment.
+enum PlanMarkdown {
+    static func marker(team: String, environment: String?) -> String {
+        "<!-- aasactl-plan team=\(team)\(environment.map { " env=\($0)" } ?? "") -->"
+    }
+
+    /// How many URLs are shown per change of opening app before the rest are folded away.
+    static let representatives = 3
+
+    static func plan(_ json: JSONValue, team: String, environment: String?, publish: Bool) -> String {
+        let o = json.objectValue ?? [:]
+        var out = [
+            marker(team: team, environment: environment), "### apple-app-site-association plan: team `\(team)`", "",
+        ]
+        let changed = o["changed"]?.boolValue == true
+        let domains = o["domains"]?.arrayValue ?? []
+        let apps = (o["apps"]?.arrayValue ?? []).filter { ["create", "update"].contains(Table.value($0, "action")) }
+        guard changed else {
+            out.append("No changes: the server already matches the manifest.")
+            return out.joined(separator: "\n") + "\n"
+        }
+        let changedDomains = domains.filter { $0.objectValue?["changed"]?.boolValue == true }
+        out.append(
+            "**\(changedDomains.count) domain(s) change**"
+                + (apps.isEmpty ? "" : ", \(apps.count) app(s) created or updated")
+                + ".")
+        for app in apps {
+            let action = Table.value(app, "action") == "create" ? "created" : "updated"
+            out.append("- app `\(Table.value(app, "appID"))` \(action) (\(Table.value(app, "services")))")
+        }
+        for domain in changedDomains { out += [""] + section(domain, publish: publish) }
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    static func section(_ domain: JSONValue, publish: Bool) -> [String] {
+        let d = domain.objectValue ?? [:]
+        let environment = d["environment"]?.stringValue.map { $0 == "default" ? "" : " (\($0))" } ?? ""
+        var out = ["#### \(Table.value(domain, "host"))\(environment)", ""]
+        let ruleSets = (d["rules"]?.arrayValue ?? []).filter { Table.value($0, "action") != "unchanged" }
+        if !ruleSets.isEmpty {
+            out += ["| App | Rules before | Rules after | |", "|---|---:|---:|---|"]
+            for r in ruleSets {
+                let counts = "\(Table.value(r, "rulesBefore")) | \(Table.value(r, "rulesAfter"))"
+                out.append("| `\(Table.value(r, "appID"))` | \(counts) | \(Table.value(r, "action")) |")
+            }
+            out.append("")
+        }
+        let diff = d["diff"]?.objectValue ?? [:]
+        for change in diff["rules"]?.arrayValue ?? [] {
+            let c = change.objectValue ?? [:]
+            let text = { (r: JSONValue) in r.objectValue?["rule"].map { JSONWriter().string($0) } ?? "?" }
+            let lines =
+                (c["removed"]?.arrayValue ?? []).map { "  - lost `\(text($0))`" }
+                + (c["added"]?.arrayValue ?? []).map { "  - gained `\(text($0))`" }
+            if !lines.isEmpty { out += ["- `\(c["appID"]?.stringValue ?? "?")`:"] + lines }
+        }
+        out += openers(diff["openerChanges"]?.arrayValue ?? [])
+        let expectations = (d["expectations"]?.arrayValue ?? []).filter { Table.value($0, "action") != "unchanged" }
+        if !expectations.isEmpty {
+            out += ["", "**Golden URLs**"]
+            for e in expectations {
+                out.append("- \(Table.value(e, "action")) `\(Table.value(e, "url"))` \(Expectations.target(e))")
+            }
+        }
+        let warnings = d["warnings"]?.arrayValue ?? []
+        if !warnings.isEmpty {
+            out += ["", "**Warnings**"]
+            for w in warnings { out.append("- \(Table.value(w, "code")): \(Table.value(w, "message"))") }
+        }
+        let current = d["currentRevision"].map { " (after revision \(JSONWriter().string($0)))" } ?? ""
+        out += [
+            "",
+            publish
+                ? "_On apply: a new revision is published at once\(current)._"
+                : "_On apply: the draft changes; a publish makes it live._",
+        ]
+        return out
+    }
+
+    /// The URLs whose opening app changes, grouped by change (browser → app, app → app): the
+    /// shortest few of each group shown, the rest counted, all of them in a `<details>` block.
+    static func openers(_ changes: [JSONValue]) -> [String] {
+        guard !changes.isEmpty else { return [] }
+        func opener(_ v: JSONValue?) -> String { v?.stringValue.map { "`\($0)`" } ?? "browser" }
+        var groups: [(key: String, urls: [String])] = []
+        for c in changes {
+            let o = c.objectValue ?? [:]
+            let key = "\(opener(o["before"])) → \(opener(o["after"]))"
+            let url = o["url"]?.stringValue ?? "?"
+            if let i = groups.firstIndex(where: { $0.key == key }) {
+                groups[i].urls.append(url)
+            } else {
+                groups.append((key, [url]))
+            }
+        }
+        var out = ["", "**URLs whose opening app changes** (iOS): \(changes.count)"]
+        for group in groups {
+            // Representative: the plainest URLs first (no `//`, shortest), as a reviewer would pick.
+            let picked = group.urls.sorted {
+                ($0.contains("//") ? 1 : 0, $0.count, $0) < ($1.contains("//") ? 1 : 0, $1.count, $1)
+            }
+            .prefix(representatives)
+            out.append(
+                "- \(group.key): " + picked.map { "`\($0)`" }.joined(separator: ", ")
+                    + (group.urls.count > picked.count ? " and \(group.urls.count - picked.count) more" : ""))
+        }
+        out += ["", "<details><summary>All \(changes.count) URLs</summary>", ""]
+        for c in changes {
+            let o = c.objectValue ?? [:]
+            out.append("- `\(o["url"]?.stringValue ?? "?")`: \(opener(o["before"])) → \(opener(o["after"]))")
+        }
+        out += ["", "</details>"]
+        return out
+    }
+
+    /// A refused plan: why, each field and violation named.
+    static func refused(_ failure: APIFailure, manifest: ManifestFile, team: String, environment: String?) -> String {
+        var out = [
+            marker(team: team, environment: environment), "### apple-app-site-association plan: team `\(team)`", "",
+            "**The server refuses this manifest**: \(failure.title) (HTTP \(failure.status))",
+        ]
+        if let detail = failure.detail { out += ["", detail] }
+        if !failure.errors.isEmpty { out.append("") }
+        for e in failure.errors { out.append("- \(manifest.describe(e.field)): \(e.message) [`\(e.rule)`]") }
+        return out.joined(separator: "\n") + "\n"
+    }
+}
