@@ -96,9 +96,10 @@ extension DBSession {
     /// Records an exchanged ID token; false when it was exchanged already (a replay). Expired
     /// records are swept on the way: a `jti` needs remembering only while its token is valid.
     public func recordOIDCExchange(issuer: String, jti: String, expiresAt: Date) async throws -> Bool {
-        try await write("DELETE FROM oidc_exchanges WHERE expires_at < now() - interval '5 minutes'")
+        // One round trip: the sweep and the insert (whose conflict is the replay).
         let rows = try await writeReturning(
             """
+            WITH swept AS (DELETE FROM oidc_exchanges WHERE expires_at < now() - interval '5 minutes')
             INSERT INTO oidc_exchanges (issuer, jti, expires_at) VALUES (\(issuer), \(jti), \(expiresAt))
             ON CONFLICT DO NOTHING RETURNING 1
             """, as: Int.self)

@@ -36,13 +36,17 @@ extension DBSession {
         id: UUID, teamID: Int64?, name: String, scopes: [TokenScope], secretHash: [UInt8],
         expiresAt: Date?, parentID: UUID? = nil
     ) async throws -> TokenRecord {
-        try await write(
+        // The insert and the record read back in one round trip.
+        let rows = try await writeReturning(
             """
-            INSERT INTO tokens (id, team_id, name, scopes, secret_hash, expires_at, parent_id)
-            VALUES (\(id), \(teamID), \(name), \(scopes.map(\.rawValue)), \(Data(secretHash)), \(expiresAt), \
+            WITH t AS (
+                INSERT INTO tokens (id, team_id, name, scopes, secret_hash, expires_at, parent_id)
+                VALUES (\(id), \(teamID), \(name), \(scopes.map(\.rawValue)), \(Data(secretHash)), \(expiresAt), \
             \(parentID))
-            """)
-        return try await token(id: id)!
+                RETURNING *)
+            SELECT \(unescaped: Self.tokenColumns) FROM t LEFT JOIN teams ON teams.id = t.team_id
+            """, as: TokenRow.self)
+        return Self.token(rows[0])
     }
 
     /// Marks the token and every token it created, and theirs, revoked (once: the first
