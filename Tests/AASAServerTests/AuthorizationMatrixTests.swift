@@ -97,8 +97,13 @@ import Testing
         Cell(
             method: .post, path: "/v1/domains/example.com/assetlinks/revisions/1/rollback", body: ["reason": "undo"],
             expected: [404, 404, 403, 404]),
-        Cell(method: .post, path: "/v1/teams/own/manifest?dryRun=true", raw: manifest, expected: [200, 200, 403, 404]),
+        // A plan rolls back: a team's read token may see what its manifest would do (issue 39).
+        Cell(method: .post, path: "/v1/teams/own/manifest?dryRun=true", raw: manifest, expected: [200, 200, 200, 404]),
         Cell(method: .post, path: "/v1/teams/own/manifest", raw: manifest, expected: [200, 200, 403, 404]),
+        // Issue 39: the trusted issuers are the admins'; a team reads its own trust rules.
+        Cell(method: .get, path: "/v1/oidc/issuers", expected: [200, 403, 403, 403]),
+        Cell(method: .get, path: "/v1/teams/own/trust", expected: [200, 200, 200, 404]),
+        Cell(method: .put, path: "/v1/teams/own/trust", raw: #"{"rules":[]}"#, expected: [200, 403, 403, 404]),
     ]
 
     static let manifest =

@@ -217,32 +217,62 @@ import Testing
         }
     }
 
-    @Test func aGitLabJobLogsInWithItsIDTokensVariable() async throws {
+    @Test func aGitLabMergeRequestJobLogsInWithItsIDTokensVariableAndNotesThePlan() async throws {
         let rules: [[String: Any]] = [
             [
-                "issuer": "gitlab", "claims": ["project_path": "acme/shop-ios", "ref_protected": "true"],
+                "issuer": "gitlab", "claims": ["project_path": "acme/shop-android", "ref_protected": "true"],
                 "scopes": ["write"],
             ]
         ]
         try await Self.withJob(issuerName: "gitlab", rules: rules) { server, issuer, admin in
-            let t = Int(Date().timeIntervalSince1970)
-            let claims: [String: Any] = [
-                "iss": issuer.issuer, "aud": "aasad", "sub": "project_path:acme/shop-ios:ref_type:tag:ref:v1.2.0",
-                "project_path": "acme/shop-ios", "project_id": "42", "namespace_path": "acme", "ref": "v1.2.0",
-                "ref_type": "tag", "ref_protected": "true", "pipeline_id": "77", "pipeline_source": "push",
-                "job_id": "1234", "sha": "4f0c1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b", "user_login": "dev",
-                "jti": UUID().uuidString, "iat": t, "nbf": t - 5, "exp": t + 300,
+            let forge = try await offPool { try Forge() }
+            func token() async throws -> String {
+                let t = Int(Date().timeIntervalSince1970)
+                let claims: [String: Any] = [
+                    "iss": issuer.issuer, "aud": "aasad",
+                    "sub": "project_path:acme/shop-android:ref_type:branch:ref:main",
+                    "project_path": "acme/shop-android",
+                    "project_id": "42", "namespace_path": "acme", "ref": "main", "ref_type": "branch",
+                    "ref_protected": "true", "pipeline_id": "77", "pipeline_source": "merge_request_event",
+                    "job_id": "1234", "sha": "4f0c1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b", "user_login": "dev",
+                    "jti": UUID().uuidString, "iat": t, "nbf": t - 5, "exp": t + 300,
+                ]
+                return try await issuer.mint(claims, kid: "ec1", alg: "ES256")
+            }
+            let work = try PublishingTests.tempDir()
+            let manifest = """
+                team: shop
+                apps:
+                  com.shop.android:
+                    platform: android
+                    fingerprints: ["\(AndroidKeyTests.signing)"]
+                domains:
+                  example.com:
+                    com.shop.android:
+                      - "/": "/shop/*"
+                """
+            try Data(manifest.utf8).write(to: URL(fileURLWithPath: work + "/aasa.yaml"))
+            let id = try await token()
+            let mergeRequest = [
+                "AASA_SERVER": server.baseURL, "AASAD_ID_TOKEN": id,
+                "CI_API_V4_URL": "http://127.0.0.1:\(forge.port)/api/v4",
+                "CI_PROJECT_ID": "42", "CI_MERGE_REQUEST_IID": "3", "GITLAB_TOKEN": forge.token,
             ]
-            let token = try await issuer.mint(claims, kid: "ec1", alg: "ES256")
             let job = try await Self.run(
                 """
                 set -euo pipefail
+                cd \(work)
                 eval "$(aasactl login --oidc --token-env AASAD_ID_TOKEN)"
                 aasactl whoami
-                """,
-                environment: ["AASA_SERVER": server.baseURL, "AASAD_ID_TOKEN": token])
+                for run in 1 2; do aasactl plan -f aasa.yaml --comment || [ $? -eq 2 ]; done
+                """, environment: mergeRequest)
             #expect(job.status == 0, "\(job)")
-            #expect(job.out.contains("oidc gitlab acme/shop-ios@v1.2.0") && !job.out.contains("add-mask"), "\(job)")
+            #expect(job.out.contains("oidc gitlab acme/shop-android@main") && !job.out.contains("add-mask"), "\(job)")
+            let notes = forge.comments
+            #expect(notes.count == 1 && notes.first?["writes"] as? Int == 2, "\(notes)")
+            #expect(notes.first?["thread"] as? String == "42#3", "\(notes)")
+            let body = notes.first?["body"] as? String ?? ""
+            #expect(body.contains("(Android)") && body.contains("`com.shop.android` no_match → open"), "\(body)")
             let items = try await Self.audit(server, admin)
             let exchange = try #require(items.first { $0["action"] as? String == "token.exchange" })
             let recorded = (exchange["after"] as? [String: Any])?["job"] as? [String: Any] ?? [:]
@@ -250,7 +280,7 @@ import Testing
             // GitLab's variable holds one token: a second login in the job is a replay.
             let again = try await Self.run(
                 "aasactl login --oidc --token-env AASAD_ID_TOKEN",
-                environment: ["AASA_SERVER": server.baseURL, "AASAD_ID_TOKEN": token])
+                environment: ["AASA_SERVER": server.baseURL, "AASAD_ID_TOKEN": id])
             #expect(again.status == 1 && again.err.contains("[replay]"), "\(again)")
         }
     }

@@ -59,6 +59,8 @@ package struct ManifestDomainResult: Sendable {
     package var expectations: [ManifestExpectationChange]?
     /// AASAModel's diff of the domain's document before and after.
     package var diff: JSONValue
+    /// The URLs whose outcome on Android changes (`AndroidDecisionChanges`), nil without Android.
+    package var androidChanges: JSONValue?
     package var warnings: [Finding]
 
     package init(

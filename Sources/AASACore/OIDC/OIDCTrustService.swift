@@ -101,10 +101,12 @@ package struct OIDCTrustService: Sendable {
     package func setTrust(team name: String, rules items: [TrustRuleInput.Item], ifMatch: String?) async throws
         -> TeamTrustRecord
     {
-        try requireAdmin()
-        let rules = try TrustRuleInput.check(items)
-        return try await work.transaction { session in
+        try await work.transaction { session in
+            // Another team's token learns nothing of the team (404), its own read or write token
+            // that only an admin sets trust (403), then the rules' shape (422), then If-Match.
             let team = try await Lookup.visibleTeam(name, principal, session: session)
+            try requireAdmin()
+            let rules = try TrustRuleInput.check(items)
             let before = try await session.teamTrust(team, forUpdate: true)
             try ETag.check(ifMatch, version: before.version)
             let known = Set(try await session.oidcIssuers().map(\.name))

@@ -396,12 +396,21 @@ package struct ManifestApply: Sendable {
             if changed && domain.autoPublish { autoPublish.insert(domain.host) }
             guard changed || manifest.domains.contains(where: { $0.host == domain.host }) else { continue }
             let diff = DocumentDiff(from: old?.document ?? AASADocument(), to: rendered.document, host: domain.host)
-            results.append(
-                .init(
-                    host: domain.host, environment: domain.environment, changed: changed, rules: changes,
-                    expectations: expectationChanges.isEmpty ? nil : expectationChanges,
-                    diff: diff.jsonValue, warnings: Self.scoped(rendered, to: team.name).warningFindings)
-            )
+            // Android's answer too, where either file has a statement: the URLs whose outcome on a
+            // device changes, by Android's own matching (the plan in a pull request shows both).
+            let android: JSONValue? =
+                (old?.android.isEmpty ?? true) && rendered.android.isEmpty
+                ? nil
+                : AndroidDecisionChanges(
+                    from: old?.android.document ?? AssetLinksDocument(statements: []),
+                    to: rendered.android.document, host: domain.host, maxChanges: 500
+                ).jsonValue
+            var result = ManifestDomainResult(
+                host: domain.host, environment: domain.environment, changed: changed, rules: changes,
+                expectations: expectationChanges.isEmpty ? nil : expectationChanges,
+                diff: diff.jsonValue, warnings: Self.scoped(rendered, to: team.name).warningFindings)
+            result.androidChanges = android
+            results.append(result)
         }
         guard state.errors.isEmpty else {
             throw ServiceError.invalid(

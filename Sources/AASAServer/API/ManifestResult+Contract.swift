@@ -36,6 +36,7 @@ extension Components.Schemas.ManifestDomainResult {
             rules: result.rules.map(Components.Schemas.ManifestRuleChange.init),
             expectations: result.expectations?.map(Components.Schemas.ManifestExpectationChange.init),
             diff: try OpenAPIValueContainer(json: result.diff),
+            androidChanges: try result.androidChanges.map { try OpenAPIValueContainer(json: $0) },
             warnings: result.warnings.map(Components.Schemas.Finding.init))
     }
 }

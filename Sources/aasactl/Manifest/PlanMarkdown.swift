@@ -61,6 +61,7 @@ enum PlanMarkdown {
             if !lines.isEmpty { out += ["- `\(c["appID"]?.stringValue ?? "?")`:"] + lines }
         }
         out += openers(diff["openerChanges"]?.arrayValue ?? [])
+        out += android(d["androidChanges"]?.arrayValue ?? [])
         let expectations = (d["expectations"]?.arrayValue ?? []).filter { Table.value($0, "action") != "unchanged" }
         if !expectations.isEmpty {
             out += ["", "**Golden URLs**"]
@@ -101,11 +102,7 @@ enum PlanMarkdown {
         }
         var out = ["", "**URLs whose opening app changes** (iOS): \(changes.count)"]
         for group in groups {
-            // Representative: the plainest URLs first (no `//`, shortest), as a reviewer would pick.
-            let picked = group.urls.sorted {
-                ($0.contains("//") ? 1 : 0, $0.count, $0) < ($1.contains("//") ? 1 : 0, $1.count, $1)
-            }
-            .prefix(representatives)
+            let picked = plainest(group.urls)
             out.append(
                 "- \(group.key): " + picked.map { "`\($0)`" }.joined(separator: ", ")
                     + (group.urls.count > picked.count ? " and \(group.urls.count - picked.count) more" : ""))
@@ -117,6 +114,46 @@ enum PlanMarkdown {
         }
         out += ["", "</details>"]
         return out
+    }
+
+    /// The URLs whose outcome on Android changes, grouped the same way (per package, before → after).
+    static func android(_ changes: [JSONValue]) -> [String] {
+        guard !changes.isEmpty else { return [] }
+        var groups: [(key: String, urls: [String])] = []
+        for c in changes {
+            let o = c.objectValue ?? [:]
+            let key =
+                "`\(o["packageName"]?.stringValue ?? "?")` \(o["before"]?.stringValue ?? "?") → "
+                + (o["after"]?.stringValue ?? "?")
+            let url = o["url"]?.stringValue ?? "?"
+            if let i = groups.firstIndex(where: { $0.key == key }) {
+                groups[i].urls.append(url)
+            } else {
+                groups.append((key, [url]))
+            }
+        }
+        var out = ["", "**URLs whose outcome changes** (Android): \(changes.count)"]
+        for group in groups {
+            let picked = plainest(group.urls)
+            out.append(
+                "- \(group.key): " + picked.map { "`\($0)`" }.joined(separator: ", ")
+                    + (group.urls.count > picked.count ? " and \(group.urls.count - picked.count) more" : ""))
+        }
+        out += ["", "<details><summary>All \(changes.count) Android changes</summary>", ""]
+        for c in changes {
+            let o = c.objectValue ?? [:]
+            out.append(
+                "- `\(o["url"]?.stringValue ?? "?")`: `\(o["packageName"]?.stringValue ?? "?")` "
+                    + "\(o["before"]?.stringValue ?? "?") → \(o["after"]?.stringValue ?? "?")")
+        }
+        out += ["", "</details>"]
+        return out
+    }
+
+    /// The few URLs a reviewer would pick: no `//`, shortest first.
+    static func plainest(_ urls: [String]) -> ArraySlice<String> {
+        urls.sorted { ($0.contains("//") ? 1 : 0, $0.count, $0) < ($1.contains("//") ? 1 : 0, $1.count, $1) }
+            .prefix(representatives)
     }
 
     /// A refused plan: why, each field and violation named.
