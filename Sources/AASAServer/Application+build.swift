@@ -22,7 +22,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let client = PostgresClient(
         configuration: config.databaseURL.clientConfiguration(maximumConnections: config.databaseConnections),
         backgroundLogger: logger)
-    let database = Database(client: client, leaseTimeout: config.databaseLeaseTimeout)
+    let database = Database(client: client, leaseTimeout: config.databaseLeaseTimeout, start: ClientStart())
     let migrator = Migrator(files: files)
 
     let served = WellKnownFiles()
@@ -93,7 +93,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
 
     MetricsCatalog.preregister()
     var services: [any Service] = [
-        client,
+        DatabaseService(database),
         IdempotencyJanitor(
             database: database, retention: config.idempotencyRetention, consoleIdle: config.consoleIdle,
             consoleLifetime: config.consoleLifetime, logger: logger),

@@ -94,16 +94,7 @@ import Testing
         init() throws {
             dir = try PublishingTests.tempDir()
             port = try FreePort.pick()
-            process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [
-                "python3", TestDatabase.repositoryRoot + "/Tests/Support/forge-api.py", "\(port)", dir, token,
-            ]
-            let ready = Pipe()
-            process.standardOutput = ready
-            process.standardError = FileHandle.nullDevice
-            try process.launchSerialized()
-            _ = ready.fileHandleForReading.availableData
+            process = try PythonServer.start("forge-api.py", ["\(port)", dir, token])
         }
 
         deinit { process.terminate() }

@@ -30,25 +30,10 @@ import Testing
             for sub in ["files", "cdn", "assetlinks"] {
                 try FileManager.default.createDirectory(atPath: dir + "/" + sub, withIntermediateDirectories: true)
             }
-            let ca = Process()
-            ca.executableURL = URL(fileURLWithPath: "/bin/bash")
-            ca.arguments = [TestDatabase.repositoryRoot + "/Tests/Support/make-test-ca.sh", dir] + hosts
-            try ca.launchSerialized()
-            ca.waitUntilExit()
-            guard ca.terminationStatus == 0 else { throw POSIXError(.EIO) }
+            try PythonServer.makeCA(in: dir, hosts: hosts)
             port = try FreePort.pick()
-            process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [
-                "python3", TestDatabase.repositoryRoot + "/Tests/Support/aasa-origin.py", "\(port)",
-                dir + "/server.pem", dir + "/server.key", dir,
-            ]
-            let ready = Pipe()
-            process.standardOutput = ready
-            // Not the test runner's own stderr: a child holding it would keep `swift test` waiting.
-            process.standardError = FileHandle.nullDevice
-            try process.launchSerialized()
-            _ = ready.fileHandleForReading.availableData  // "ready"
+            process = try PythonServer.start(
+                "aasa-origin.py", ["\(port)", dir + "/server.pem", dir + "/server.key", dir])
         }
 
         deinit {

@@ -24,10 +24,13 @@ public struct Database: Sendable {
     /// How long a request waits for a pooled connection before it answers "unavailable". Without
     /// it, a request made while PostgreSQL is down waits for the pool's circuit breaker (60 s).
     public var leaseTimeout: Duration
+    /// Set when the pool runs as a `DatabaseService`: leases wait until its `run()` has begun.
+    public let start: ClientStart?
 
-    public init(client: PostgresClient, leaseTimeout: Duration = .seconds(5)) {
+    public init(client: PostgresClient, leaseTimeout: Duration = .seconds(5), start: ClientStart? = nil) {
         self.client = client
         self.leaseTimeout = leaseTimeout
+        self.start = start
     }
 
     /// Runs `body` on a pooled connection, giving up with `DatabaseUnavailable` when none comes
@@ -38,6 +41,7 @@ public struct Database: Sendable {
     public func withConnection<Result: Sendable>(
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
+        if let start { await start.wait() }
         let leased = LeaseFlag()
         let client = client
         let timeout = leaseTimeout

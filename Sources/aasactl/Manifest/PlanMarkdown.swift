@@ -84,70 +84,48 @@ enum PlanMarkdown {
         return out
     }
 
-    /// The URLs whose opening app changes, grouped by change (browser → app, app → app): the
-    /// shortest few of each group shown, the rest counted, all of them in a `<details>` block.
+    /// The URLs whose opening app changes on iOS, grouped by change (browser → app, app → app).
     static func openers(_ changes: [JSONValue]) -> [String] {
-        guard !changes.isEmpty else { return [] }
         func opener(_ v: JSONValue?) -> String { v?.stringValue.map { "`\($0)`" } ?? "browser" }
-        var groups: [(key: String, urls: [String])] = []
-        for c in changes {
+        let items = changes.map { c -> (url: String, change: String) in
             let o = c.objectValue ?? [:]
-            let key = "\(opener(o["before"])) → \(opener(o["after"]))"
-            let url = o["url"]?.stringValue ?? "?"
-            if let i = groups.firstIndex(where: { $0.key == key }) {
-                groups[i].urls.append(url)
-            } else {
-                groups.append((key, [url]))
-            }
+            return (o["url"]?.stringValue ?? "?", "\(opener(o["before"])) → \(opener(o["after"]))")
         }
-        var out = ["", "**URLs whose opening app changes** (iOS): \(changes.count)"]
-        for group in groups {
-            let picked = plainest(group.urls)
-            out.append(
-                "- \(group.key): " + picked.map { "`\($0)`" }.joined(separator: ", ")
-                    + (group.urls.count > picked.count ? " and \(group.urls.count - picked.count) more" : ""))
-        }
-        out += ["", "<details><summary>All \(changes.count) URLs</summary>", ""]
-        for c in changes {
-            let o = c.objectValue ?? [:]
-            out.append("- `\(o["url"]?.stringValue ?? "?")`: \(opener(o["before"])) → \(opener(o["after"]))")
-        }
-        out += ["", "</details>"]
-        return out
+        return grouped(items, title: "**URLs whose opening app changes** (iOS)", all: "URLs")
     }
 
-    /// The URLs whose outcome on Android changes, grouped the same way (per package, before → after).
+    /// The URLs whose outcome on Android changes, grouped per package and change.
     static func android(_ changes: [JSONValue]) -> [String] {
-        guard !changes.isEmpty else { return [] }
-        var groups: [(key: String, urls: [String])] = []
-        for c in changes {
+        let items = changes.map { c -> (url: String, change: String) in
             let o = c.objectValue ?? [:]
-            let key =
-                "`\(o["packageName"]?.stringValue ?? "?")` \(o["before"]?.stringValue ?? "?") → "
-                + (o["after"]?.stringValue ?? "?")
-            let url = o["url"]?.stringValue ?? "?"
-            if let i = groups.firstIndex(where: { $0.key == key }) {
-                groups[i].urls.append(url)
+            let text = { (key: String) in o[key]?.stringValue ?? "?" }
+            return (text("url"), "`\(text("packageName"))` \(text("before")) → \(text("after"))")
+        }
+        return grouped(items, title: "**URLs whose outcome changes** (Android)", all: "Android changes")
+    }
+
+    /// Changes grouped by what changed: the plainest few URLs of each group shown, the rest
+    /// counted, and every one of them in a `<details>` block.
+    static func grouped(_ items: [(url: String, change: String)], title: String, all: String) -> [String] {
+        guard !items.isEmpty else { return [] }
+        var groups: [(change: String, urls: [String])] = []
+        for item in items {
+            if let i = groups.firstIndex(where: { $0.change == item.change }) {
+                groups[i].urls.append(item.url)
             } else {
-                groups.append((key, [url]))
+                groups.append((item.change, [item.url]))
             }
         }
-        var out = ["", "**URLs whose outcome changes** (Android): \(changes.count)"]
+        var out = ["", "\(title): \(items.count)"]
         for group in groups {
             let picked = plainest(group.urls)
             out.append(
-                "- \(group.key): " + picked.map { "`\($0)`" }.joined(separator: ", ")
+                "- \(group.change): " + picked.map { "`\($0)`" }.joined(separator: ", ")
                     + (group.urls.count > picked.count ? " and \(group.urls.count - picked.count) more" : ""))
         }
-        out += ["", "<details><summary>All \(changes.count) Android changes</summary>", ""]
-        for c in changes {
-            let o = c.objectValue ?? [:]
-            out.append(
-                "- `\(o["url"]?.stringValue ?? "?")`: `\(o["packageName"]?.stringValue ?? "?")` "
-                    + "\(o["before"]?.stringValue ?? "?") → \(o["after"]?.stringValue ?? "?")")
-        }
-        out += ["", "</details>"]
-        return out
+        out += ["", "<details><summary>All \(items.count) \(all)</summary>", ""]
+        out += items.map { "- `\($0.url)`: \($0.change)" }
+        return out + ["", "</details>"]
     }
 
     /// The few URLs a reviewer would pick: no `//`, shortest first.

@@ -17,24 +17,10 @@ final class OIDCIssuerStandIn: Sendable {
     init(hosts: [String] = ["issuer.test"]) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("oidc-issuer-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let ca = Process()
-        ca.executableURL = URL(fileURLWithPath: "/bin/bash")
-        ca.arguments = [TestDatabase.repositoryRoot + "/Tests/Support/make-test-ca.sh", dir] + hosts
-        try ca.launchSerialized()
-        ca.waitUntilExit()
-        guard ca.terminationStatus == 0 else { throw POSIXError(.EIO) }
+        try PythonServer.makeCA(in: dir, hosts: hosts)
         port = try FreePort.pick()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", TestDatabase.repositoryRoot + "/Tests/Support/oidc-issuer.py", "\(port)",
-            dir + "/server.pem", dir + "/server.key", dir,
-        ]
-        let ready = Pipe()
-        process.standardOutput = ready
-        process.standardError = FileHandle.nullDevice
-        try process.launchSerialized()
-        _ = ready.fileHandleForReading.availableData  // "ready"
+        process = try PythonServer.start(
+            "oidc-issuer.py", ["\(port)", dir + "/server.pem", dir + "/server.key", dir])
     }
 
     deinit {
