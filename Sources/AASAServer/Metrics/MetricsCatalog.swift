@@ -15,5 +15,8 @@ enum MetricsCatalog {
         }
         _ = Counter(label: "aasad_auth_failures_total", dimensions: [("reason", "missing")])
         _ = Counter(label: "aasad_reconcile_rewrites_total", dimensions: [("state", "missing")])
+        for outcome in ["issued", "signature", "replay"] {
+            _ = Counter(label: "aasad_oidc_exchanges_total", dimensions: [("outcome", outcome)])
+        }
     }
 }
