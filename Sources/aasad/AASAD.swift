@@ -84,15 +84,16 @@ struct DatabaseOptions: ParsableArguments {
         let logger = try logger()
         let client = PostgresClient(
             configuration: try url().clientConfiguration(maximumConnections: 2), backgroundLogger: logger)
+        // Leases wait until the pool's run loop has started (PostgresNIO warns otherwise).
+        let start = ClientStart()
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
+                start.open()
                 await client.run()
                 return nil
             }
-            // Let the pool's run loop start before the first lease (PostgresNIO warns otherwise).
-            try await Task.sleep(for: .milliseconds(20))
             defer { group.cancelAll() }
-            return try await body(Database(client: client), logger)
+            return try await body(Database(client: client, start: start), logger)
         }
     }
 }
