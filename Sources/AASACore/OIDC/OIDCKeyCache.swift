@@ -29,8 +29,6 @@ package actor OIDCKeyCache {
     private var entries: [String: Entry] = [:]
     private var lastAttempt: [String: ContinuousClock.Instant] = [:]
     private var inFlight: [String: Task<Entry, any Error>] = [:]
-    /// Fetches made, for tests and the bench (a bounded refresh is one that can be counted).
-    package private(set) var fetches = 0
 
     package init(fetcher: AppleFetcher, maxAge: Duration = .seconds(3600), minRefetchGap: Duration = .seconds(60)) {
         self.fetcher = fetcher
@@ -43,22 +41,29 @@ package actor OIDCKeyCache {
     package func key(_ kid: String, of issuer: OIDCIssuerRecord) async throws(ExchangeRefusal) -> Key {
         let now = ContinuousClock.now
         let cached = entries[issuer.issuer]
-        let mayFetch = lastAttempt[issuer.issuer].map { now - $0 >= minRefetchGap } ?? true
+        // A fetch under way is joined; a new one waits out the gap since the last.
+        let mayFetch =
+            inFlight[issuer.issuer] != nil || lastAttempt[issuer.issuer].map { now - $0 >= minRefetchGap } ?? true
         if let cached, let algorithm = cached.algorithms[kid], now - cached.fetchedAt < maxAge || !mayFetch {
             return Key(keys: cached.keys, algorithm: algorithm)
         }
-        if cached == nil || mayFetch {
-            do {
-                let fresh = try await refresh(issuer)
-                if let algorithm = fresh.algorithms[kid] { return Key(keys: fresh.keys, algorithm: algorithm) }
-            } catch {
-                // An issuer that cannot be reached: keys already held still verify.
-                if let cached, let algorithm = cached.algorithms[kid] {
-                    return Key(keys: cached.keys, algorithm: algorithm)
-                }
-                throw (error as? ExchangeRefusal)
-                    ?? ExchangeRefusal(.keysUnavailable, "\(issuer.name)'s keys could not be fetched")
+        guard mayFetch else {
+            // Within the gap after the last fetch: no new one, whether it failed or lacked the kid,
+            // so an issuer that is down is not asked again on every exchange.
+            throw cached == nil
+                ? ExchangeRefusal(.keysUnavailable, "\(issuer.name)'s keys could not be fetched; retry in a minute")
+                : ExchangeRefusal(.unknownKey, "the token's kid is not one of \(issuer.name)'s keys")
+        }
+        do {
+            let fresh = try await refresh(issuer)
+            if let algorithm = fresh.algorithms[kid] { return Key(keys: fresh.keys, algorithm: algorithm) }
+        } catch {
+            // An issuer that cannot be reached: keys already held still verify.
+            if let cached, let algorithm = cached.algorithms[kid] {
+                return Key(keys: cached.keys, algorithm: algorithm)
             }
+            throw (error as? ExchangeRefusal)
+                ?? ExchangeRefusal(.keysUnavailable, "\(issuer.name)'s keys could not be fetched")
         }
         throw ExchangeRefusal(.unknownKey, "the token's kid is not one of \(issuer.name)'s keys")
     }
@@ -66,7 +71,6 @@ package actor OIDCKeyCache {
     private func refresh(_ issuer: OIDCIssuerRecord) async throws -> Entry {
         if let running = inFlight[issuer.issuer] { return try await running.value }
         lastAttempt[issuer.issuer] = .now
-        fetches += 1
         let fetcher = fetcher
         let task = Task { try await Self.fetch(issuer, fetcher: fetcher) }
         inFlight[issuer.issuer] = task

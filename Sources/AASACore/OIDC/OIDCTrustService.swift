@@ -104,10 +104,10 @@ package struct OIDCTrustService: Sendable {
         try await work.transaction { session in
             // Another team's token learns nothing of the team (404), its own read or write token
             // that only an admin sets trust (403), then the rules' shape (422), then If-Match.
-            let team = try await Lookup.visibleTeam(name, principal, session: session)
+            let team = try await Lookup.visibleTeam(name, principal, session: session, forUpdate: true)
             try requireAdmin()
             let rules = try TrustRuleInput.check(items)
-            let before = try await session.teamTrust(team, forUpdate: true)
+            let before = try await session.teamTrust(team)
             try ETag.check(ifMatch, version: before.version)
             let known = Set(try await session.oidcIssuers().map(\.name))
             let unknown = rules.enumerated().filter { !known.contains($0.element.issuer) }.map {
@@ -116,8 +116,7 @@ package struct OIDCTrustService: Sendable {
                     message: "there is no trusted issuer \($0.element.issuer) (PUT /v1/oidc/issuers/{name} first)")
             }
             guard unknown.isEmpty else { throw ServiceError.invalid(unknown) }
-            try await session.setTeamTrust(teamID: team.id, rules: rules)
-            let after = try await session.teamTrust(team)
+            let after = try await session.setTeamTrust(team, rules: rules)
             try await session.appendAudit(
                 AuditEntry(
                     action: "team.trust", entityType: "team", entityID: team.name, team: team.name,

@@ -89,8 +89,14 @@ package struct TokenExchange: Sendable {
         }
         return try await work.transaction { session in
             let (team, scopes) = try await Self.match(claims, issuer: issuer, request: request, session: session)
-            let expiry = min(Date(timeIntervalSince1970: claims.expires ?? 0), now.addingTimeInterval(Self.maxLifetime))
-            guard try await session.recordOIDCExchange(issuer: issuer.name, jti: claims.id ?? "", expiresAt: expiry)
+            let idTokenExpiry = Date(timeIntervalSince1970: claims.expires ?? 0)
+            let expiry = min(idTokenExpiry, now.addingTimeInterval(Self.maxLifetime))
+            // The jti is kept as long as the ID token could be presented (its exp and the leeway),
+            // not as long as the token issued for it lives, which may be shorter.
+            guard
+                try await session.recordOIDCExchange(
+                    issuer: issuer.name, jti: claims.id ?? "",
+                    expiresAt: idTokenExpiry.addingTimeInterval(OIDCClaimCheck.leeway))
             else {
                 throw ExchangeRefusal(.replay, "this ID token was exchanged already; ask the CI for a new one")
             }

@@ -1,3 +1,4 @@
+import AASAStore
 import Foundation
 
 /// One of a domain's targets as the API and the database carry it: a web root (kept in the

@@ -1,5 +1,6 @@
 import AASACore
 import AASAModel
+import AASAStore
 import Crypto
 import Foundation
 import HTTPTypes
@@ -43,7 +44,7 @@ struct CLIDownloads: Sendable {
                 hasher.update(data: chunk)
                 size += chunk.count
             }
-            let hex = hasher.finalize().map { String(format: "%02x", $0) }.joined()
+            let hex = Hex.string(hasher.finalize())
             found.append(Binary(os: "linux", arch: arch, path: path, size: size, sha256: hex))
         }
         binaries = found

@@ -15,7 +15,7 @@ extension DBSession {
             id: row.0, appID: row.1, teamID: row.2, teamName: row.3,
             services: row.4.compactMap(AppService.init(rawValue:)),
             createdAt: row.5, updatedAt: row.6, version: row.7, platform: AppPlatform(rawValue: row.8) ?? .ios,
-            fingerprints: row.9, keyLabels: KeyLabelsColumn.decode(row.11), rulesFrom: row.10)
+            fingerprints: row.9, keyLabels: StoredJSON.decode([String: String].self, row.11) ?? [:], rulesFrom: row.10)
     }
 
     func apps(_ query: PostgresQuery) async throws -> [AppRecord] {
@@ -70,7 +70,7 @@ extension DBSession {
             WITH a AS (
                 INSERT INTO apps (app_id, team_id, services, platform, fingerprints, rules_from, key_labels)
                 SELECT \(appID), \(teamID), \(services.map(\.rawValue)), \(platform.rawValue), \(fingerprints), \
-            \(rulesFrom), \(KeyLabelsColumn.encode(keyLabels))::jsonb
+            \(rulesFrom), \(StoredJSON.encode(keyLabels))::jsonb
                 WHERE NOT EXISTS (SELECT 1 FROM app_builds WHERE identity = \(appID))
                 RETURNING *)
             SELECT \(unescaped: Self.appColumns) FROM a JOIN teams ON teams.id = a.team_id
@@ -85,7 +85,7 @@ extension DBSession {
         try await write(
             """
             UPDATE apps SET team_id = \(teamID), services = \(services.map(\.rawValue)), fingerprints = \(fingerprints),
-            key_labels = \(KeyLabelsColumn.encode(keyLabels.filter { fingerprints.contains($0.key) }))::jsonb,
+            key_labels = \(StoredJSON.encode(keyLabels.filter { fingerprints.contains($0.key) }))::jsonb,
             updated_at = now(), version = version + 1 WHERE id = \(id)
             """)
     }

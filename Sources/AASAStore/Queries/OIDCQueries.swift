@@ -49,9 +49,8 @@ extension DBSession {
         try await write("DELETE FROM oidc_issuers WHERE name = \(name)")
     }
 
-    /// The team's trust rules (none and version 0 when never set); `forUpdate` locks the team's row.
-    public func teamTrust(_ team: TeamRecord, forUpdate: Bool = false) async throws -> TeamTrustRecord {
-        if forUpdate { try await write("SELECT 1 FROM teams WHERE id = \(team.id) FOR UPDATE") }
+    /// The team's trust rules (none and version 0 when never set).
+    public func teamTrust(_ team: TeamRecord) async throws -> TeamTrustRecord {
         let row = try await first(
             "SELECT rules::text, version, updated_at FROM team_trust WHERE team_id = \(team.id)",
             as: (String, Int64, Date).self)
@@ -60,14 +59,17 @@ extension DBSession {
             version: row?.1 ?? 0, updatedAt: row?.2)
     }
 
-    public func setTeamTrust(teamID: Int64, rules: [TrustRule]) async throws {
-        let text = String(decoding: try JSONEncoder.sorted.encode(rules), as: UTF8.self)
-        try await write(
+    /// Replaces the team's rules; returns them with their new version.
+    public func setTeamTrust(_ team: TeamRecord, rules: [TrustRule]) async throws -> TeamTrustRecord {
+        let rows = try await writeReturning(
             """
-            INSERT INTO team_trust (team_id, rules) VALUES (\(teamID), \(text)::jsonb)
+            INSERT INTO team_trust (team_id, rules) VALUES (\(team.id), \(StoredJSON.encode(rules))::jsonb)
             ON CONFLICT (team_id) DO UPDATE SET rules = excluded.rules, updated_at = now(),
                 version = team_trust.version + 1
-            """)
+            RETURNING version, updated_at
+            """, as: (Int64, Date).self)
+        return TeamTrustRecord(
+            teamID: team.id, teamName: team.name, rules: rules, version: rows[0].0, updatedAt: rows[0].1)
     }
 
     /// Every team's rules that name `issuer`, for an exchange to match claims against.
@@ -76,7 +78,7 @@ extension DBSession {
             """
             SELECT t.id, t.name, t.display_name, t.apple_team_ids, t.created_at, t.updated_at, t.version, tt.rules::text
             FROM team_trust tt JOIN teams t ON t.id = tt.team_id
-            WHERE tt.rules @> \("[{\"issuer\": \(Self.jsonString(name))}]")::jsonb ORDER BY t.name
+            WHERE tt.rules @> \(Self.naming(issuer: name))::jsonb ORDER BY t.name
             """, as: (Int64, String, String, [String], Date, Date, Int64, String).self)
         return rows.map { row in
             let team = Self.team((row.0, row.1, row.2, row.3, row.4, row.5, row.6))
@@ -89,7 +91,7 @@ extension DBSession {
         try await all(
             """
             SELECT t.name FROM team_trust tt JOIN teams t ON t.id = tt.team_id
-            WHERE tt.rules @> \("[{\"issuer\": \(Self.jsonString(name))}]")::jsonb ORDER BY t.name
+            WHERE tt.rules @> \(Self.naming(issuer: name))::jsonb ORDER BY t.name
             """, as: String.self)
     }
 
@@ -107,18 +109,11 @@ extension DBSession {
     }
 
     private static func trustRules(_ text: String) -> [TrustRule] {
-        (try? JSONDecoder().decode([TrustRule].self, from: Data(text.utf8))) ?? []
+        StoredJSON.decode([TrustRule].self, text) ?? []
     }
 
-    private static func jsonString(_ s: String) -> String {
-        String(decoding: (try? JSONEncoder().encode(s)) ?? Data("\"\"".utf8), as: UTF8.self)
-    }
-}
-
-extension JSONEncoder {
-    fileprivate static var sorted: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return encoder
+    /// What `rules @>` is given to find the rule lists that name an issuer.
+    private static func naming(issuer name: String) -> String {
+        StoredJSON.encode([["issuer": name]])
     }
 }

@@ -63,11 +63,8 @@ enum OIDCLogin {
         guard let audience = options.audience else {
             throw CLIFailure("--audience is required on GitHub Actions: the aud the server's issuer is set for")
         }
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
         let separator = url.contains("?") ? "&" : "?"
-        var request = HTTPClientRequest(
-            url: url + separator + "audience=" + (audience.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""))
+        var request = HTTPClientRequest(url: url + separator + FormEncoding.encode([("audience", audience)]))
         request.headers.add(name: "Authorization", value: "Bearer \(bearer)")
         request.headers.add(name: "Accept", value: "application/json")
         let response: HTTPClientResponse

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The JSON a core type is stored as in a jsonb column (a target, its last outcome): sorted keys
-/// and slashes as written, so equal values are stored as equal text.
+/// The JSON a value is stored as in a jsonb column (a target and its last outcome, an app's key
+/// labels, a team's trust rules): sorted keys and slashes as written, so equal values are stored
+/// as equal text.
 package enum StoredJSON {
     package static func encode<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
