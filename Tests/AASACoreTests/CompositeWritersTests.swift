@@ -47,21 +47,70 @@ import Testing
                 bodyField: { _, _ in nil })
         }
 
+        /// An import's plan of an AASA file giving `appID` these rules (as `POST /v1/imports` without `apply`).
+        func importPlan(_ host: String, _ appID: String, _ paths: [String]) async throws -> ImportService.Plan {
+            let file: JSONValue = .object([
+                "applinks": .object([
+                    "details": .array([
+                        .object([
+                            "appIDs": .array([.string(appID)]),
+                            "components": .array(paths.map { .object(["/": .string($0)]) }),
+                        ])
+                    ])
+                ])
+            ])
+            return try await ImportService(
+                work: work,
+                pipeline: DomainChangePipeline(database: database, publisher: publisher, served: WellKnownFiles()),
+                principal: admin, actor: actor, maxRulesPerTeam: 3, webRootBases: []
+            ).run(
+                .init(
+                    host: host, aasa: JSONWriter().bytes(file), teamMap: ImportTeamMap(["ABCDE12345": "shop"]),
+                    webRoots: [], apply: false))
+        }
+
         func publish(_ host: String) async throws {
             _ = try await publisher.publish(host: host, reason: "test", source: .draft, actor: actor, logger: logger)
         }
     }
 
-    /// The refusals every writer must give, each as (what the team's rules on the target are, the rule).
-    static let cases: [(name: String, paths: [String], app: String, rule: String)] = [
-        ("a rule outside the team's grant", ["/blog/*"], shop, "outside-grant"),
-        ("a catch-all from a team granted less than /", ["/*"], shop, "catch-all"),
-        ("more rules than the team's budget", ["/shop/a", "/shop/b", "/shop/c", "/shop/d"], shop, "max-rules"),
-        ("an app whose applinks service is off", ["/news/*"], news, "applinks-disabled"),
+    /// What an import of the same rules gets. An import is an admin's act that proposes the grants
+    /// its file needs (`GrantProposal`), so the grant rows do not refuse it: its plan widens the
+    /// grant instead. An AASA file cannot carry an Android app's own rules, nor rules for an app
+    /// whose applinks is off without turning it on, so those rows have no import.
+    enum ImportOutcome {
+        case refused(String)
+        case widensGrant, notApplicable
+    }
+
+    /// The refusals every writer must give, each as (what the team's rules on the target are, the
+    /// app, the rule, the import's outcome). A promotion runs each row whose rules staging holds.
+    static let cases: [(name: String, paths: [String], app: String, rule: String, imports: ImportOutcome)] = [
+        ("a rule outside the team's grant", ["/blog/*"], shop, "outside-grant", .widensGrant),
+        // The import would widen shop's grant to /, and its /* then opens the golden URL.
+        ("a catch-all from a team granted less than /", ["/*"], shop, "catch-all", .refused("expectation-broken")),
+        (
+            "more rules than the team's budget", ["/shop/a", "/shop/b", "/shop/c", "/shop/d"], shop, "max-rules",
+            .refused("max-rules")
+        ),
+        ("an app whose applinks service is off", ["/news/*"], news, "applinks-disabled", .notApplicable),
+        ("an Android app that takes another app's rules", ["/shop/clip/*"], clip, "rules-from", .notApplicable),
+        (
+            "an app without a build for the target's environment", ["/shop/beta/*"], beta, "environment-isolation",
+            .refused("environment-isolation")
+        ),
+        ("a rule breaking a golden URL", ["/shop/legal/*"], shop, "expectation-broken", .refused("expectation-broken")),
+        ("a rule opening a protected path", ["/shop/admin/*"], shop, "protected-path", .refused("protected-path")),
     ]
 
+    static let clip = "com.example.shop.clip"
+    static let clipKey = (0..<32).map { String(format: "%02X", $0) }.joined(separator: ":")
+    static let beta = "ABCDE12345.com.example.beta"
+
     /// Two environments; the team `shop` holds /shop on prod.example.com and / on its staging twin,
-    /// with an app that takes rules and one (news) that has no applinks service.
+    /// with an app that takes rules, one (news) that has no applinks service, one (clip) that takes
+    /// shop's rules, and one (beta) built for staging only. On prod, /shop/admin/* is protected and
+    /// https://example.com/shop/legal/terms must open no app (an admin's golden URL).
     static func world(_ core: Core) async throws {
         try await core.run(EnvironmentsChange(names: ["staging", "prod"]))
         _ = try await AccountService(work: core.work, principal: core.admin, actor: core.actor)
@@ -71,19 +120,39 @@ import Testing
         try await core.run(
             AppChange(kind: .create(team: "shop", appID: news, services: [.webcredentials], android: nil), ifMatch: nil)
         )
+        try await core.run(
+            AppChange(
+                kind: .create(team: "shop", appID: clip, services: [.applinks], android: [clipKey], rulesFrom: shop),
+                ifMatch: nil))
+        try await core.run(
+            AppChange(kind: .create(team: "shop", appID: beta, services: [.applinks], android: nil), ifMatch: nil))
+        try await core.run(
+            BuildsChange(
+                appID: beta,
+                items: [.init(environment: "staging", appID: beta + ".staging", playSigningAbsent: false)],
+                ifMatch: nil))
         try await core.domain("staging.example.com", environment: "staging")
         try await core.domain("example.com", environment: "prod")
         try await core.grant("staging.example.com", "shop", ["/"])
         try await core.grant("example.com", "shop", ["/shop"])
+        _ = try await GuardrailService(work: core.work, principal: core.admin, actor: core.actor)
+            .put("example.com", .init(protectedPaths: ["/shop/admin/*"]), ifMatch: nil)
+        _ = try await ExpectationService(work: core.work, principal: core.admin, actor: core.actor)
+            .create(
+                "example.com",
+                ExpectationInput(url: "https://example.com/shop/legal/terms", kind: .opensNone, source: "draft"),
+                team: "shop")
     }
 
+    /// The refusal's name: its first field rule, or a policy's slug (a policy names no field).
     static func rulesRefusal(_ error: any Error) -> String? {
-        (error as? ServiceError)?.errors.first?.rule
+        guard let error = error as? ServiceError else { return "\(error)" }
+        return error.errors.first?.rule ?? error.slug
     }
 
     @Test(arguments: cases.indices)
     func theRulesAPIsChangeAManifestAndAPromotionRefuseAlike(_ index: Int) async throws {
-        let (name, paths, app, rule) = Self.cases[index]
+        let (name, paths, app, rule, imports) = Self.cases[index]
         try await TestDatabase.shared.withDatabase { url in
             try await TestDatabase.shared.withClient(url: url) { database in
                 let core = Core(database: database)
@@ -100,8 +169,10 @@ import Testing
                 let manifest = ManifestRequest(
                     apps: [
                         .init(
-                            appID: app, services: app == Self.shop ? [.applinks] : [.webcredentials], pointer: "/apps/0"
-                        )
+                            appID: app, services: app == Self.news ? [.webcredentials] : [.applinks],
+                            pointer: "/apps/0", platform: app == Self.clip ? .android : .ios,
+                            fingerprints: app == Self.clip ? [Self.clipKey] : [],
+                            rulesFrom: app == Self.clip ? Self.shop : nil)
                     ],
                     domains: [
                         .init(
@@ -123,12 +194,32 @@ import Testing
                     ).run(manifest, team: "shop", ifMatch: nil, dryRun: true)
                 } catch let error as ServiceError {
                     manifestRule =
-                        error.errors.first { $0.field.hasPrefix("/domains/0") }?.rule ?? error.errors.first?.rule
+                        error.errors.first { $0.field.hasPrefix("/domains/0") }?.rule ?? Self.rulesRefusal(error)
                 }
                 #expect(manifestRule == rule, "a manifest, \(name)")
 
-                // 3. A promotion bringing the same rules from staging, where the team holds /.
-                if app == Self.shop {
+                // 3. An import of a file with the same rules into prod (planned: the same work,
+                // rolled back).
+                if case .notApplicable = imports {
+                } else {
+                    var imported: String?
+                    do {
+                        let plan = try await core.importPlan("example.com", app, paths)
+                        if case .widensGrant = imports {
+                            #expect(plan.grants.contains { $0.team == "shop" && $0.action == "widen" }, "\(name)")
+                        }
+                    } catch {
+                        imported = Self.rulesRefusal(error)
+                    }
+                    if case .refused(let importRule) = imports {
+                        #expect(imported == importRule, "an import, \(name)")
+                    } else {
+                        #expect(imported == nil, "an import, \(name)")
+                    }
+                }
+
+                // 4. A promotion bringing the same rules from staging, where the team holds /.
+                if app != Self.news && app != Self.clip {
                     try await core.run(core.rules("staging.example.com", app, paths).withBudget(10))
                     try await core.publish("staging.example.com")
                     let promotion = PromotionService(
@@ -140,11 +231,35 @@ import Testing
                             .init(
                                 from: "staging", to: "prod", domains: [], takeDrafts: false, apply: false, reason: nil))
                     } catch let error as ServiceError {
-                        promotionRule = error.errors.first?.rule
+                        promotionRule = Self.rulesRefusal(error)
                         #expect(error.detail?.contains("example.com") == true && error.detail?.contains(app) == true)
                     }
                     #expect(promotionRule == rule, "a promotion, \(name)")
                 }
+            }
+        }
+    }
+
+    /// Only an Android app follows another app's rules: creating an iOS app that would is a 422
+    /// naming `/rulesFrom`, as updating one is, not the database's constraint as a 500.
+    @Test func anIOSAppCreatedToFollowRulesIsRefusedByName() async throws {
+        try await TestDatabase.shared.withDatabase { url in
+            try await TestDatabase.shared.withClient(url: url) { database in
+                let core = Core(database: database)
+                try await Self.world(core)
+                var refused: ServiceError?
+                do {
+                    try await core.run(
+                        AppChange(
+                            kind: .create(
+                                team: "shop", appID: "ABCDE12345.com.example.follower", services: [.applinks],
+                                android: nil, rulesFrom: Self.shop),
+                            ifMatch: nil))
+                } catch let error as ServiceError { refused = error }
+                #expect(refused?.kind == .invalid)
+                #expect(refused?.errors.map(\.field) == ["/rulesFrom"] && refused?.errors.first?.rule == "platform")
+                let follower = try await core.work.read { try await $0.app(appID: "ABCDE12345.com.example.follower") }
+                #expect(follower == nil, "nothing written")
             }
         }
     }

@@ -190,10 +190,7 @@ package struct AppChange: DomainChange {
             keyLabels: keyLabels ?? before.keyLabels)
         var followed: [Int64] = []
         if let newRulesFrom {
-            guard before.platform == .android else {
-                throw ServiceError.invalid(
-                    field: "/rulesFrom", rule: "platform", "only an Android app follows another app's rules")
-            }
+            try Self.checkFollows(before)
             if let old = before.rulesFrom, let oldSource = try await session.app(appID: old) {
                 followed += try await session.domainIDsWithRules(appPK: oldSource.id)
             }
@@ -259,10 +256,20 @@ package struct AppChange: DomainChange {
             field: field, rule: "unique")
     }
 
+    /// Only an Android app follows another app's rules (the `apps_platform_shape` constraint): a
+    /// 422 here, on every path that sets `rulesFrom`, rather than the database's refusal as a 500.
+    static func checkFollows(_ app: AppRecord, field: String = "/rulesFrom") throws {
+        guard app.platform == .android else {
+            throw ServiceError.invalid(
+                field: field, rule: "platform", "only an Android app follows another app's rules")
+        }
+    }
+
     /// The iOS app of the same team whose rules an Android app follows (422 naming `field` otherwise).
     package static func ruleSource(
         _ appID: String, for app: AppRecord, session: DBSession, field: String = "/rulesFrom"
     ) async throws -> AppRecord {
+        try checkFollows(app, field: field)
         guard let source = try await session.app(appID: appID), source.teamID == app.teamID else {
             throw ServiceError.invalid(field: field, rule: "exists", "team \(app.teamName) has no app \(appID)")
         }
