@@ -12,7 +12,7 @@ import Testing
 
 /// Issue 22: webhooks against PostgreSQL and a receiver started by the test (the probe tests' TLS
 /// stand-in, which records each POST), with the delivery worker running inside aasad.
-@Suite(.serialized) struct WebhookTests {
+@Suite struct WebhookTests {
     /// The receiver's URL (its host resolves to 127.0.0.1 through the probe's overrides).
     static func hook(_ origin: ProbeTests.Origin) -> String { "https://good.test:\(origin.port)/hook" }
 
@@ -388,10 +388,28 @@ import Testing
         }
     }
 
-    static func webhook(_ server: ServerProcess, admin: String, origin: ProbeTests.Origin) async throws {
+    @discardableResult
+    static func webhook(_ server: ServerProcess, admin: String, origin: ProbeTests.Origin) async throws -> String {
         let created = try await Curl.call(
             "POST", server.baseURL + "/v1/webhooks", token: admin, json: #"{"url":"\#(WebhookTests.hook(origin))"}"#)
         try #require(created.status == 201, "\(String(decoding: created.body, as: UTF8.self))")
+        let json = try JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any]
+        return try #require((json?["webhook"] as? [String: Any])?["id"] as? String)
+    }
+
+    /// Waits until each of the webhook's `count` deliveries is recorded as delivered: a worker
+    /// records a round after sending it and never sends a delivered one again, so what the receiver
+    /// holds then is final, without a fixed sleep for duplicates that might still come.
+    static func allDelivered(_ server: ServerProcess, admin: String, webhook: String, count: Int) async throws
+        -> Bool
+    {
+        try await eventually(timeout: .seconds(20)) {
+            let reply = try await Curl.call(
+                "GET", server.baseURL + "/v1/webhooks/\(webhook)/deliveries?limit=100", token: admin)
+            let json = try JSONSerialization.jsonObject(with: Data(reply.body)) as? [String: Any]
+            let items = json?["items"] as? [[String: Any]] ?? []
+            return items.count == count && items.allSatisfy { $0["status"] as? String == "delivered" }
+        }
     }
 
     /// A suspension and a resumption of team `own` on every domain: two events, whatever the files.
@@ -415,15 +433,14 @@ import Testing
             #expect(
                 try await Curl.call("POST", first.baseURL + "/v1/teams", token: admin, json: #"{"name":"own"}"#)
                     .status == 201)
-            try await Self.webhook(first, admin: admin, origin: origin)
+            let hook = try await Self.webhook(first, admin: admin, origin: origin)
             try await Self.suspendAndResume(first, admin: admin)
             first.killHard()
             #expect(WebhookTests.received(origin).isEmpty, "nothing was sent before the kill")
             let second = try ServerProcess(database: url, environment: Self.environment(origin, worker: true))
             try await second.start()
-            let arrived = try await eventually(timeout: .seconds(15)) { WebhookTests.received(origin).count >= 2 }
-            #expect(arrived, "the committed events were never delivered")
-            try await Task.sleep(for: .milliseconds(500))
+            let delivered = try await Self.allDelivered(second, admin: admin, webhook: hook, count: 2)
+            #expect(delivered, "the committed events were never delivered")
             let got = WebhookTests.received(origin)
             #expect(got.map { $0.headers["x-aasa-event"] ?? "" } == ["team.suspend", "team.resume"])
         }
@@ -441,11 +458,10 @@ import Testing
             #expect(
                 try await Curl.call("POST", a.baseURL + "/v1/teams", token: admin, json: #"{"name":"own"}"#).status
                     == 201)
-            try await Self.webhook(a, admin: admin, origin: origin)
+            let hook = try await Self.webhook(a, admin: admin, origin: origin)
             for i in 0..<10 { try await Self.suspendAndResume(i % 2 == 0 ? a : b, admin: admin) }
-            let arrived = try await eventually(timeout: .seconds(20)) { WebhookTests.received(origin).count >= 20 }
-            #expect(arrived, "\(WebhookTests.received(origin).count) of 20 arrived")
-            try await Task.sleep(for: .seconds(1))
+            let delivered = try await Self.allDelivered(b, admin: admin, webhook: hook, count: 20)
+            #expect(delivered, "\(WebhookTests.received(origin).count) of 20 arrived")
             let ids = WebhookTests.received(origin).map { $0.headers["x-aasa-delivery"] ?? "" }
             #expect(
                 ids.count == 20 && Set(ids).count == 20, "each event once: \(ids.count) posts, \(Set(ids).count) IDs")
