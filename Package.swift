@@ -136,6 +136,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
+            resources: [.embedInCode("Console/Templates")],
             swiftSettings: strict
         ),
         .executableTarget(

@@ -181,10 +181,13 @@ def publish(page, tokens):
         assert "secret-launch" in f.read(), "the web root has the new file"
     page.goto(f"{BASE}/console/domains/{HOST}/revisions")
     check(page, "revisions")
+    assert page.locator("pre.diff").count() == 0, "no diff asked for, no (empty) diff box"
     page.goto(f"{BASE}/console/domains/{HOST}/revisions/2")
     check(page, "revision")
     page.goto(f"{BASE}/console/domains/{HOST}/revisions/diff?from=1&to=2")
     assert "secret-launch" in page.inner_text("main")
+    # One diff block, however many lines it has (it was once repeated per line).
+    assert page.locator("pre.diff").count() == 1, page.locator("pre.diff").count()
     page.goto(f"{BASE}/console/domains/{HOST}/revisions/diff?file=assetlinks&from=1&to=2")
     main = page.inner_text("main")
     assert f"changed {SHOP_ANDROID}" in main and "open -> exclude" in main, main

@@ -5,16 +5,13 @@ import Foundation
 /// (current, stale, error, …) and as wide as the time until the next check, with the revision the
 /// CDN served written in when there is room. Oldest on the left.
 struct CDNTimeline {
-    var history: [[String: Any]]
+    var history: [(at: Date, state: String, revision: Int?)]
 
     static let colours = ["current": "#2e7d32", "stale": "#e65100", "error": "#b00020", "unpublished": "#757575"]
 
     func svg() -> String {
         let formatter = ISO8601DateFormatter()
-        let points = history.compactMap { entry -> (Date, String, Int?)? in
-            guard let at = (entry["at"] as? String).flatMap(formatter.date(from:)) else { return nil }
-            return (at, entry["state"] as? String ?? "unknown", entry["revision"] as? Int)
-        }.sorted { $0.0 < $1.0 }
+        let points = history.map { ($0.at, $0.state, $0.revision) }.sorted { $0.0 < $1.0 }
         guard let first = points.first?.0, let last = points.last?.0 else {
             return "<p>No check recorded yet.</p>"
         }

@@ -5,9 +5,12 @@ import AASAStore
 import Foundation
 
 /// The console's reads and writes: the API's own handlers, called in-process as the session's
-/// principal, their answers turned into the JSON the API would send. A page can therefore show
-/// nothing the API would not show that token, and every refusal is the API's own `ServiceError`.
+/// principal, their answers the API's own generated types. A page can therefore show nothing the API
+/// would not show that token, every refusal is the API's own `ServiceError`, and a page reads each
+/// answer's properties: a field renamed in openapi.yaml is a compile error here, not an empty cell.
 struct ConsoleAPI: Sendable {
+    typealias Schemas = Components.Schemas
+
     let api: APIImplementation
 
     /// The API's answer as plain JSON objects (what the templates read), dates as ISO 8601: the
@@ -17,15 +20,20 @@ struct ConsoleAPI: Sendable {
         try encoder.plainValue(value) as? [String: Any] ?? [:]
     }
 
+    /// A list of the API's values as plain JSON objects, as `plain` makes each.
+    static func plainList(_ values: [some Encodable]) throws -> [[String: Any]] {
+        try values.map { try plain($0) }
+    }
+
     /// One for every page: its date transcoder holds a formatter, too costly to make per answer.
     private static let encoder = AnswerEncoder()
 
-    func domains(cursor: String?) async throws -> [String: Any] {
-        try Self.plain(try await api.listDomains(.init(query: .init(cursor: cursor, limit: 200))).ok.body.json)
+    func domains(cursor: String?) async throws -> Schemas.DomainList {
+        try await api.listDomains(.init(query: .init(cursor: cursor, limit: 200))).ok.body.json
     }
 
-    func domain(_ host: String) async throws -> [String: Any] {
-        try Self.plain(try await api.getDomain(.init(path: .init(host: host))).ok.body.json)
+    func domain(_ host: String) async throws -> Schemas.Domain {
+        try await api.getDomain(.init(path: .init(host: host))).ok.body.json
     }
 
     /// The draft as this token may see it, with each `details` entry's team: the service the API's
@@ -56,43 +64,41 @@ struct ConsoleAPI: Sendable {
         return unpublished.any
     }
 
-    func grants(_ host: String) async throws -> [String: Any] {
-        try Self.plain(try await api.listGrants(.init(path: .init(host: host))).ok.body.json)
+    func grants(_ host: String) async throws -> Schemas.GrantList {
+        try await api.listGrants(.init(path: .init(host: host))).ok.body.json
     }
 
-    func report(_ host: String) async throws -> [String: Any] {
-        try Self.plain(try await api.getReport(.init(path: .init(host: host))).ok.body.json)
+    func report(_ host: String) async throws -> Schemas.Report {
+        try await api.getReport(.init(path: .init(host: host))).ok.body.json
     }
 
-    func expectations(_ host: String) async throws -> [String: Any] {
-        try Self.plain(try await api.checkExpectations(.init(path: .init(host: host))).ok.body.json)
+    func expectations(_ host: String) async throws -> Schemas.ExpectationCheck {
+        try await api.checkExpectations(.init(path: .init(host: host))).ok.body.json
     }
 
-    func targets(_ host: String) async throws -> [String: Any] {
-        try Self.plain(try await api.getTargets(.init(path: .init(host: host))).ok.body.json)
+    func targets(_ host: String) async throws -> Schemas.DomainTargets {
+        try await api.getTargets(.init(path: .init(host: host))).ok.body.json
     }
 
-    func suspensions(_ host: String) async throws -> [String: Any] {
-        try Self.plain(try await api.listSuspensions(.init(path: .init(host: host))).ok.body.json)
+    func suspensions(_ host: String) async throws -> Schemas.SuspensionList {
+        try await api.listSuspensions(.init(path: .init(host: host))).ok.body.json
     }
 
-    func google(_ host: String) async throws -> [String: Any] {
-        try Self.plain(try await api.getGoogleView(.init(path: .init(host: host))).ok.body.json)
+    func google(_ host: String) async throws -> Schemas.GoogleView {
+        try await api.getGoogleView(.init(path: .init(host: host))).ok.body.json
     }
 
-    func cdn(_ host: String) async throws -> [String: Any] {
-        try Self.plain(try await api.getCDNStatus(.init(path: .init(host: host))).ok.body.json)
+    func cdn(_ host: String) async throws -> Schemas.CDNStatus {
+        try await api.getCDNStatus(.init(path: .init(host: host))).ok.body.json
     }
 
-    func revisions(_ host: String, cursor: String?) async throws -> [String: Any] {
-        try Self.plain(
-            try await api.listRevisions(.init(path: .init(host: host), query: .init(cursor: cursor, limit: 50))).ok.body
-                .json)
+    func revisions(_ host: String, cursor: String?) async throws -> Schemas.RevisionPage {
+        try await api.listRevisions(.init(path: .init(host: host), query: .init(cursor: cursor, limit: 50))).ok.body
+            .json
     }
 
-    func revision(_ host: String, _ number: Int) async throws -> [String: Any] {
-        try Self.plain(
-            try await api.getRevision(.init(path: .init(host: host, number: Int32(clamping: number)))).ok.body.json)
+    func revision(_ host: String, _ number: Int) async throws -> Schemas.Revision {
+        try await api.getRevision(.init(path: .init(host: host, number: Int32(clamping: number)))).ok.body.json
     }
 
     /// A revision's exact bytes, read by the same service the API's `/file` route reads with.
@@ -100,36 +106,34 @@ struct ConsoleAPI: Sendable {
         try await api.reads(try api.principal()).revision(host, number: number).revision.bytes
     }
 
-    func diff(_ host: String, from: Int, to: String) async throws -> [String: Any] {
-        try Self.plain(
-            try await api.diffRevisions(
-                .init(path: .init(host: host), query: .init(from: Int32(clamping: from), to: to))
-            ).ok.body.json)
+    func diff(_ host: String, from: Int, to: String) async throws -> Schemas.RevisionDiff {
+        try await api.diffRevisions(
+            .init(path: .init(host: host), query: .init(from: Int32(clamping: from), to: to))
+        ).ok.body.json
     }
 
-    func assetLinksRevisions(_ host: String) async throws -> [String: Any] {
-        try Self.plain(
-            try await api.listAssetLinksRevisions(.init(path: .init(host: host), query: .init(limit: 50))).ok.body.json)
+    func assetLinksRevisions(_ host: String) async throws -> Schemas.RevisionPage {
+        try await api.listAssetLinksRevisions(.init(path: .init(host: host), query: .init(limit: 50))).ok.body.json
     }
 
-    func assetLinksDiff(_ host: String, from: Int, to: String) async throws -> [String: Any] {
-        try Self.plain(
-            try await api.diffAssetLinks(
-                .init(path: .init(host: host), query: .init(from: Int32(clamping: from), to: to))
-            )
-            .ok.body.json)
+    func assetLinksDiff(_ host: String, from: Int, to: String) async throws -> Schemas.RevisionDiff {
+        try await api.diffAssetLinks(
+            .init(path: .init(host: host), query: .init(from: Int32(clamping: from), to: to))
+        )
+        .ok.body.json
     }
 
-    func match(_ url: String, source: Components.Schemas.MatchRequest.SourcePayload) async throws -> [String: Any] {
+    func match(_ url: String, source: Components.Schemas.MatchRequest.SourcePayload) async throws -> Schemas.MatchResult
+    {
         let body = Components.Schemas.MatchRequest(url: url, source: source, explain: true, platform: .both)
-        return try Self.plain(try await api.matchURL(.init(body: .json(body))).ok.body.json)
+        return try await api.matchURL(.init(body: .json(body))).ok.body.json
     }
 
-    func publish(_ host: String, reason: String) async throws -> [String: Any] {
+    func publish(_ host: String, reason: String) async throws -> Schemas.PublishResult {
         let output = try await api.publishDomain(.init(path: .init(host: host), body: .json(.init(reason: reason))))
         switch output {
-        case .created(let created): return try Self.plain(try created.body.json)
-        default: return try Self.plain(try output.ok.body.json)
+        case .created(let created): return try created.body.json
+        default: return try output.ok.body.json
         }
     }
 
@@ -147,56 +151,56 @@ struct ConsoleAPI: Sendable {
         }
     }
 
-    func rollback(_ host: String, to number: Int, reason: String) async throws -> [String: Any] {
+    func rollback(_ host: String, to number: Int, reason: String) async throws -> Schemas.PublishResult {
         let output = try await api.rollbackRevision(
             .init(path: .init(host: host, number: Int32(clamping: number)), body: .json(.init(reason: reason))))
         switch output {
-        case .created(let created): return try Self.plain(try created.body.json)
-        default: return try Self.plain(try output.ok.body.json)
+        case .created(let created): return try created.body.json
+        default: return try output.ok.body.json
         }
     }
 
-    func probe(_ host: String) async throws -> [String: Any] {
-        try Self.plain(try await api.probeDomain(.init(path: .init(host: host))).ok.body.json)
+    func probe(_ host: String) async throws -> Schemas.ProbeReport {
+        try await api.probeDomain(.init(path: .init(host: host))).ok.body.json
     }
 
     /// The domain's last origin probe, or nil when it was never probed.
-    func lastProbe(_ host: String) async throws -> [String: Any]? {
+    func lastProbe(_ host: String) async throws -> Schemas.ProbeSummary? {
         do {
-            return try Self.plain(try await api.getLastProbe(.init(path: .init(host: host))).ok.body.json)
+            return try await api.getLastProbe(.init(path: .init(host: host))).ok.body.json
         } catch let error as ServiceError where error.kind == .notFound {
             return nil
         }
     }
 
-    func checkCDN(_ host: String) async throws -> [String: Any] {
-        try Self.plain(try await api.checkCDN(.init(path: .init(host: host))).ok.body.json)
+    func checkCDN(_ host: String) async throws -> Schemas.CDNStatus {
+        try await api.checkCDN(.init(path: .init(host: host))).ok.body.json
     }
 
     /// One page of the audit trail, without each event's `before` and `after` (the page does not
     /// show them, and encoding them was most of its time).
-    func audit(_ query: Operations.ListAuditEvents.Input.Query) async throws -> [String: Any] {
-        try Self.plain(try await api.auditPage(.init(query: query), payloads: false))
+    func audit(_ query: Operations.ListAuditEvents.Input.Query) async throws -> Schemas.AuditPage {
+        try await api.auditPage(.init(query: query), payloads: false)
     }
 
-    func teams(cursor: String?) async throws -> [String: Any] {
-        try Self.plain(try await api.listTeams(.init(query: .init(cursor: cursor, limit: 200))).ok.body.json)
+    func teams(cursor: String?) async throws -> Schemas.TeamList {
+        try await api.listTeams(.init(query: .init(cursor: cursor, limit: 200))).ok.body.json
     }
 
-    func team(_ name: String) async throws -> [String: Any] {
-        try Self.plain(try await api.getTeam(.init(path: .init(team: name))).ok.body.json)
+    func team(_ name: String) async throws -> Schemas.Team {
+        try await api.getTeam(.init(path: .init(team: name))).ok.body.json
     }
 
-    func apps(_ team: String) async throws -> [String: Any] {
-        try Self.plain(try await api.listTeamApps(.init(path: .init(team: team))).ok.body.json)
+    func apps(_ team: String) async throws -> Schemas.AppList {
+        try await api.listTeamApps(.init(path: .init(team: team))).ok.body.json
     }
 
-    func teamGrants(_ team: String) async throws -> [String: Any] {
-        try Self.plain(try await api.listTeamGrants(.init(path: .init(team: team))).ok.body.json)
+    func teamGrants(_ team: String) async throws -> Schemas.GrantList {
+        try await api.listTeamGrants(.init(path: .init(team: team))).ok.body.json
     }
 
-    func tokens(_ team: String) async throws -> [String: Any] {
-        try Self.plain(try await api.listTokens(.init(path: .init(team: team))).ok.body.json)
+    func tokens(_ team: String) async throws -> Schemas.TokenList {
+        try await api.listTokens(.init(path: .init(team: team))).ok.body.json
     }
 
     /// The organisation's protected paths and the domain's own, as far as this token may read them.

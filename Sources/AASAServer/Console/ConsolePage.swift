@@ -56,18 +56,3 @@ private protocol OptionalValue {
 extension Optional: OptionalValue {
     fileprivate var wrappedValue: Any? { self.map { $0 } }
 }
-
-/// The API's answer as plain JSON (`ConsoleAPI.plain`), handed between a page's tasks: it holds
-/// only strings, numbers, booleans, arrays and dictionaries of them, and nobody mutates it after.
-struct PlainJSON: @unchecked Sendable {
-    let value: [String: Any]
-    init(_ value: [String: Any]) { self.value = value }
-}
-
-/// Reading the API's plain JSON: small accessors, so the pages stay about what they show.
-extension Dictionary where Key == String, Value == Any {
-    func string(_ key: String) -> String? { self[key] as? String }
-    func int(_ key: String) -> Int? { self[key] as? Int }
-    func list(_ key: String) -> [[String: Any]] { self[key] as? [[String: Any]] ?? [] }
-    func object(_ key: String) -> [String: Any] { self[key] as? [String: Any] ?? [:] }
-}

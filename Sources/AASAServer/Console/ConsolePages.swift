@@ -7,6 +7,8 @@ import Hummingbird
 /// The console's read pages, each built from the API's own answers (`ConsoleAPI`) as the
 /// signed-in principal sees them.
 struct ConsolePages {
+    typealias Schemas = Components.Schemas
+
     let api: ConsoleAPI
     let served: WellKnownFiles
     let principal: Principal
@@ -16,14 +18,14 @@ struct ConsolePages {
         // Each domain's row asks six services at once, and two rows are built at a time: at most
         // twelve reads, each holding a pooled connection (of the default pool of 20), so one
         // overview never starves the API's requests.
-        let domains = list.list("items")
-        var rows = [PlainJSON?](repeating: nil, count: domains.count)
-        try await withThrowingTaskGroup(of: (Int, PlainJSON).self) { group in
+        let domains = list.items
+        var rows = [OverviewRow?](repeating: nil, count: domains.count)
+        try await withThrowingTaskGroup(of: (Int, OverviewRow).self) { group in
             var next = 0
             func start() {
                 guard next < domains.count else { return }
-                let (i, domain) = (next, PlainJSON(domains[next]))
-                group.addTask { (i, PlainJSON(try await overviewRow(domain.value))) }
+                let (i, domain) = (next, domains[next])
+                group.addTask { (i, try await overviewRow(domain)) }
                 next += 1
             }
             for _ in 0..<2 { start() }
@@ -34,41 +36,54 @@ struct ConsolePages {
         }
         return ConsolePage(
             "overview", title: "Overview",
-            ["domains": rows.compactMap { $0?.value }, "next": list.string("nextCursor") as Any])
+            ["domains": try rows.compactMap { try $0?.context() }, "next": list.nextCursor as Any])
     }
 
     /// One domain of the overview: its list entry, with the draft, Apple's CDN, Google's view, the
     /// last probe, golden URLs and suspensions added.
-    private func overviewRow(_ domain: [String: Any]) async throws -> [String: Any] {
-        let host = domain.string("host") ?? ""
-        var row = domain
+    struct OverviewRow: Sendable {
+        var domain: Schemas.Domain
+        var draftDiffers: Bool
+        var cdn: Schemas.CDNStatus
+        var probe: Schemas.ProbeSummary?
+        var check: Schemas.ExpectationCheck
+        var suspended: [String]
+        var googleStates: [String]
+
+        func context() throws -> [String: Any] {
+            var row = try ConsoleAPI.plain(domain)
+            row["draftDiffers"] = draftDiffers
+            row["cdnState"] = cdn.state.rawValue
+            if cdn.state == .stale, let lag = cdn.lagSeconds { row["lag"] = ConsolePages.duration(lag) }
+            if let probe {
+                var summary = try ConsoleAPI.plain(probe)
+                let codes = probe.findings.filter { $0.severity == .error }.map(\.code)
+                summary["problems"] =
+                    codes.isEmpty ? "not the current revision" : codes.uniqued().joined(separator: ", ")
+                row["probe"] = summary
+            }
+            let broken = check.brokenInDraft + check.brokenWhenPublished
+            if broken > 0 { row["broken"] = broken }
+            if !suspended.isEmpty { row["suspended"] = suspended.joined(separator: ", ") }
+            row["google"] = ConsolePages.googleSummary(googleStates) as Any
+            row["googleBad"] = googleStates.contains { $0 != "verified" && $0 != "unknown" }
+            return row
+        }
+    }
+
+    private func overviewRow(_ domain: Schemas.Domain) async throws -> OverviewRow {
+        let host = domain.host
         // The row's six reads are independent: asked at once.
         async let differs = api.draftDiffers(host)
-        async let cdnRead = PlainJSON(api.cdn(host))
-        async let probeRead = api.lastProbe(host).map(PlainJSON.init)
-        async let checkRead = PlainJSON(api.expectations(host))
-        async let suspensionsRead = PlainJSON(api.suspensions(host))
-        async let googleRead = PlainJSON(api.google(host))
-        row["draftDiffers"] = try await differs
-        let cdn = try await cdnRead.value
-        row["cdnState"] = cdn.string("state") ?? "unknown"
-        if cdn.string("state") == "stale", let lag = cdn.int("lagSeconds") { row["lag"] = Self.duration(lag) }
-        if var probe = try await probeRead?.value {
-            let codes = probe.list("findings").filter { $0.string("severity") == "error" }.compactMap {
-                $0.string("code")
-            }
-            probe["problems"] = codes.isEmpty ? "not the current revision" : codes.uniqued().joined(separator: ", ")
-            row["probe"] = probe
-        }
-        let check = try await checkRead.value
-        let broken = (check.int("brokenInDraft") ?? 0) + (check.int("brokenWhenPublished") ?? 0)
-        if broken > 0 { row["broken"] = broken }
-        let suspended = try await suspensionsRead.value.list("items").compactMap { $0.string("team") }
-        if !suspended.isEmpty { row["suspended"] = suspended.joined(separator: ", ") }
-        let states = try await googleRead.value.list("packages").compactMap { $0.string("state") }
-        row["google"] = Self.googleSummary(states) as Any
-        row["googleBad"] = states.contains { $0 != "verified" && $0 != "unknown" }
-        return row
+        async let cdn = api.cdn(host)
+        async let probe = api.lastProbe(host)
+        async let check = api.expectations(host)
+        async let suspensions = api.suspensions(host)
+        async let google = api.google(host)
+        return OverviewRow(
+            domain: domain, draftDiffers: try await differs, cdn: try await cdn, probe: try await probe,
+            check: try await check, suspended: try await suspensions.items.map(\.team),
+            googleStates: try await google.packages.map(\.state.rawValue))
     }
 
     /// Google's view of a domain's packages in a few words: "verified" when all are, else the
@@ -85,21 +100,21 @@ struct ConsolePages {
 
     func domain(_ host: String) async throws -> ConsolePage {
         let domain = try await api.domain(host)
-        let canonical = domain.string("host") ?? host
+        let canonical = domain.host
         // The page's reads are independent: asked at once, each on its own pooled connection.
         async let draftRead = api.draft(canonical)
-        async let grantsRead = PlainJSON(api.grants(canonical))
-        async let reportRead = PlainJSON(api.report(canonical))
-        async let checkRead = PlainJSON(api.expectations(canonical))
-        async let suspensionsRead = PlainJSON(api.suspensions(canonical))
-        async let targetsRead = PlainJSON(api.targets(canonical))
+        async let grantsRead = api.grants(canonical)
+        async let reportRead = api.report(canonical)
+        async let checkRead = api.expectations(canonical)
+        async let suspensionsRead = api.suspensions(canonical)
+        async let targetsRead = api.targets(canonical)
         async let protectedRead = api.protectedPaths(canonical)
         let draft = try await draftRead
-        let grants = try await grantsRead.value.list("items")
-        let report = try await reportRead.value
+        let grants = try await grantsRead.items
+        let report = try await reportRead
         // Rules in the order the draft lists them, as this token may see the draft; a rule is known
         // by its pointer there, which is how the report names shadowed rules.
-        let shadowed = Set(report.list("shadowed").compactMap { $0.object("rule").string("path") })
+        let shadowed = Set(report.shadowed.map(\.rule.path))
         var apps: [[String: Any]] = []
         var mapRules: [PathSpaceMap.Rule] = []
         let details = draft.json.objectValue?["applinks"]?.objectValue?["details"]?.arrayValue ?? []
@@ -140,37 +155,28 @@ struct ConsolePages {
                 "manifestDecides": rules.isEmpty && relations.contains(AssetLinksDocument.handleAllURLs),
             ]
         }
-        let overlaps = report.list("overlaps").filter { $0["crossTeam"] as? Bool ?? false }.map { o -> [String: Any] in
-            let a = o.object("first")
-            let b = o.object("second")
-            let text =
-                "\(a.string("team") ?? "?") \(a.string("path") ?? "") and \(b.string("team") ?? "?") "
-                + "\(b.string("path") ?? ""), e.g. \(o.string("exampleURL") ?? "")"
-            return ["text": text]
+        let overlaps = report.overlaps.filter(\.crossTeam).map { o -> [String: Any] in
+            let (a, b) = (o.first, o.second)
+            return ["text": "\(a.team ?? "?") \(a.path) and \(b.team ?? "?") \(b.path), e.g. \(o.exampleURL)"]
         }
-        let check = try await checkRead.value
-        let golden = check.list("items").map { item -> [String: Any] in
-            let e = item.object("expectation")
-            let draft = item.object("draft")
-            let published = item.object("published")
-            return [
-                "url": e.string("url") ?? "", "expected": Self.expected(e),
-                "draft": Self.outcome(draft), "draftClass": (draft["holds"] as? Bool ?? true) ? "ok" : "bad",
-                "published": Self.outcome(published),
-                "publishedClass": (published["holds"] as? Bool ?? true) ? "ok" : "bad",
+        let golden = try await checkRead.items.map { item -> [String: Any] in
+            [
+                "url": item.expectation.url, "expected": Self.expected(item.expectation),
+                "draft": Self.outcome(item.draft), "draftClass": item.draft.holds ? "ok" : "bad",
+                "published": Self.outcome(item.published),
+                "publishedClass": (item.published?.holds ?? true) ? "ok" : "bad",
             ]
         }
         let protected = await protectedRead
         let map = PathSpaceMap(
-            grants: grants.map { (team: $0.string("team") ?? "?", prefixes: $0["pathPrefixes"] as? [String] ?? []) },
-            rules: mapRules, protected: protected)
+            grants: grants.map { (team: $0.team, prefixes: $0.pathPrefixes) }, rules: mapRules, protected: protected)
         return ConsolePage(
             "domain", title: canonical,
             [
-                "host": canonical, "domain": domain, "apps": apps, "android": android, "overlaps": overlaps,
-                "golden": golden,
-                "grants": grants, "suspensions": try await suspensionsRead.value.list("items"),
-                "targets": try await targetsRead.value.list("targets").map(Self.target),
+                "host": canonical, "domain": try ConsoleAPI.plain(domain), "apps": apps, "android": android,
+                "overlaps": overlaps, "golden": golden, "grants": try ConsoleAPI.plainList(grants),
+                "suspensions": try ConsoleAPI.plainList(try await suspensionsRead.items),
+                "targets": try await targetsRead.targets.map(Self.target),
                 "map": map.svg(),
                 "aasa": served.aasa.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) } as Any,
                 "assetLinks": served.assetLinks.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) }
@@ -180,43 +186,43 @@ struct ConsolePages {
 
     /// One target as the domain page lists it: what it is, how its last publish went, and every
     /// public URL that did not serve that publish's bytes, with the probe's finding codes.
-    static func target(_ entry: [String: Any]) -> [String: Any] {
-        let target = entry.object("target")
-        let last = entry.object("last")
-        let name = target.string("kind") == "webRoot" ? target.string("path") : target.string("name")
-        let edge = last.list("edge").filter { $0["servesRevision"] as? Bool == false }.map { e -> [String: Any] in
-            let codes = e.list("findings").compactMap { $0["code"] as? String }
-            return ["text": "\(e.string("url") ?? "") serves \(codes.joined(separator: ", "))"]
+    static func target(_ entry: Schemas.DomainTargets.TargetsPayloadPayload) -> [String: Any] {
+        let target = entry.target
+        let last = entry.last
+        let name = target.kind == .webRoot ? target.path : target.name
+        let edge = (last?.edge ?? []).filter { !$0.servesRevision }.map { e -> [String: Any] in
+            ["text": "\(e.url) serves \(e.findings.map(\.code).joined(separator: ", "))"]
         }
         let outcome: String
-        switch last["ok"] as? Bool {
-        case true?: outcome = "published" + ((last["revision"] as? Int).map { " revision \($0)" } ?? "")
-        case false?: outcome = "failed: " + (last.string("error") ?? "unknown")
+        switch last?.ok {
+        case true?: outcome = "published" + (last?.revision.map { " revision \($0)" } ?? "")
+        case false?: outcome = "failed: " + (last?.error ?? "unknown")
         case nil: outcome = "not yet published here"
         }
         return [
-            "kind": target.string("kind") ?? "", "name": name ?? "", "outcome": outcome,
-            "outcomeClass": (last["ok"] as? Bool ?? true) ? "ok" : "bad", "edge": edge,
+            "kind": target.kind.rawValue, "name": name ?? "", "outcome": outcome,
+            "outcomeClass": (last?.ok ?? true) ? "ok" : "bad", "edge": edge,
         ]
     }
 
     func test(_ host: String, url: String?, source: String?) async throws -> ConsolePage {
-        let canonical = try await api.domain(host).string("host") ?? host
+        let canonical = try await api.domain(host).host
         let draft = source != "published"
         var context: [String: Any] = ["host": canonical, "url": url ?? "https://\(canonical)/", "draft": draft]
         if let url, !url.isEmpty {
-            var result = try await api.match(url, source: draft ? .draft : .published)
-            result["androidOpens"] = result.object("android")["opens"] as? [String] ?? []
-            var explanation = result.object("explanation")
-            explanation["apps"] = explanation.list("apps").map { app -> [String: Any] in
-                var app = app
-                app["rules"] = app.list("rules").map(Self.explained)
-                return app
+            let match = try await api.match(url, source: draft ? .draft : .published)
+            var result = try ConsoleAPI.plain(match)
+            result["androidOpens"] = match.android?.opens ?? []
+            if let explanation = match.explanation {
+                var shown = try ConsoleAPI.plain(explanation)
+                shown["apps"] = try explanation.apps.map { app -> [String: Any] in
+                    var shownApp = try ConsoleAPI.plain(app)
+                    shownApp["rules"] = try app.rules.map(Self.explained)
+                    return shownApp
+                }
+                if let closest = explanation.closest { shown["closest"] = try Self.explained(closest) }
+                result["explanation"] = shown
             }
-            if !explanation.object("closest").isEmpty {
-                explanation["closest"] = Self.explained(explanation.object("closest"))
-            }
-            result["explanation"] = explanation
             context["result"] = result
         }
         return ConsolePage(
@@ -226,14 +232,14 @@ struct ConsolePages {
 
     func publishPreview(_ host: String) async throws -> ConsolePage {
         let domain = try await api.domain(host)
-        let canonical = domain.string("host") ?? host
+        let canonical = domain.host
         // Both files' diffs and the golden URLs are independent reads: asked at once.
-        async let iosLines = iosDiffLines(canonical, current: domain.int("currentRevision"))
+        async let iosLines = iosDiffLines(canonical, current: domain.currentRevision)
         async let androidLines = androidDiffLines(canonical)
-        async let checkRead = PlainJSON(api.expectations(canonical))
-        let broken = try await checkRead.value.list("items").filter {
-            !($0.object("draft")["holds"] as? Bool ?? true)
-        }.map { ["url": $0.object("expectation").string("url") ?? "", "draft": Self.outcome($0.object("draft"))] }
+        async let checkRead = api.expectations(canonical)
+        let broken = try await checkRead.items.filter { !$0.draft.holds }.map {
+            ["url": $0.expectation.url, "draft": Self.outcome($0.draft)]
+        }
         let (lines, android) = try await (iosLines, androidLines)
         // The publish itself, run and rolled back: the preview shows the refusal the button would
         // get (every policy: protected paths, environment isolation, golden URLs, validation).
@@ -260,19 +266,19 @@ struct ConsolePages {
 
     /// assetlinks.json's diff from its current revision to the draft, for the Publish page.
     private func androidDiffLines(_ host: String) async throws -> [String] {
-        if let current = try await api.assetLinksRevisions(host).list("items").first?.int("number") {
+        if let current = try await api.assetLinksRevisions(host).items.first?.number {
             return Self.androidDiffLines(try await api.assetLinksDiff(host, from: current, to: "draft"))
         }
         let none = try await api.draft(host).android.isEmpty
         return none ? [] : ["the first assetlinks.json revision: every statement is new"]
     }
 
-    func published(_ host: String, _ result: [String: Any]) -> ConsolePage {
-        var result = result
-        result["targets"] = result.list("targets").map { t -> [String: Any] in
-            var t = t
-            t["outcome"] = (t["ok"] as? Bool ?? false) ? "written" : "failed"
-            return t
+    func published(_ host: String, _ answer: Schemas.PublishResult) throws -> ConsolePage {
+        var result = try ConsoleAPI.plain(answer)
+        result["targets"] = try answer.targets.map { target -> [String: Any] in
+            var shown = try ConsoleAPI.plain(target)
+            shown["outcome"] = target.ok ? "written" : "failed"
+            return shown
         }
         return ConsolePage(
             "published", title: "Published \(host)", ["host": host, "result": result],
@@ -283,11 +289,14 @@ struct ConsolePages {
     func revisions(_ host: String, cursor: String?, diffFrom: Int?, diffTo: String?, android: Bool = false)
         async throws -> ConsolePage
     {
-        let canonical = try await api.domain(host).string("host") ?? host
+        let canonical = try await api.domain(host).host
         let page = try await api.revisions(canonical, cursor: cursor)
         var context: [String: Any] = [
-            "host": canonical, "items": page.list("items"), "next": page["nextCursor"] as Any,
-            "androidItems": try await api.assetLinksRevisions(canonical).list("items"),
+            "host": canonical, "items": try ConsoleAPI.plainList(page.items), "next": page.nextCursor as Any,
+            "androidItems": try ConsoleAPI.plainList(try await api.assetLinksRevisions(canonical).items),
+            // Both present even when empty: Mustache's `empty()` of an absent list is not empty, and
+            // would draw an empty diff box.
+            "diffLines": [String](), "androidDiffLines": [String](),
         ]
         if let diffFrom, let diffTo {
             // The form shows the numbers it was given.
@@ -305,13 +314,14 @@ struct ConsolePages {
 
     func revision(_ host: String, _ number: Int) async throws -> ConsolePage {
         let revision = try await api.revision(host, number)
-        let canonical = revision.string("host") ?? host
+        let canonical = revision.host
         let bytes = try await api.revisionBytes(canonical, number)
         return ConsolePage(
             "revision", title: "Revision \(number) of \(canonical)",
             [
-                "host": canonical, "revision": revision, "bytes": String(decoding: bytes, as: UTF8.self),
-                "diffLines": Self.diffLines(revision["diff"] as? [String: Any] ?? [:], wrapped: false),
+                "host": canonical, "revision": try ConsoleAPI.plain(revision),
+                "bytes": String(decoding: bytes, as: UTF8.self),
+                "diffLines": revision.diff.flatMap(Self.json).map { DocumentDiff.textLines(json: $0) } ?? [],
                 "canPublish": principal.canWrite,
             ],
             crumbs: [
@@ -322,9 +332,9 @@ struct ConsolePages {
 
     func rollbackPreview(_ host: String, to number: Int) async throws -> ConsolePage {
         let domain = try await api.domain(host)
-        let canonical = domain.string("host") ?? host
+        let canonical = domain.host
         var lines: [String] = []
-        if let current = domain.int("currentRevision") {
+        if let current = domain.currentRevision {
             // The diff from the current revision to the one rolled back to: `to` is that revision.
             lines = try await Self.diffLines(api.diff(canonical, from: current, to: String(number)))
         }
@@ -339,31 +349,33 @@ struct ConsolePages {
 
     func apple(_ host: String, findings: [[String: Any]] = [], fetched: String? = nil) async throws -> ConsolePage {
         let cdn = try await api.cdn(host)
-        let canonical = cdn.string("host") ?? host
-        let timeline = CDNTimeline(history: cdn.list("history")).svg()
+        let canonical = cdn.host
+        let timeline = CDNTimeline(history: cdn.history.map { (at: $0.at, state: $0.state, revision: $0.revision) })
         let google = try await api.google(canonical)
         return ConsolePage(
             "apple", title: "Apple's and Google's view of \(canonical)",
             [
-                "host": canonical, "cdn": cdn, "timeline": timeline, "canFetch": principal.canWrite,
-                "google": google.list("packages"), "googleHistory": google.list("history"),
+                "host": canonical, "cdn": try ConsoleAPI.plain(cdn), "timeline": timeline.svg(),
+                "canFetch": principal.canWrite, "google": try ConsoleAPI.plainList(google.packages),
+                "googleHistory": try ConsoleAPI.plainList(google.history),
                 "findings": findings, "fetched": fetched as Any,
             ],
             crumbs: [("Overview", "/console/"), (canonical, "/console/domains/\(canonical)")])
     }
 
     func teams() async throws -> ConsolePage {
-        ConsolePage("teams", title: "Teams", ["items": try await api.teams(cursor: nil).list("items")])
+        ConsolePage(
+            "teams", title: "Teams", ["items": try ConsoleAPI.plainList(try await api.teams(cursor: nil).items)])
     }
 
     func team(_ name: String) async throws -> ConsolePage {
         let team = try await api.team(name)
         return ConsolePage(
-            "team", title: "Team \(team.string("name") ?? name)",
+            "team", title: "Team \(team.name)",
             [
-                "team": team, "apps": try await api.apps(name).list("items"),
-                "grants": try await api.teamGrants(name).list("items"),
-                "tokens": try await api.tokens(name).list("items"),
+                "team": try ConsoleAPI.plain(team), "apps": try ConsoleAPI.plainList(try await api.apps(name).items),
+                "grants": try ConsoleAPI.plainList(try await api.teamGrants(name).items),
+                "tokens": try ConsoleAPI.plainList(try await api.tokens(name).items),
             ], crumbs: [("Teams", "/console/teams")])
     }
 
@@ -378,13 +390,14 @@ struct ConsolePages {
                 team: given("team"), domain: given("domain"), action: given("action"), since: day(filter["since"]),
                 until: day(filter["until"]).map { $0.addingTimeInterval(86_400) }, cursor: given("cursor"), limit: 50))
         var next: String?
-        if let cursor = page.string("nextCursor") {
+        if let cursor = page.nextCursor {
             var query = filter.filter { !$0.value.isEmpty && $0.key != "cursor" }
             query["cursor"] = cursor
             next = "/console/audit?" + (try URLEncodedFormEncoder().encode(query))
         }
         return ConsolePage(
-            "audit", title: "Audit", ["items": page.list("items"), "filter": filter, "next": next as Any])
+            "audit", title: "Audit",
+            ["items": try ConsoleAPI.plainList(page.items), "filter": filter, "next": next as Any])
     }
 
     // MARK: - Shaping the API's JSON for people
@@ -396,45 +409,44 @@ struct ConsolePages {
         return JSONWriter(style: .compact).string(JSONValue.object(shown).keyOrdered)
     }
 
-    static func explained(_ rule: [String: Any]) -> [String: Any] {
-        var rule = rule
-        let component = rule.string("component").map { " at \($0)" } ?? ""
-        let subject = rule.string("subject").map { " (\"\($0)\")" } ?? ""
-        rule["text"] = "\(rule.string("pointer") ?? "")\(rule.string("pattern").map { " " + $0 } ?? "")"
-        rule["outcome"] = "\(rule.string("result") ?? "")\(component)\(subject)"
-        return rule
+    static func explained(_ rule: Schemas.ExplainedRule) throws -> [String: Any] {
+        var shown = try ConsoleAPI.plain(rule)
+        let component = rule.component.map { " at \($0)" } ?? ""
+        let subject = rule.subject.map { " (\"\($0)\")" } ?? ""
+        shown["text"] = rule.pointer + (rule.pattern.map { " " + $0 } ?? "")
+        shown["outcome"] = "\(rule.result.rawValue)\(component)\(subject)"
+        return shown
     }
 
-    static func expected(_ expectation: [String: Any]) -> String {
-        switch expectation.string("kind") {
-        case "opens": "opens \(expectation.string("appID") ?? "?")"
-        case "notApp": "does not open \(expectation.string("appID") ?? "?")"
-        default: "opens no app"
+    static func expected(_ expectation: Schemas.Expectation) -> String {
+        switch expectation.kind {
+        case .opens: "opens \(expectation.appID ?? "?")"
+        case .notApp: "does not open \(expectation.appID ?? "?")"
+        case .opensNone: "opens no app"
         }
     }
 
-    static func outcome(_ outcome: [String: Any]) -> String {
-        let holds = outcome["holds"] as? Bool ?? true
-        let app = outcome.string("appID").map { "opens \($0)" } ?? "no app"
-        return (holds ? "holds: " : "broken: ") + app
+    /// An expectation's outcome in words; one not evaluated yet (never published) holds.
+    static func outcome(_ outcome: Schemas.ExpectationOutcome?) -> String {
+        let app = outcome?.appID.map { "opens \($0)" } ?? "no app"
+        return ((outcome?.holds ?? true) ? "holds: " : "broken: ") + app
     }
 
     /// The API's diff as `aasactl diff` prints it (`DocumentDiff.textLines`).
-    static func diffLines(_ answer: [String: Any], wrapped: Bool = true) -> [String] {
-        guard let json = json(wrapped ? answer.object("diff") : answer) else { return [] }
-        return DocumentDiff.textLines(json: json)
+    static func diffLines(_ answer: Schemas.RevisionDiff) -> [String] {
+        json(answer.diff).map { DocumentDiff.textLines(json: $0) } ?? []
     }
 
     /// The API's assetlinks.json diff as `aasactl diff --android` prints it: per app, then the URLs
     /// a package decides differently.
-    static func androidDiffLines(_ answer: [String: Any]) -> [String] {
-        AssetLinksDiff.textLines(json: json(answer["diff"]) ?? .array([]))
-            + AndroidDecisionChanges.textLines(json: json(answer["urlChanges"]) ?? .array([]))
+    static func androidDiffLines(_ answer: Schemas.RevisionDiff) -> [String] {
+        AssetLinksDiff.textLines(json: json(answer.diff) ?? .array([]))
+            + AndroidDecisionChanges.textLines(json: answer.urlChanges.flatMap(Self.json) ?? .array([]))
     }
 
     /// A part of an API answer, back in our JSON for the model's text renderers.
-    private static func json(_ value: Any?) -> JSONValue? {
-        guard let value, let data = try? JSONSerialization.data(withJSONObject: value) else { return nil }
+    private static func json(_ value: some Encodable) -> JSONValue? {
+        guard let data = try? JSONEncoder().encode(value) else { return nil }
         return try? JSONParser.parse(Array(data)).value
     }
 

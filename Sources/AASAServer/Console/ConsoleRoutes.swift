@@ -1,3 +1,4 @@
+import AASAAPI
 import AASACore
 import AASAModel
 import AASAStore
@@ -74,7 +75,7 @@ struct ConsoleRoutes: Sendable {
             try await page(request, context) { pages, form in
                 let host = try host(context)
                 let result = try await pages.api.publish(host, reason: form["reason"] ?? "")
-                return .page(pages.published(host, result))
+                return .page(try pages.published(host, result))
             }
         }
         router.get("/console/domains/:host/revisions") { request, context in
@@ -111,7 +112,7 @@ struct ConsoleRoutes: Sendable {
             try await page(request, context) { pages, form in
                 let host = try host(context)
                 let result = try await pages.api.rollback(host, to: try number(context), reason: form["reason"] ?? "")
-                return .page(pages.published(host, result))
+                return .page(try pages.published(host, result))
             }
         }
         router.get("/console/domains/:host/apple") { request, context in
@@ -121,16 +122,15 @@ struct ConsoleRoutes: Sendable {
             try await page(request, context) { pages, _ in
                 let host = try host(context)
                 let report = try await pages.api.probe(host)
-                let findings = report.list("results").flatMap { $0.list("findings") }
-                let verdict =
-                    (report["ok"] as? Bool ?? false) ? "every URL serves the current revision" : "findings below"
+                let findings = try ConsoleAPI.plainList(report.results.flatMap(\.findings))
+                let verdict = report.ok ? "every URL serves the current revision" : "findings below"
                 return .page(try await pages.apple(host, findings: findings, fetched: "Probed: \(verdict)."))
             }
         }
         router.post("/console/domains/:host/apple/cdn") { request, context in
             try await page(request, context) { pages, _ in
                 let host = try host(context)
-                let message = try await pages.api.checkCDN(host).string("message") ?? ""
+                let message = try await pages.api.checkCDN(host).message
                 return .page(try await pages.apple(host, fetched: "Checked: \(message)."))
             }
         }
