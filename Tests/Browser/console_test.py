@@ -7,6 +7,7 @@ Exits non-zero on the first scenario that fails, naming it.
 """
 import json
 import os
+import subprocess
 import sys
 import urllib.error
 import urllib.request
@@ -249,6 +250,30 @@ def preview_refusal(page, tokens):
     expect(page.locator("#refusal")).to_have_count(0)
 
 
+@scenario("the publish preview shows a protected-path refusal the draft's own checks never saw (issue 40)")
+def preview_protected_path(page, tokens):
+    """A guardrail that reached the database without the API's check of existing openings (a restore,
+    or a row an older aasad wrote) protects a path the draft opens: the rule writes passed, the
+    publish would not, and the preview says so before anyone presses the button."""
+    host_id = psql(f"SELECT id FROM domains WHERE host = '{HOST}'")
+    psql(f"INSERT INTO guardrails (domain_id, protected_paths) VALUES ({host_id}, '{{/shop/never-published/*}}')")
+    try:
+        page.goto(f"{BASE}/console/domains/{HOST}/publish")
+        refusal = page.locator("#refusal")
+        expect(refusal).to_contain_text("Publishing now would be refused")
+        text = refusal.inner_text()
+        assert "protected-path" in text and "/shop/never-published/" in text, text
+        check(page, "publish-refused-protected")
+    finally:
+        psql(f"DELETE FROM guardrails WHERE domain_id = {host_id}")
+
+
+def psql(sql):
+    """One statement on aasad's database, as an operator's restore would write it."""
+    return subprocess.run(["psql", "-qtA", os.environ["DATABASE_URL"], "-c", sql], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
 PROD = "prod.example.com"
 DEBUG_FINGERPRINT = ":".join(f"{(i * 7 + 3) % 256:02X}" for i in range(32))
 
@@ -288,6 +313,7 @@ def main():
         revoked(browser, tokens)
         debug_key_on_production(tokens)
         preview_refusal(browser, tokens)
+        preview_protected_path(browser, tokens)
         browser.close()
     with open(os.path.join(SHOTS, "axe.json"), "w") as f:
         json.dump(axe_results, f, indent=2, sort_keys=True)
