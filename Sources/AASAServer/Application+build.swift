@@ -13,6 +13,9 @@ import ServiceLifecycle
 /// middleware chain, the generated API routes, and the start-up check that refuses a database
 /// whose migrations differ from this build's. `aasad serve` and the tests both call this.
 public func buildApplication(config: AppConfig) throws -> some ApplicationProtocol {
+    // The metrics backend first: a counter made before it (the read model's, in its init) would
+    // count into nothing for the life of the process.
+    let metrics = MetricsExport.shared
     let logger = {
         var logger = Logger(label: "aasad")
         logger.logLevel = config.logLevel
@@ -33,20 +36,25 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let publisher = Publisher(
         database: database, served: served, webRootBases: config.webRootBases, objects: objects)
 
+    // The read model (issue 43): what it holds is good only while this generation stands.
+    let generation = config.readCache ? ReadGeneration() : ReadGeneration.off
+    let principals = PrincipalCache(generation: generation)
+    let answers = AnswerCache(generation: generation)
+
     let router = Router(context: AppRequestContext.self)
     // The served file is answered first, by Host, before request IDs, metrics or routing; a
     // request with two Host headers never reaches it.
     router.add(middleware: SingleHostMiddleware())
     router.add(middleware: WellKnownMiddleware(path: WellKnownMiddleware.aasaPath, served: served.aasa))
     router.add(middleware: WellKnownMiddleware(path: WellKnownMiddleware.assetLinksPath, served: served.assetLinks))
-    router.add(middleware: RequestIDMiddleware())
+    router.add(middleware: RequestIDMiddleware(generation: generation))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: ProblemMiddleware())
     let routes = RouteTable()
     router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
     router.add(middleware: ETagHeaderMiddleware())
     router.add(middleware: RequestInputMiddleware(maxBodyBytes: config.maxBodyBytes))
-    router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database)))
+    router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database, cache: principals)))
     // After the body middleware: its fingerprint reads the body that middleware collected.
     router.add(middleware: IdempotencyMiddleware(database: database))
     let pipeline = DomainChangePipeline(
@@ -54,7 +62,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         skipValidation: config.skipValidationForBenchmark)
     let fetcher = try AppleFetcher(config: config.fetch)
     var api = APIImplementation(
-        services: ServiceSet(database: database, migrator: migrator), metrics: .shared, served: served,
+        services: ServiceSet(database: database, migrator: migrator), metrics: metrics, served: served,
         publisher: publisher,
         pipeline: pipeline,
         webRootBases: config.webRootBases, maxRulesPerTeamPerDomain: config.maxRulesPerTeamPerDomain,
@@ -71,7 +79,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         on: RouteRecordingTransport(
             inner: router, table: routes, ownGETs: config.fastReads ? FastReadRoutes.paths : []),
         configuration: openAPI)
-    if config.fastReads { FastReadRoutes(api: api, configuration: openAPI).register(on: router) }
+    if config.fastReads { FastReadRoutes(api: api, configuration: openAPI, answers: answers).register(on: router) }
     RevisionFileRoute(database: database).register(on: router)
     try CLIDownloads(directory: config.cliDirectory).register(on: router)
     routes.add(.get, CLIDownloads.indexPath)
@@ -100,6 +108,9 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         RevisionFollower(database: database, served: served, logger: logger),
         Reconciler(database: database, publisher: publisher, logger: logger, interval: config.reconcileInterval),
     ]
+    if config.readCache {
+        services.append(ReadModelFollower(database: database, generation: generation, logger: logger))
+    }
     if let interval = config.webhookInterval {
         services.append(
             WebhookWorker(

@@ -83,6 +83,7 @@ struct Serve: AsyncParsableCommand {
             webRootBases: bases.resolved)
         config.skipValidationForBenchmark = database.environment["AASA_BENCHMARK_SKIP_VALIDATION"] == "1"
         config.fastReads = database.environment["AASA_BENCHMARK_GENERATED_READS"] != "1"
+        config.readCache = database.environment["AASA_READ_CACHE"] != "off"
         config.wellKnownOnEventLoop = database.environment["AASA_BENCHMARK_ROUTER_WELL_KNOWN"] != "1"
         if let cap = maxRulesPerTeam ?? database.environment["AASA_MAX_RULES_PER_TEAM"].flatMap({ Int($0) }) {
             config.maxRulesPerTeamPerDomain = cap

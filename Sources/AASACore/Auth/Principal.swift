@@ -28,9 +28,17 @@ package struct Principal: Sendable {
 /// Looks a bearer token up and decides whether it is valid now.
 package struct Authenticator: Sendable {
     package let database: Database
+    /// The principals of tokens seen lately (nil: every request asks the database).
+    package let cache: PrincipalCache?
 
-    package init(database: Database) {
+    package init(database: Database, cache: PrincipalCache? = nil) {
         self.database = database
+        self.cache = cache
+    }
+
+    /// The principal from memory, when the read model may answer for this token now (no round trip).
+    package func cached(bearer token: String) -> Principal? {
+        cache?.principal(hash: TokenSecret.hash(token))
     }
 
     package enum Failure: Error {
@@ -46,13 +54,22 @@ package struct Authenticator: Sendable {
 
     package func authenticate(bearer token: String, session: DBSession) async throws -> Principal {
         guard let id = TokenSecret.tokenID(of: token) else { throw Failure.malformed }
+        // Read before the database is: a change committed after this moves it, and so the entry.
+        let stamp = cache?.generation.current
+        let hash = TokenSecret.hash(token)
         guard let record = try await session.token(id: id) else {
-            // Hash anyway, so an unknown ID costs what a known one does.
-            _ = TokenSecret.constantTimeEquals(TokenSecret.hash(token), [UInt8](repeating: 0, count: 32))
+            // Compare anyway, so an unknown ID costs what a known one does.
+            _ = TokenSecret.constantTimeEquals(hash, [UInt8](repeating: 0, count: 32))
             throw Failure.unknown
         }
-        guard TokenSecret.constantTimeEquals(TokenSecret.hash(token), record.secretHash) else { throw Failure.unknown }
-        return try await principal(record, session: session)
+        guard TokenSecret.constantTimeEquals(hash, record.secretHash) else { throw Failure.unknown }
+        let principal = try await principal(record, session: session)
+        if let cache, let stamp {
+            // Used now if `principal` recorded it (once a minute), else when the row says.
+            let lastUsedAt = record.lastUsedAt.flatMap { Date().timeIntervalSince($0) < 60 ? $0 : nil } ?? Date()
+            cache.remember(principal, lastUsedAt: lastUsedAt, hash: hash, generation: stamp)
+        }
+        return principal
     }
 
     /// The principal of a token already proven (a console session holds its ID), if the token is

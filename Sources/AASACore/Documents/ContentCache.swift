@@ -34,7 +34,11 @@ package final class ContentCache<Value: Sendable>: Sendable {
 
     package func remember(_ value: Value, bytes: Int, key: [UInt8]) {
         state.withLock { state in
-            guard state.entries.updateValue((value, bytes), forKey: key) == nil else { return }
+            if let replaced = state.entries.updateValue((value, bytes), forKey: key) {
+                // The same key again (a read model's entry renewed): only the size moves.
+                state.bytes += bytes - replaced.bytes
+                return
+            }
             state.arrival.append(key)
             state.bytes += bytes
             while state.arrival.count > maxEntries || (state.bytes > maxBytes && state.arrival.count > 1) {

@@ -22,11 +22,14 @@ struct FastReadRoutes: Sendable {
     /// coders, and the transcoder a date formatter, which no request needs its own of.
     let converter: Converter
     let encoder: AnswerEncoder
+    /// The encoded answers of the read model (issue 43), per token and path.
+    let answers: AnswerCache
 
-    init(api: APIImplementation, configuration: Configuration) {
+    init(api: APIImplementation, configuration: Configuration, answers: AnswerCache = AnswerCache(generation: .off)) {
         self.api = api
         self.converter = Converter(configuration: configuration)
         self.encoder = AnswerEncoder(dateTranscoder: configuration.dateTranscoder)
+        self.answers = answers
     }
 
     typealias Answer = @Sendable (APIImplementation, Parameters) async throws -> any Encodable & Sendable
@@ -105,11 +108,36 @@ struct FastReadRoutes: Sendable {
         } catch {
             throw Self.refusal(error, request.head)  // 406, or 400 for a malformed Accept
         }
+        // One entry per token and path: the answer is what that token may see there.
+        let key = RequestState.current?.principal.map { Array("\($0.tokenID)\u{0}\(request.uri.path)".utf8) }
+        if let key, let kept = await answers.answer(key) { return Self.response(kept, request) }
+        // Read before the database is: a change committed after this moves the generation.
+        let stamp = answers.generation.current
         let raw = [String: Substring](context.parameters.map { (String($0.0), $0.1) }) { first, _ in first }
         let body = try await answer(api, Parameters(raw: raw, converter: converter, request: request.head))
         let bytes = try encoder.bytes(body)
-        return Response(
-            status: .ok, headers: [.contentType: contentType + "; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        // Kept only for a principal's read (every one of these routes has one) and while listening.
+        return Self.response(answers.remember(bytes, key: key ?? [], generation: key == nil ? nil : stamp), request)
+    }
+
+    /// The answer with its strong ETag; a 304 without a body when `If-None-Match` names it.
+    static func response(_ answer: AnswerCache.Answer, _ request: Request) -> Response {
+        var headers: HTTPFields = [.eTag: answer.etag]
+        if let wanted = request.headers[.ifNoneMatch], Self.matches(wanted, answer.etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: answer.bytes)))
+    }
+
+    /// RFC 9110's weak comparison for `If-None-Match`: `*`, or any listed tag with the same opaque
+    /// part (a `W/` prefix ignored).
+    static func matches(_ header: String, _ etag: String) -> Bool {
+        header.split(separator: ",").contains { item in
+            var tag = item.drop { $0 == " " || $0 == "\t" }
+            while tag.last == " " || tag.last == "\t" { tag.removeLast() }
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            return tag == "*" || tag == etag
+        }
     }
 }

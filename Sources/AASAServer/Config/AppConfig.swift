@@ -31,6 +31,10 @@ public struct AppConfig: Sendable {
     /// the generated server in one run (`AASA_BENCHMARK_GENERATED_READS=1`) and to test that both
     /// write the same bytes.
     public var fastReads = true
+    /// The read model (issue 43): tokens' principals and the hot reads' encoded answers kept in
+    /// memory, dropped by any change's NOTIFY (`AASA_READ_CACHE=off` turns it off: every request
+    /// asks PostgreSQL, as before; the benchmark measures a miss that way).
+    public var readCache = true
     /// Served files answered on the event loop by `WellKnownChannelHandler` (false: by the
     /// router's `WellKnownMiddleware` only, to compare the two in one benchmark run with
     /// `AASA_BENCHMARK_ROUTER_WELL_KNOWN=1`).

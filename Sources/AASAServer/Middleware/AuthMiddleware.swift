@@ -7,8 +7,8 @@ import Logging
 import Metrics
 
 /// Authenticates `/v1/` requests from `Authorization: Bearer …` and hands the principal to the
-/// handlers, with the pooled connection it authenticated on: one lease per request, for its
-/// authentication, reads and writes.
+/// handlers. A token the read model knows is answered from memory (`PrincipalCache`); otherwise
+/// the request holds the pooled connection it authenticated on for its reads and writes.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let authenticator: Authenticator
@@ -32,6 +32,17 @@ struct AuthMiddleware: RouterMiddleware {
             throw ServiceError.unauthorized("the Authorization header must be `Bearer <token>`")
         }
         let bearer = String(parts[1])
+        let query = request.uri.queryParameters
+        if let principal = authenticator.cached(bearer: bearer) {
+            // The read model knew the token (issue 43): no lease for authentication. The request's
+            // reads and writes each take a pooled connection when they run (`RequestWork`), so a
+            // read answered from memory holds none at all.
+            state.principal = principal
+            state.logger[metadataKey: "token_id"] = .string(principal.tokenID.uuidString.lowercased())
+            state.override = try PolicyOverride.from(
+                force: query["force"].map(String.init), reason: query["reason"].map(String.init), principal: principal)
+            return try await RequestState.$current.withValue(state) { try await next(request, context) }
+        }
         return try await authenticator.database.read(logger: state.logger) { session in
             do {
                 state.principal = try await authenticator.authenticate(bearer: bearer, session: session)
@@ -40,7 +51,6 @@ struct AuthMiddleware: RouterMiddleware {
                 throw ServiceError.unauthorized(failure.message)
             }
             state.logger[metadataKey: "token_id"] = .string(state.principal!.tokenID.uuidString.lowercased())
-            let query = request.uri.queryParameters
             state.override = try PolicyOverride.from(
                 force: query["force"].map(String.init), reason: query["reason"].map(String.init),
                 principal: state.principal!)

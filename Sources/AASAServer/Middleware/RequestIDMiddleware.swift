@@ -10,6 +10,9 @@ import Logging
 struct RequestIDMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     static let header = HTTPField.Name("X-Request-ID")!
+    /// Moved after every request that may have written, before its response leaves: this replica's
+    /// next read never answers from before the change (other replicas hear its NOTIFY).
+    var generation: ReadGeneration = .off
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -22,9 +25,15 @@ struct RequestIDMiddleware: RouterMiddleware {
             "request started",
             metadata: ["method": .string(request.method.rawValue), "path": .string(request.uri.path)])
         let state = RequestState(requestID: requestID, logger: logger, principal: nil)
-        var response = try await RequestState.$current.withValue(state) {
-            try await next(request, context)
+        let mayWrite = request.method != .get && request.method != .head && request.method != .options
+        var response: Response
+        do {
+            response = try await RequestState.$current.withValue(state) { try await next(request, context) }
+        } catch {
+            if mayWrite { generation.bump() }
+            throw error
         }
+        if mayWrite { generation.bump() }
         response.headers[Self.header] = requestID
         let elapsed = ContinuousClock.now - start
         logger.info(

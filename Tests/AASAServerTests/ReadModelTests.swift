@@ -1,0 +1,180 @@
+import AASAStore
+import AASATestSupport
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+import Testing
+
+@testable import AASACore
+@testable import AASAServer
+
+/// Issue 43: the read model answers repeated reads from memory and never from before a change a
+/// client has seen acknowledged, on the replica that made it or any other.
+@Suite struct ReadModelTests {
+    static let app = "ABCDE12345.com.shop.app"
+
+    /// The tables migration 0018 leaves without the NOTIFY trigger, and why each may be.
+    static let silent: Set<String> = [
+        "schema_migrations", "audit_events", "idempotency_keys", "console_sessions", "webhook_events",
+        "webhook_deliveries", "oidc_exchanges",
+    ]
+
+    /// A table added later must either notify or be listed as silent: decided, not forgotten.
+    @Test func everyTableNotifiesOrIsListedAsSilent() async throws {
+        try await TestDatabase.shared.withDatabase { url in
+            try await TestDatabase.shared.withClient(url: url) { database in
+                let rows = try await database.read(logger: Logger(label: "read model test")) { session in
+                    try await session.all(
+                        """
+                        SELECT c.relname::text, count(t.tgname) FILTER (WHERE t.tgname LIKE 'aasa_reads_%')::bigint
+                        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                        LEFT JOIN pg_trigger t ON t.tgrelid = c.oid
+                        WHERE c.relkind = 'r' AND n.nspname = current_schema()
+                        GROUP BY c.relname ORDER BY 1
+                        """, as: (String, Int).self)
+                }
+                #expect(rows.count > 20, "the schema's tables were read")
+                for (table, triggers) in rows {
+                    #expect(
+                        Self.silent.contains(table) ? triggers == 0 : triggers == 2,
+                        "\(table): \(triggers) read-model triggers")
+                }
+            }
+        }
+    }
+
+    /// The hot read's answer carries a strong ETag; asking again with it is a 304 without a body;
+    /// a write through the same replica changes the answer at once, and its tag.
+    @Test func aRepeatedReadIsAnsweredFromMemoryWithItsETag() async throws {
+        try await TestWorld.run { w in
+            let shop = try await Self.fixture(w)
+            let first = try await w.call(.get, "/v1/teams/shop/apps", token: shop)
+            let etag = try #require(first.headers[.eTag])
+            #expect(first.status == 200 && etag.hasPrefix("\"") && etag.count == 34, "\(etag)")
+            let again = try await w.call(.get, "/v1/teams/shop/apps", token: shop)
+            #expect(again.text == first.text && again.headers[.eTag] == etag)
+            let unchanged = try await w.call(.get, "/v1/teams/shop/apps", token: shop, headers: ["If-None-Match": etag])
+            #expect(unchanged.status == 304 && unchanged.text.isEmpty && unchanged.headers[.eTag] == etag)
+            let weak = try await w.call(
+                .get, "/v1/teams/shop/apps", token: shop, headers: ["If-None-Match": "\"other\", W/\(etag)"])
+            #expect(weak.status == 304, "If-None-Match compares weakly")
+            try await Self.setServices(w, shop, ["applinks", "appclips"])
+            let changed = try await w.call(.get, "/v1/teams/shop/apps", token: shop, headers: ["If-None-Match": etag])
+            #expect(changed.status == 200 && changed.text.contains("appclips"), "\(changed.text)")
+            #expect(changed.headers[.eTag] != etag)
+            let metrics = try await w.call(.get, "/metrics").text
+            #expect(metrics.contains(#"aasad_read_model_total{kind="answer",result="hit"}"#), "\(metrics.prefix(200))")
+        }
+    }
+
+    /// A write through a replica, then a read through the same one, 300 times: never the old answer.
+    @Test func aReadAfterAWriteOnTheSameReplicaIsNeverStale() async throws {
+        try await TestWorld.run { w in
+            let shop = try await Self.fixture(w)
+            var stale = 0
+            for i in 0..<300 {
+                let services = Self.services(i)
+                try await Self.setServices(w, shop, services)
+                let read = try await w.call(.get, "/v1/teams/shop/apps", token: shop)
+                if Self.servicesIn(read.text) != services { stale += 1 }
+            }
+            #expect(stale == 0, "\(stale) stale answers of 300")
+        }
+    }
+
+    /// Two replicas: a write on one, then at once the same read on the other, which holds the
+    /// previous answer in memory, 1,000 times. The other replica hears the write's NOTIFY before the
+    /// client's next request reaches it: no stale answer.
+    @Test func aReadOnAnotherReplicaRightAfterAWriteIsNeverStale() async throws {
+        try await TestDatabase.shared.withDatabase { url in
+            let admin = try await WebhookProcessTests.admin(url)
+            let a = try ServerProcess(database: url)
+            let b = try ServerProcess(database: url)
+            try await a.start()
+            try await b.start()
+            let client = HTTPClient.shared
+            func call(_ server: ServerProcess, _ method: HTTPMethod, _ path: String, _ token: String, _ body: String?)
+                async throws -> (Int, String)
+            {
+                var request = HTTPClientRequest(url: server.baseURL + path)
+                request.method = method
+                request.headers.add(name: "Authorization", value: "Bearer \(token)")
+                if let body {
+                    request.headers.add(name: "Content-Type", value: "application/json")
+                    request.body = .bytes(ByteBuffer(string: body))
+                }
+                let response = try await client.execute(request, timeout: .seconds(10))
+                let bytes = try await response.body.collect(upTo: 1 << 20)
+                return (Int(response.status.code), String(buffer: bytes))
+            }
+            #expect(try await call(a, .POST, "/v1/teams", admin, #"{"name":"shop"}"#).0 == 201)
+            #expect(try await call(a, .POST, "/v1/teams/shop/apps", admin, #"{"appID":"\#(Self.app)"}"#).0 == 201)
+            let made = try await call(a, .POST, "/v1/teams/shop/tokens", admin, #"{"name":"ci","scopes":["write"]}"#)
+            let shop = try #require(
+                (try JSONSerialization.jsonObject(with: Data(made.1.utf8)) as? [String: Any])?["secret"] as? String)
+            var stale: [Int] = []
+            for i in 0..<1_000 {
+                let services = Self.services(i)
+                let list = services.map { "\"\($0)\"" }.joined(separator: ",")
+                let written = try await call(a, .PATCH, "/v1/apps/\(Self.app)", shop, #"{"services":[\#(list)]}"#)
+                try #require(written.0 == 200, "\(written.1)")
+                let read = try await call(b, .GET, "/v1/teams/shop/apps", shop, nil)
+                if Self.servicesIn(read.1) != services { stale.append(i) }
+                // Every other round, b answers once more from what it now holds (a hit), so the next
+                // write must displace an answer b really keeps.
+                if i % 2 == 0 { _ = try await call(b, .GET, "/v1/teams/shop/apps", shop, nil) }
+            }
+            #expect(stale.isEmpty, "\(stale.count) stale answers of 1,000, at \(stale.prefix(10))")
+            let metrics = try await call(b, .GET, "/metrics", shop, nil).1
+            let hits = metrics.split(separator: "\n").first {
+                $0.hasPrefix(#"aasad_read_model_total{kind="answer",result="hit"}"#)
+            }
+            let count = hits.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+            #expect(count >= 400, "replica b answered from memory (\(hits ?? "no hit counter"))")
+        }
+    }
+
+    /// With the read model off, every request asks PostgreSQL, and answers the same bytes.
+    @Test func theReadModelOffAnswersTheSameBytes() async throws {
+        try await TestWorld.run { w in
+            let shop = try await Self.fixture(w)
+            try await TestWorld.run(databaseURL: w.databaseURL, configure: { $0.readCache = false }) { off in
+                for path in ["/v1/teams/shop/apps", "/v1/whoami", "/v1/teams/shop/tokens"] {
+                    let cached = try await w.call(.get, path, token: shop)
+                    let again = try await w.call(.get, path, token: shop)
+                    let direct = try await off.call(.get, path, token: shop)
+                    #expect(cached.status == 200 && cached.text == direct.text && again.text == direct.text, "\(path)")
+                    #expect(cached.headers[.eTag] == direct.headers[.eTag], "\(path)")
+                }
+            }
+        }
+    }
+
+    // MARK: - Fixture
+
+    static func fixture(_ w: TestWorld) async throws -> String {
+        try await w.createTeam("shop")
+        #expect(try await w.call(.post, "/v1/teams/shop/apps", token: w.adminToken, json: ["appID": app]).status == 201)
+        return try await w.teamToken("shop", scopes: ["write"]).secret
+    }
+
+    static func services(_ i: Int) -> [String] {
+        i % 2 == 0 ? ["applinks", "webcredentials"] : ["applinks", "appclips"]
+    }
+
+    static func setServices(_ w: TestWorld, _ token: String, _ services: [String]) async throws {
+        let reply = try await w.call(.patch, "/v1/apps/\(app)", token: token, json: ["services": services])
+        try #require(reply.status == 200, "\(reply.text)")
+    }
+
+    /// The services the team's app list gives the app.
+    static func servicesIn(_ text: String) -> [String]? {
+        let json = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+        let items = json?["items"] as? [[String: Any]] ?? []
+        return items.first { $0["appID"] as? String == app }?["services"] as? [String]
+    }
+}
