@@ -148,6 +148,8 @@ struct Serve: AsyncParsableCommand {
         }
         if let cap = env["AASA_MAX_WEBHOOKS_PER_TEAM"].flatMap({ Int($0) }), cap > 0 { config.maxWebhooksPerTeam = cap }
         if let n = env["AASA_WEBHOOK_CONCURRENCY"].flatMap({ Int($0) }), n > 0 { config.webhookConcurrency = n }
+        ServerLogging.bootstrap()
+        defer { ServerLogging.flush() }
         let app = try buildApplication(config: config)
         try await app.runService()
     }

@@ -36,6 +36,8 @@ struct FastReadRoutes: Sendable {
 
     /// Each route: its Hummingbird path (as the generated server registers it) and its answer.
     static let routes: [(path: String, answer: Answer)] = [
+        // A load balancer's probe, asked more than anything: no runtime in its way (issue 43).
+        ("/health/live", { api, _ in try await api.liveness(.init()).ok.body.json }),
         ("/v1/whoami", { api, _ in try await api.whoami(.init()).ok.body.json }),
         (
             "/v1/teams/{team}/apps",
