@@ -75,7 +75,7 @@ struct BufferedLogHandler: LogHandler {
             }
         }
 
-        static let standardOutput = Output(descriptor: STDOUT_FILENO)
+        static let stdout = Output(descriptor: STDOUT_FILENO)
     }
 
     let label: String
@@ -87,7 +87,7 @@ struct BufferedLogHandler: LogHandler {
     private var prettyMetadata: String?
     var metadataProvider: Logger.MetadataProvider?
 
-    init(label: String, output: Output = .standardOutput, metadataProvider: Logger.MetadataProvider? = nil) {
+    init(label: String, output: Output = .stdout, metadataProvider: Logger.MetadataProvider? = nil) {
         self.label = label
         self.output = output
         self.metadataProvider = metadataProvider
@@ -129,5 +129,5 @@ public enum ServerLogging {
     }
 
     /// Writes every line still pending: called as aasad stops.
-    public static func flush() { BufferedLogHandler.Output.standardOutput.flush() }
+    public static func flush() { BufferedLogHandler.Output.stdout.flush() }
 }
