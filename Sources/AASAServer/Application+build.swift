@@ -47,9 +47,8 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     router.add(middleware: SingleHostMiddleware())
     router.add(middleware: WellKnownMiddleware(path: WellKnownMiddleware.aasaPath, served: served.aasa))
     router.add(middleware: WellKnownMiddleware(path: WellKnownMiddleware.assetLinksPath, served: served.assetLinks))
-    router.add(middleware: RequestIDMiddleware(generation: generation))
-    router.add(middleware: MetricsMiddleware())
-    router.add(middleware: ProblemMiddleware())
+    // Request ID, problem+json, the read generation after a write, HTTP metrics: one turn.
+    router.add(middleware: RequestMiddleware(generation: generation))
     let routes = RouteTable()
     router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
     router.add(middleware: ETagHeaderMiddleware())

@@ -26,7 +26,7 @@ package struct Finding: Sendable, Codable, Equatable {
 
 /// Every refusal the services make, in the service's own words: what kind of wrong it is, a slug
 /// and a title, and the fields, findings and violations that name it. It holds no HTTP: the edge
-/// (`ProblemMiddleware`) maps each kind to its status and writes RFC 9457 problem+json, once.
+/// (`ProblemResponse`) maps each kind to its status and writes RFC 9457 problem+json, once.
 package struct ServiceError: Error, Sendable {
     /// What kind of wrong; the edge gives each its HTTP status.
     package enum Kind: Sendable, Equatable {

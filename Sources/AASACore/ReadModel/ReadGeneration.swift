@@ -5,7 +5,7 @@ import Synchronization
 /// principal) is stamped with the generation read *before* its database read began, and is served
 /// only while the generation is still that one.
 /// - A change made through this replica moves it before the change's response is sent
-///   (`RequestIDMiddleware`).
+///   (`RequestMiddleware`).
 /// - A change made anywhere else moves it when its NOTIFY on `aasa_reads` arrives
 ///   (`ReadModelFollower`; the trigger of migration 0018 sends it at commit). The follower moves it
 ///   on the connection's event loop, as the notification is read.

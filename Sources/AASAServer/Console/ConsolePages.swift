@@ -251,7 +251,7 @@ struct ConsolePages {
                 "canPublish": principal.canWrite,
                 "refusal": refusal.map {
                     ConsoleRoutes.problemContext(
-                        $0, status: ProblemMiddleware.status($0.kind).code,
+                        $0, status: ProblemResponse.status($0.kind).code,
                         requestID: RequestState.current?.requestID ?? "-")
                 } as Any,
             ],

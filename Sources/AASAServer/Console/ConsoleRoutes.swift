@@ -204,8 +204,8 @@ struct ConsoleRoutes: Sendable {
                 case nil: return Self.redirect("/console/sign-in", cookie: nil)
                 }
             } catch {
-                let problem = ProblemMiddleware.problem(for: error, logger: state.logger)
-                let status = ProblemMiddleware.status(problem.kind)
+                let problem = ProblemResponse.problem(for: error, logger: state.logger)
+                let status = ProblemResponse.status(problem.kind)
                 let page = ConsolePage(
                     "problem", title: "Refused",
                     [
@@ -249,7 +249,7 @@ struct ConsoleRoutes: Sendable {
                 requestID: state.requestID, logger: state.logger)
             return Self.redirect("/console", cookie: ConsoleCookie.setCookie(id, secure: Self.secure(request)))
         } catch let error as ServiceError {
-            let status = ProblemMiddleware.status(error.kind).code
+            let status = ProblemResponse.status(error.kind).code
             var response = try await signInForm(request, context, error: error.detail ?? error.title, status: status)
             if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
             return response

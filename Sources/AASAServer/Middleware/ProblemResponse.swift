@@ -8,23 +8,11 @@ import Logging
 import OpenAPIRuntime
 import PostgresNIO
 
-/// Turns every error into an `application/problem+json` response: the API's own problems as they
-/// are, unreadable requests as 400 naming the field, lost database connections as 503, and
-/// anything unexpected as a generic 500 whose cause is only in the log (with the request ID).
-struct ProblemMiddleware: RouterMiddleware {
-    typealias Context = AppRequestContext
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
-        -> Response
-    {
-        do {
-            return try await next(request, context)
-        } catch {
-            let problem = Self.problem(for: error, logger: RequestState.current?.logger ?? context.logger)
-            return Self.response(problem, instance: request.uri.path)
-        }
-    }
-
+/// Every error as an `application/problem+json` response (`RequestMiddleware` answers with it):
+/// the API's own problems as they are, unreadable requests as 400 naming the field, lost database
+/// connections as 503, and anything unexpected as a generic 500 whose cause is only in the log
+/// (with the request ID).
+enum ProblemResponse {
     static func problem(for error: any Error, logger: Logger) -> ServiceError {
         switch error {
         case let problem as ServiceError:
