@@ -5,6 +5,7 @@ import Hummingbird
 // The runtime's `Converter` (its Accept check and parameter decoding) is what the generated server
 // calls; reusing it keeps these routes' refusals the generated ones.
 @_spi(Generated) import OpenAPIRuntime
+import Synchronization
 
 /// The hot reads, answered by routes of our own that call the same `APIProtocol` handler the
 /// generated server calls, and write its answer with `AnswerEncoder` instead of Foundation's
@@ -103,6 +104,9 @@ struct FastReadRoutes: Sendable {
         }
     }
 
+    /// `/health/live`'s answer never changes: encoded, with its tag, once (issue 43's floor).
+    private static let liveness = Mutex<AnswerCache.Answer?>(nil)
+
     private func respond(_ request: Request, _ context: AppRequestContext, _ answer: Answer) async throws -> Response {
         let contentType = "application/json"
         do {
@@ -115,11 +119,16 @@ struct FastReadRoutes: Sendable {
         if let key, let kept = await answers.answer(key) { return Self.response(kept, request) }
         // Read before the database is: a change committed after this moves the generation.
         let stamp = answers.generation.current
+        if key == nil, request.uri.path == "/health/live", let kept = Self.liveness.withLock({ $0 }) {
+            return Self.response(kept, request)
+        }
         let raw = [String: Substring](context.parameters.map { (String($0.0), $0.1) }) { first, _ in first }
         let body = try await answer(api, Parameters(raw: raw, converter: converter, request: request.head))
         let bytes = try encoder.bytes(body)
-        // Kept only for a principal's read (every one of these routes has one) and while listening.
-        return Self.response(answers.remember(bytes, key: key ?? [], generation: key == nil ? nil : stamp), request)
+        // Kept only for a principal's read (every other route has one) and while listening.
+        let fresh = answers.remember(bytes, key: key ?? [], generation: key == nil ? nil : stamp)
+        if key == nil, request.uri.path == "/health/live" { Self.liveness.withLock { $0 = fresh } }
+        return Self.response(fresh, request)
     }
 
     /// The answer with its strong ETag; a 304 without a body when `If-None-Match` names it.
