@@ -62,6 +62,10 @@ import Testing
             let weak = try await w.call(
                 .get, "/v1/teams/shop/apps", token: shop, headers: ["If-None-Match": "\"other\", W/\(etag)"])
             #expect(weak.status == 304, "If-None-Match compares weakly")
+            let long = try await w.call(
+                .get, "/v1/teams/shop/apps", token: shop,
+                headers: ["If-None-Match": String(repeating: "0", count: 1_001)])
+            #expect(long.status == 400 && long.problemFields == ["If-None-Match"], "\(long.text)")
             try await Self.setServices(w, shop, ["applinks", "appclips"])
             let changed = try await w.call(.get, "/v1/teams/shop/apps", token: shop, headers: ["If-None-Match": etag])
             #expect(changed.status == 200 && changed.text.contains("appclips"), "\(changed.text)")

@@ -11,7 +11,7 @@ package struct PolicyOverride: Sendable {
     /// The override a request asks for: nil without `force=true`; 403 for a caller who is not an
     /// admin, 400 without a reason.
     package static func from(force: String?, reason: String?, principal: Principal) throws -> PolicyOverride? {
-        if let reason, reason.count > 1000 {
+        if let reason, reason.unicodeScalars.count > 1000 {
             throw ServiceError.badRequest("a reason is at most 1000 characters", field: "reason", rule: "maxLength")
         }
         guard let force else { return nil }

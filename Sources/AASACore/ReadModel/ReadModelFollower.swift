@@ -10,6 +10,9 @@ import ServiceLifecycle
 /// round trips `ReadGeneration.sync()` asks for run here. While the connection is down the
 /// generation is "not listening", and the read model serves nothing from memory.
 package struct ReadModelFollower: Service {
+    /// The round trip `ReadGeneration.sync()` waits for did not answer in time.
+    struct RoundTripTimedOut: Error {}
+
     package static let channel = "aasa_reads"
 
     package let database: Database
@@ -27,9 +30,24 @@ package struct ReadModelFollower: Service {
         generation.notListening()
     }
 
-    /// One query answered to its end (its rows read, so its completion has been received).
-    private func roundTrip(_ connection: PostgresConnection) async throws {
-        for try await _ in try await connection.query("SELECT 1", logger: logger) {}
+    /// One query answered to its end (its rows read, so its completion has been received), within
+    /// `deadline`: past it the connection is closed, which fails the query, lets every waiting read
+    /// go to the database (`notListening`), and makes the follower connect again. A hot read never
+    /// waits on a stuck connection for longer than that.
+    private func roundTrip(_ connection: PostgresConnection, deadline: Duration = .seconds(2)) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for try await _ in try await connection.query("SELECT 1", logger: logger) {}
+            }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                logger.warning("the read model's round trip took over \(deadline); connecting again")
+                try? await connection.close()
+                throw RoundTripTimedOut()
+            }
+            try await group.next()
+            group.cancelAll()
+        }
     }
 
     private func listenForever() async {

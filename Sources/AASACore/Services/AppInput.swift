@@ -18,7 +18,7 @@ package struct AppInput: Sendable {
         rulesFrom: String?, pointer: String
     ) throws -> AppInput {
         var errors: [FieldError] = []
-        if appID.count > 255 {
+        if appID.unicodeScalars.count > 255 {
             errors.append(
                 FieldError(field: "\(pointer)/appID", rule: "maxLength", message: "an app ID is at most 255 characters")
             )
@@ -87,7 +87,7 @@ package struct AppInput: Sendable {
 
     /// `rulesFrom` within openapi.yaml's bound (the generated code does not check it).
     package static func rulesFrom(_ value: String?) throws -> String? {
-        if let value, value.count > 255 {
+        if let value, value.unicodeScalars.count > 255 {
             throw ServiceError.invalid(field: "/rulesFrom", rule: "maxLength", "an app ID is at most 255 characters")
         }
         return value
@@ -134,7 +134,7 @@ package struct AppInput: Sendable {
         }
         for (fingerprint, label) in labels.sorted(by: { $0.key < $1.key }) {
             let at = pointer + (JSONPointer.root / "keyLabels" / fingerprint).description
-            if fingerprint.count > 200 {
+            if fingerprint.unicodeScalars.count > 200 {
                 errors.append(
                     FieldError(field: at, rule: "maxLength", message: "a fingerprint is at most 200 characters"))
             } else if !BuildsInput.isName(label) {

@@ -44,7 +44,7 @@ package struct BuildsInput: Sendable {
                 errors.append(
                     FieldError(field: "\(at)/environment", rule: "maxLength", message: "at most 32 characters"))
             }
-            if item.appID.count > 255 {
+            if item.appID.unicodeScalars.count > 255 {
                 errors.append(FieldError(field: "\(at)/appID", rule: "maxLength", message: "at most 255 characters"))
             }
             if (item.fingerprints?.count ?? 0) > 20 {

@@ -21,7 +21,7 @@ extension APIImplementation {
             team: q.team, domain: q.domain, appID: q.app, action: q.action, since: q.since, until: q.until,
             limit: try Names.limit(q.limit, default: 100))
         if let domain = q.domain { filter.domain = (try? Names.pathHost(domain)) ?? domain }
-        if let action = q.action, action.count > 64 {
+        if let action = q.action, action.unicodeScalars.count > 64 {
             throw ServiceError.badRequest("action is at most 64 characters", field: "action", rule: "maxLength")
         }
         if let actor = q.actor {

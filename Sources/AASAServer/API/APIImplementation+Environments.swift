@@ -78,7 +78,7 @@ extension APIImplementation {
         if (body.domains?.count ?? 0) > 500 {
             throw ServiceError.invalid(field: "/domains", rule: "maxItems", "at most 500 domains")
         }
-        if let reason = body.reason, reason.count > 1000 {
+        if let reason = body.reason, reason.unicodeScalars.count > 1000 {
             throw ServiceError.invalid(field: "/reason", rule: "maxLength", "a reason is at most 1000 characters")
         }
         let domains = (body.domains ?? []).map { entry -> (source: String?, target: String) in

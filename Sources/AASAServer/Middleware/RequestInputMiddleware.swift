@@ -13,7 +13,8 @@ import NIOCore
 /// - a JSON string longer than `maxStringBytes` is 400 (`maxLength`): fields with a tighter bound
 ///   in openapi.yaml are checked where they are read, and the few that carry a whole file
 ///   (`longStrings`) have their own, wider bound;
-/// - an `If-Match` longer than openapi.yaml's 100 characters is 400, measured as sent;
+/// - an `If-Match` longer than openapi.yaml's 100 characters, or an `If-None-Match` longer than its
+///   1,000, is 400, measured as sent;
 /// - a key given twice in one JSON object is 422 naming it: the generated decoder would silently
 ///   keep one of the two values (in an import's team map, two teams claiming one prefix).
 /// What comes after (idempotency's fingerprint, the generated decoder) sees the collected body.
@@ -38,8 +39,12 @@ struct RequestInputMiddleware: RouterMiddleware {
             throw HTTPError(.contentTooLarge)
         }
         // As sent: the generated code URI-decodes header values, so `%22…` would shrink under the bound.
-        if let ifMatch = request.headers[.ifMatch], ifMatch.count > 100 {
+        if let ifMatch = request.headers[.ifMatch], ifMatch.unicodeScalars.count > 100 {
             throw ServiceError.badRequest("If-Match is at most 100 characters", field: "If-Match", rule: "maxLength")
+        }
+        if let ifNoneMatch = request.headers[.ifNoneMatch], ifNoneMatch.unicodeScalars.count > 1_000 {
+            throw ServiceError.badRequest(
+                "If-None-Match is at most 1000 characters", field: "If-None-Match", rule: "maxLength")
         }
         if Self.hasEncodedNUL(request.uri.path) {
             throw ServiceError.badRequest(
