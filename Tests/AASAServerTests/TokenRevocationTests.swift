@@ -17,11 +17,7 @@ import Testing
     /// Two replicas, both with the token cached: revoked through one, refused by the other within 1 s.
     @Test func aRevokedTokenIsRefusedOnEveryReplicaWithinASecond() async throws {
         try await TestDatabase.shared.withDatabase { url in
-            let admin = try await WebhookProcessTests.admin(url)
-            let a = try ServerProcess(database: url)
-            let b = try ServerProcess(database: url)
-            try await a.start()
-            try await b.start()
+            let (a, b, admin) = try await ServerProcess.replicas(on: url)
             let team = try await Curl.call("POST", a.baseURL + "/v1/teams", token: admin, json: #"{"name":"shop"}"#)
             #expect(team.status == 201)
             let made = try await Curl.call(

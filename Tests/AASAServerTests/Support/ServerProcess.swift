@@ -32,6 +32,16 @@ final class ServerProcess: @unchecked Sendable {
 
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
+    /// Two replicas on one database, both listening, and an admin token for them.
+    static func replicas(on url: DatabaseURL) async throws -> (a: ServerProcess, b: ServerProcess, admin: String) {
+        let admin = try await WebhookProcessTests.admin(url)
+        let a = try ServerProcess(database: url)
+        let b = try ServerProcess(database: url)
+        try await a.start()
+        try await b.start()
+        return (a, b, admin)
+    }
+
     struct DidNotStart: Error, CustomStringConvertible {
         var description: String
     }
