@@ -191,6 +191,10 @@ import Testing
 
     /// Apple's CDN behind the current revision past the threshold (0 here): `cdn.stale`, once; then
     /// `cdn.converged` when it catches up.
+    /// Its own host: `aasad_cdn_revisions_behind{host}` is one gauge per process, and
+    /// `ProbeTests.cdnStatusFollowsAppleCDN`, which may run at the same time, reads good.test's.
+    static let cdnHost = "cdnwatch.test"
+
     @Test func theCDNFallingBehindAndCatchingUpIsTold() async throws {
         let origin = try await offPool { try ProbeTests.Origin() }
         let configure: @Sendable (inout AppConfig) -> Void = { config in
@@ -200,21 +204,23 @@ import Testing
         try await TestWorld.run(configure: configure) { w in
             _ = try await Self.createWebhook(
                 w, token: w.adminToken, url: Self.hook(origin), events: ["cdn.stale", "cdn.converged"])
-            let first = try await ProbeTests.publishDomain(w, "good.test")
-            try origin.serve("good.test", first, cdn: true)
-            _ = try await ProbeTests.publishDomain(w, "good.test", path: "/b/*")
+            let first = try await ProbeTests.publishDomain(w, Self.cdnHost)
+            try origin.serve(Self.cdnHost, first, cdn: true)
+            _ = try await ProbeTests.publishDomain(w, Self.cdnHost, path: "/b/*")
             for _ in 0..<2 {
-                let stale = try await w.call(.post, "/v1/domains/good.test/cdn/check", token: w.adminToken)
+                let stale = try await w.call(.post, "/v1/domains/\(Self.cdnHost)/cdn/check", token: w.adminToken)
                 #expect(stale.object["state"] as? String == "stale", "\(stale.text)")
             }
-            let second = try await w.call(.get, "/v1/domains/good.test/revisions/2/file", token: w.adminToken).body
-            try origin.serve("good.test", second, cdn: true)
-            let converged = try await w.call(.post, "/v1/domains/good.test/cdn/check", token: w.adminToken)
+            let second = try await w.call(.get, "/v1/domains/\(Self.cdnHost)/revisions/2/file", token: w.adminToken)
+                .body
+            try origin.serve(Self.cdnHost, second, cdn: true)
+            let converged = try await w.call(.post, "/v1/domains/\(Self.cdnHost)/cdn/check", token: w.adminToken)
             #expect(converged.object["state"] as? String == "converged", "\(converged.text)")
             try await Self.deliverDue(w, origin)
             let got = Self.received(origin)
             #expect(got.map { $0.headers["x-aasa-event"] ?? "" } == ["cdn.stale", "cdn.converged"], "once each")
-            #expect(got.first?.body.contains("still serves revision 1 for good.test") == true, "\(got.map(\.body))")
+            #expect(
+                got.first?.body.contains("still serves revision 1 for \(Self.cdnHost)") == true, "\(got.map(\.body))")
         }
     }
 
