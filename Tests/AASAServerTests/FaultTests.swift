@@ -125,7 +125,8 @@ import Testing
             recovered = ContinuousClock.now - stopped
         }
         #expect(recovered != nil, "aasad did not recover after PostgreSQL came back: \(server.output.suffix(2000))")
-        #expect(try await Curl.call("POST", api + "/v1/teams", token: token, json: #"{"name":"news"}"#).status == 201)
+        let created = try await Curl.call("POST", api + "/v1/teams", token: token, json: #"{"name":"news"}"#)
+        #expect(created.status == 201, "\(created.status) \(String(decoding: created.body, as: UTF8.self))")
         #expect(try await Curl.get(api + "/health/ready").status == 200)
         #expect(server.process.isRunning, "aasad recovered without a restart")
     }

@@ -36,9 +36,10 @@ package struct Authenticator: Sendable {
         self.cache = cache
     }
 
-    /// The principal from memory, when the read model may answer for this token now (no round trip).
-    package func cached(bearer token: String) -> Principal? {
-        cache?.principal(hash: TokenSecret.hash(token))
+    /// The principal from memory, when the read model may answer for this token now (no query),
+    /// with the read generation confirmed for this request.
+    package func cached(bearer token: String) async -> (principal: Principal, synced: UInt64)? {
+        await cache?.principal(hash: TokenSecret.hash(token))
     }
 
     package enum Failure: Error {

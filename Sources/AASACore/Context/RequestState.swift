@@ -12,6 +12,9 @@ package struct RequestState: Sendable {
     package var session: DBSession?
     /// An admin's `force=true&reason=…` (nil without one): see `PolicyOverride`.
     package var override: PolicyOverride?
+    /// The read generation a round trip confirmed after this request arrived (`ReadGeneration.sync`),
+    /// when its token came from memory: a kept answer of that generation needs no second one.
+    package var syncedGeneration: UInt64?
 
     package init(
         requestID: String, logger: Logger, principal: Principal? = nil, session: DBSession? = nil,

@@ -29,11 +29,16 @@ package final class AnswerCache: Sendable {
     }
 
     /// The kept answer, if it is still the database's: its generation is current once every change
-    /// committed before this call is known here (`ReadGeneration.sync`, one shared round trip).
-    package func answer(_ key: [UInt8]) async -> Answer? {
-        guard let current = generation.current, let answer = entries[key], answer.generation == current,
-            await generation.sync() == answer.generation
-        else {
+    /// committed before this request is known here. `synced` is a generation a round trip already
+    /// confirmed for this request (its token's check); otherwise one is made (`ReadGeneration.sync`,
+    /// shared with every request waiting at that moment).
+    package func answer(_ key: [UInt8], synced: UInt64? = nil) async -> Answer? {
+        guard let current = generation.current, let answer = entries[key], answer.generation == current else {
+            misses.increment()
+            return nil
+        }
+        let confirmed = synced == answer.generation ? synced : await generation.sync()
+        guard confirmed == answer.generation else {
             misses.increment()
             return nil
         }

@@ -1,9 +1,11 @@
 import Foundation
 import Metrics
 
-/// Tokens verified without a round trip (issue 43): a bounded map from a bearer token's SHA-256 to
-/// the principal PostgreSQL last said it has. Only someone holding the token can produce its hash,
-/// so finding the entry is the proof, as the stored hash's comparison is on the database path.
+/// Tokens verified without a query (issue 43): a bounded map from a bearer token's SHA-256 to the
+/// principal PostgreSQL last said it has. A hit waits only for the shared round trip that proves
+/// no change committed before the request is still unheard (`ReadGeneration.sync`). Only someone
+/// holding the token can produce its hash, so finding the entry is the proof, as the stored hash's
+/// comparison is on the database path.
 ///
 /// An entry is used only while all of these hold, else the request goes to the database as before:
 /// - the read generation is the one it was stamped with (a revocation, a deletion, an expiry moved
@@ -33,17 +35,22 @@ package final class PrincipalCache: Sendable {
         self.entries = ContentCache(maxEntries: maxEntries, maxBytes: maxEntries * 256)
     }
 
-    /// The principal of the token whose hash this is, if an entry may answer for it now.
-    package func principal(hash: [UInt8], now: Date = Date()) -> Principal? {
+    /// The principal of the token whose hash this is, if an entry may answer for it now, with the
+    /// generation a round trip confirmed after this call (`ReadGeneration.sync`, shared with every
+    /// request waiting at that moment): a revocation or a moved expiry whose commit came before this
+    /// request is known by then, on whichever replica it was made. A hot read's answer can rely on
+    /// the same round trip (`AnswerCache.answer(_:synced:)`).
+    package func principal(hash: [UInt8], now: Date = Date()) async -> (principal: Principal, synced: UInt64)? {
         guard let current = generation.current, let entry = entries[hash], entry.generation == current,
             ContinuousClock.now - entry.stored < maxAge, now.timeIntervalSince(entry.lastUsedAt) < 60,
-            entry.principal.expiresAt.map({ $0 > now }) ?? true
+            entry.principal.expiresAt.map({ $0 > now }) ?? true,
+            let synced = await generation.sync(), synced == entry.generation
         else {
             misses.increment()
             return nil
         }
         hits.increment()
-        return entry.principal
+        return (entry.principal, synced)
     }
 
     /// Keeps what the database said, stamped with the generation read before it was asked.

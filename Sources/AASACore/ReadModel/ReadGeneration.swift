@@ -20,7 +20,7 @@ package final class ReadGeneration: Sendable {
         var value: UInt64 = 0
         var listening = false
         /// Callers of `sync()` waiting for a round trip that has not started yet.
-        var waiting: [CheckedContinuation<Void, Never>] = []
+        var waiting: [Waiter] = []
         /// Tells the follower that `waiting` is not empty.
         var wake: AsyncStream<Void>.Continuation?
     }
@@ -39,19 +39,67 @@ package final class ReadGeneration: Sendable {
     }
 
     /// The generation once every change committed before this call is known here (nil: not
-    /// listening, or the round trip failed).
-    package func sync() async -> UInt64? {
+    /// listening, the round trip failed, or it took longer than `deadline`, after which this
+    /// replica stops answering from memory until its follower listens again: a read never waits
+    /// on a connection that stopped answering).
+    package func sync(deadline: Duration = .seconds(2)) async -> UInt64? {
         let asked: Bool = state.withLock { state in state.listening && state.wake != nil }
         guard asked else { return nil }
+        let waiter = Waiter()
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: deadline)
+            guard !Task.isCancelled, waiter.resume(early: true) else { return }
+            self?.notListening()
+        }
+        defer { timer.cancel() }
         await withCheckedContinuation { continuation in
+            waiter.set(continuation)
             let wake: AsyncStream<Void>.Continuation? = state.withLock { state in
                 guard state.listening, let wake = state.wake else { return nil }
-                state.waiting.append(continuation)
+                state.waiting.append(waiter)
                 return wake
             }
-            if let wake { wake.yield() } else { continuation.resume() }
+            if let wake { wake.yield() } else { waiter.resume() }
         }
-        return current
+        return waiter.timedOut ? nil : current
+    }
+
+    /// One caller of `sync()`, resumed exactly once: by the round trip, by the follower stopping,
+    /// or by its deadline.
+    package final class Waiter: Sendable {
+        private struct State {
+            var continuation: CheckedContinuation<Void, Never>?
+            var resumed = false
+            var early = false
+        }
+        private let state = Mutex(State())
+
+        /// True once the deadline, not a round trip, resumed it.
+        package var timedOut: Bool { state.withLock { $0.early } }
+
+        func set(_ continuation: CheckedContinuation<Void, Never>) {
+            let resumeNow = state.withLock { state -> Bool in
+                if state.resumed { return true }
+                state.continuation = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+
+        /// Resumes the caller if nothing has yet; false if something had.
+        @discardableResult
+        package func resume(early: Bool = false) -> Bool {
+            let continuation: CheckedContinuation<Void, Never>?? = state.withLock { state in
+                guard !state.resumed else { return .none }
+                state.resumed = true
+                state.early = early
+                defer { state.continuation = nil }
+                return .some(state.continuation)
+            }
+            guard case .some(let waiting) = continuation else { return false }
+            waiting?.resume()
+            return true
+        }
     }
 
     /// The follower, listening: its round trips answer `sync()`, one per batch of callers.
@@ -73,11 +121,11 @@ package final class ReadGeneration: Sendable {
             defer { state.waiting = [] }
             return state.waiting
         }
-        for continuation in waiting { continuation.resume() }
+        for waiter in waiting { waiter.resume() }
     }
 
     /// The callers a round trip about to start will answer.
-    package func takeWaiting() -> [CheckedContinuation<Void, Never>] {
+    package func takeWaiting() -> [Waiter] {
         state.withLock { state in
             defer { state.waiting = [] }
             return state.waiting

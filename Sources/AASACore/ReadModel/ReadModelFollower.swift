@@ -69,8 +69,16 @@ package struct ReadModelFollower: Service {
                             guard !waiting.isEmpty else { continue }
                             // Began after each waiter asked: PostgreSQL sends the notifications of
                             // every commit made before it ahead of its answer.
-                            try await roundTrip(connection)
-                            for continuation in waiting { continuation.resume() }
+                            do {
+                                try await roundTrip(connection)
+                            } catch {
+                                // Not listening first, so these find no generation and go to the
+                                // database: a failed round trip confirms nothing.
+                                generation.notListening()
+                                for waiter in waiting { waiter.resume() }
+                                throw error
+                            }
+                            for waiter in waiting { waiter.resume() }
                         }
                     } onCancel: {
                         wake.finish()

@@ -116,7 +116,9 @@ struct FastReadRoutes: Sendable {
         }
         // One entry per token and path: the answer is what that token may see there.
         let key = RequestState.current?.principal.map { Array("\($0.tokenID)\u{0}\(request.uri.path)".utf8) }
-        if let key, let kept = await answers.answer(key) { return Self.response(kept, request) }
+        if let key, let kept = await answers.answer(key, synced: RequestState.current?.syncedGeneration) {
+            return Self.response(kept, request)
+        }
         // Read before the database is: a change committed after this moves the generation.
         let stamp = answers.generation.current
         if key == nil, request.uri.path == "/health/live", let kept = Self.liveness.withLock({ $0 }) {

@@ -33,11 +33,12 @@ struct AuthMiddleware: RouterMiddleware {
         }
         let bearer = String(parts[1])
         let query = request.uri.queryParameters
-        if let principal = authenticator.cached(bearer: bearer) {
+        if let (principal, synced) = await authenticator.cached(bearer: bearer) {
             // The read model knew the token (issue 43): no lease for authentication. The request's
             // reads and writes each take a pooled connection when they run (`RequestWork`), so a
             // read answered from memory holds none at all.
             state.principal = principal
+            state.syncedGeneration = synced
             state.logger[metadataKey: "token_id"] = .string(principal.tokenID.uuidString.lowercased())
             state.override = try PolicyOverride.from(
                 force: query["force"].map(String.init), reason: query["reason"].map(String.init), principal: principal)
