@@ -295,22 +295,11 @@ import Testing
             #expect(download.headers[HTTPField.Name("X-Checksum-SHA256")!] == sha)
             #expect(binaries.first?["sha256"] as? String == sha)
             let path = dir + "/downloaded-aasactl"
-            try Data(download.body).write(to: URL(fileURLWithPath: path))
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
-            // ETXTBSY while another thread's fork still holds the file's write descriptor: try again.
-            var run = Spawn.Result(status: -1, out: Data(), err: Data())
-            for _ in 0..<20 {
-                do {
-                    run = try await offPool {
-                        try Spawn.run(path, ["--version"], environment: ProcessInfo.processInfo.environment)
-                    }
-                    break
-                } catch let error as POSIXError where error.code == .ETXTBSY {
-                    try await Task.sleep(for: .milliseconds(100))
-                } catch  where "\(error)".contains("Text file busy") {
-                    try await Task.sleep(for: .milliseconds(100))
-                }
+            try Self.writeExecutable(download.body, to: path)
+            let run = try await offPool {
+                try Spawn.run(path, ["--version"], environment: ProcessInfo.processInfo.environment)
             }
+            #expect(run.status == 0, "\(String(decoding: run.err, as: UTF8.self))")
             #expect(String(decoding: run.out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == version)
             let arm = try await w.call(.get, "/v1/cli/aasactl?os=linux&arch=arm64")
             #expect(arm.status == 404 && arm.text.contains("arm64"), "\(arm.text)")
@@ -320,6 +309,22 @@ import Testing
         try await TestWorld.run { w in
             let none = try await w.call(.get, "/v1/cli/aasactl?arch=x86_64")
             #expect(none.status == 404 && none.text.contains("--cli-dir"), "\(none.text)")
+        }
+    }
+
+    /// Writes the download as an executable through a close-on-exec descriptor: a child another
+    /// test spawns meanwhile never holds it open for writing, which would make running the file
+    /// fail with ETXTBSY for as long as that child lives.
+    static func writeExecutable(_ bytes: [UInt8], to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            offset += n
         }
     }
 }

@@ -16,6 +16,14 @@ enum Spawn {
         var err: Data
     }
 
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+    /// module does not import; nil on an older C library, where children inherit as before.
+    private static let closeFrom: CloseFrom? =
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np").map {
+            unsafeBitCast($0, to: CloseFrom.self)
+        }
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
     /// Runs `path args…` with `environment`, writes `stdin` to it, and collects standard output
     /// (a pipe) and standard error (a file, so a full pipe can never stall the child).
     static func run(_ path: String, _ args: [String], environment: [String: String], stdin: Data = Data()) throws
@@ -38,6 +46,11 @@ enum Spawn {
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errorFD, 2)
+        // Nothing else this process has open reaches the child: a descriptor another thread opened
+        // without close-on-exec (Foundation's `Data.write`) would otherwise live as long as the
+        // child, and a file being written when an aasactl starts could not be run (ETXTBSY) until
+        // that aasactl ends.
+        if let closeFrom = closeFrom { _ = closeFrom(&actions, 3) }
         // The child starts with no blocked signal and the default handlers (a test thread's mask
         // and the server's ignored signals are not its business).
         var attributes = posix_spawnattr_t()
