@@ -261,6 +261,52 @@ import Testing
         }
     }
 
+    /// An issuer that is down: 503 with `keys-unavailable` and `Retry-After` (the job's token may be
+    /// good), and not asked again within the refetch gap, even once it is back.
+    @Test func anIssuerThatIsDownIsA503AndIsNotAskedAgainWithinTheGap() async throws {
+        let issuer = try await offPool { try OIDCIssuerStandIn() }
+        try await TestWorld.run(configure: Self.configure(issuer, refetch: .seconds(600))) { w in
+            try await Self.setUp(w, issuer)
+            let token = try await issuer.mint(Self.github(issuer))
+            try await issuer.outage(true)
+            let down = try await Self.exchange(w, token)
+            #expect(down.status == 503 && down.problemRules == ["keys-unavailable"], "\(down.text)")
+            #expect(down.headers[.retryAfter] == "600", "the refetch gap: \(down.headers)")
+            try await issuer.outage(false)
+            let again = try await Self.exchange(w, token)
+            let wait = Int(again.headers[.retryAfter] ?? "") ?? 0
+            #expect(again.status == 503 && (1...600).contains(wait), "\(again.headers)")
+            #expect(issuer.refusedFetches == 1 && issuer.jwksFetches == 0, "not asked again within the gap")
+            #expect(
+                try await Self.count(w, "SELECT count(*)::bigint FROM audit_events WHERE action = 'token.exchange'")
+                    == 0, "nothing issued")
+        }
+    }
+
+    /// Past an outage the same ID token is exchanged (a 503 did not use it up); once the keys are
+    /// held, they verify through the next outage, and only a kid they lack is a 503.
+    @Test func anOutageUsesUpNoTokenAndHeldKeysVerifyThroughIt() async throws {
+        let issuer = try await offPool { try OIDCIssuerStandIn() }
+        try await TestWorld.run(configure: Self.configure(issuer, refetch: .zero)) { w in
+            try await Self.setUp(w, issuer)
+            let token = try await issuer.mint(Self.github(issuer))
+            try await issuer.outage(true)
+            let down = try await Self.exchange(w, token)
+            #expect(down.status == 503 && down.headers[.retryAfter] == "1", "\(down.text)")
+            try await issuer.outage(false)
+            let up = try await Self.exchange(w, token)
+            #expect(up.status == 200, "the same ID token, after the outage: \(up.text)")
+            #expect(
+                try await Self.count(w, "SELECT count(*)::bigint FROM audit_events WHERE action = 'token.exchange'")
+                    == 1)
+            try await issuer.outage(true)
+            let held = try await Self.exchange(w, try await issuer.mint(Self.github(issuer)))
+            #expect(held.status == 200, "keys held verify while the issuer is down: \(held.text)")
+            let rotated = try await Self.exchange(w, try await issuer.mint(Self.github(issuer), kid: "rsa2"))
+            #expect(rotated.status == 503 && rotated.problemRules == ["keys-unavailable"], "\(rotated.text)")
+        }
+    }
+
     @Test func trustRulesNameTheRepositoryAndOnlyAdminsSetThem() async throws {
         let issuer = try await offPool { try OIDCIssuerStandIn() }
         try await TestWorld.run(configure: Self.configure(issuer)) { w in

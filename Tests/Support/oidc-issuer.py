@@ -11,6 +11,7 @@ POST /mint    {"claims": {...}, "kid": "rsa1", "alg": "RS256"|"ES256"|"none"|"HS
                by the RSA key's public PEM (algorithm confusion); signWith signs with another key
                under the header's kid (a wrong signature).
 POST /rotate  {"add": [{"kid": "rsa2", "kty": "RSA"|"EC"}], "remove": ["rsa1"]}
+POST /outage  {"down": true|false}  while down, discovery and JWKS answer 503 (the mint still works)
 GET  /github/token?audience=A           GitHub's ACTIONS_ID_TOKEN_REQUEST_URL: with the bearer in
                DIR/github-request-token, {"value": <RS256 token of DIR/github-claims.json, aud A>}.
 Each discovery and JWKS request appends a line to DIR/oidc-requests.
@@ -28,6 +29,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 port, cert, key, root = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 lock = threading.Lock()
 keys = {}  # kid -> private key
+outage = {"down": False}
 
 
 def b64(data):
@@ -100,6 +102,9 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         url = urlparse(self.path)
         base = "https://" + self.headers.get("Host", "")
+        if url.path in ("/.well-known/openid-configuration", "/keys") and outage["down"]:
+            self.note("refused")
+            return self.send(503, {"message": "down for maintenance"})
         if url.path == "/.well-known/openid-configuration":
             self.note("discovery")
             return self.send(200, {"issuer": base, "jwks_uri": base + "/keys",
@@ -129,6 +134,9 @@ class Handler(BaseHTTPRequestHandler):
                     make_key(item["kid"], item.get("kty", "RSA"))
                 for kid in body.get("remove", []):
                     keys.pop(kid, None)
+            return self.send(204, b"")
+        if self.path == "/outage":
+            outage["down"] = bool(body.get("down"))
             return self.send(204, b"")
         return self.send(404, {"message": "not found"})
 

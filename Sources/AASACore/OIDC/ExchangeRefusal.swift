@@ -17,15 +17,22 @@ package struct ExchangeRefusal: Error, Sendable, Equatable {
 
     package var reason: Reason
     package var message: String
+    /// When the issuer's keys will next be fetched (`keysUnavailable`), in seconds.
+    package var retryAfter: Int?
 
-    package init(_ reason: Reason, _ message: String) {
+    package init(_ reason: Reason, _ message: String, retryAfter: Int? = nil) {
         self.reason = reason
         self.message = message
+        self.retryAfter = retryAfter
     }
 
+    /// 401, except when the issuer could not be asked for its keys: then the token may be good and
+    /// the job should try again, so 503 with `Retry-After`, not a refusal of its credentials.
     package var serviceError: ServiceError {
         ServiceError(
-            kind: .unauthorized, slug: "token-exchange-refused", title: "The ID token was not exchanged",
-            detail: message, errors: [FieldError(field: "subject_token", rule: reason.rawValue, message: message)])
+            kind: reason == .keysUnavailable ? .unavailable : .unauthorized, slug: "token-exchange-refused",
+            title: "The ID token was not exchanged", detail: message,
+            errors: [FieldError(field: "subject_token", rule: reason.rawValue, message: message)],
+            retryAfter: reason == .keysUnavailable ? max(1, retryAfter ?? 60) : nil)
     }
 }

@@ -50,8 +50,10 @@ package actor OIDCKeyCache {
         guard mayFetch else {
             // Within the gap after the last fetch: no new one, whether it failed or lacked the kid,
             // so an issuer that is down is not asked again on every exchange.
+            let wait = lastAttempt[issuer.issuer].map { Self.seconds(minRefetchGap - (now - $0)) }
             throw cached == nil
-                ? ExchangeRefusal(.keysUnavailable, "\(issuer.name)'s keys could not be fetched; retry in a minute")
+                ? ExchangeRefusal(
+                    .keysUnavailable, "\(issuer.name)'s keys could not be fetched; retry later", retryAfter: wait)
                 : ExchangeRefusal(.unknownKey, "the token's kid is not one of \(issuer.name)'s keys")
         }
         do {
@@ -62,10 +64,18 @@ package actor OIDCKeyCache {
             if let cached, let algorithm = cached.algorithms[kid] {
                 return Key(keys: cached.keys, algorithm: algorithm)
             }
-            throw (error as? ExchangeRefusal)
+            var refusal =
+                (error as? ExchangeRefusal)
                 ?? ExchangeRefusal(.keysUnavailable, "\(issuer.name)'s keys could not be fetched")
+            refusal.retryAfter = Self.seconds(minRefetchGap)
+            throw refusal
         }
         throw ExchangeRefusal(.unknownKey, "the token's kid is not one of \(issuer.name)'s keys")
+    }
+
+    /// Whole seconds, rounded up, at least one.
+    private static func seconds(_ duration: Duration) -> Int {
+        max(1, Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up)))
     }
 
     private func refresh(_ issuer: OIDCIssuerRecord) async throws -> Entry {

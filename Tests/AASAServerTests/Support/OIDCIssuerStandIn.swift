@@ -60,9 +60,19 @@ final class OIDCIssuerStandIn: Sendable {
         _ = try await post("/rotate", ["add": add.map { ["kid": $0.kid, "kty": $0.kty] }, "remove": remove])
     }
 
+    /// While down, its discovery document and keys answer 503.
+    func outage(_ down: Bool) async throws {
+        _ = try await post("/outage", ["down": down])
+    }
+
     /// How many times aasad fetched the JWKS.
-    var jwksFetches: Int {
+    var jwksFetches: Int { requests("jwks") }
+
+    /// How many of aasad's requests were refused during an outage.
+    var refusedFetches: Int { requests("refused") }
+
+    private func requests(_ kind: Substring) -> Int {
         ((try? String(contentsOfFile: dir + "/oidc-requests", encoding: .utf8)) ?? "").split(separator: "\n")
-            .filter { $0 == "jwks" }.count
+            .filter { $0 == kind }.count
     }
 }
