@@ -155,6 +155,58 @@ import Testing
         }
     }
 
+    /// The listening connection stops answering (its backend stopped with SIGSTOP, as a hung
+    /// server or a dead network path looks) while another replica changes an app (here, SQL): the
+    /// read that waits for its round trip is let go at the round trip's 2 s deadline and answered
+    /// from the database, with the change; the next read does not wait at all; and once the backend
+    /// is gone, the follower listens again on a new connection.
+    @Test(.timeLimit(.minutes(1))) func aReadNeverWaitsOnAListeningConnectionThatStoppedAnswering() async throws {
+        try await TestWorld.run { w in
+            let shop = try await Self.fixture(w)
+            for _ in 0..<2 { _ = try await w.call(.get, "/v1/teams/shop/apps", token: shop) }
+            let listeners = try await Self.readModelBackends(w)
+            let listener = try #require(listeners.count == 1 ? listeners.first : nil, "\(listeners)")
+            try #require(kill(listener, SIGSTOP) == 0, "the test may signal PostgreSQL's backends")
+            var resumed = false
+            defer { if !resumed { kill(listener, SIGCONT) } }
+            _ = try await w.withDatabase { db in
+                try await db.read(logger: .init(label: "t")) { s in
+                    try await s.run("UPDATE apps SET services = '{applinks,appclips}' WHERE app_id = \(Self.app)")
+                }
+            }
+            let clock = ContinuousClock()
+            let started = clock.now
+            let first = try await w.call(.get, "/v1/teams/shop/apps", token: shop)
+            let waited = clock.now - started
+            #expect(first.status == 200 && Self.servicesIn(first.text) == ["applinks", "appclips"], "\(first.text)")
+            #expect(waited >= .seconds(1.9) && waited < .seconds(10), "let go at the deadline: \(waited)")
+            let next = clock.now
+            let second = try await w.call(.get, "/v1/teams/shop/apps", token: shop)
+            #expect(second.status == 200 && clock.now - next < .seconds(1.9), "not listening: no wait")
+            kill(listener, SIGCONT)
+            resumed = true
+            let again = try await eventually(timeout: .seconds(15)) {
+                let now = try await Self.readModelBackends(w)
+                return now.count == 1 && now != [listener]
+            }
+            #expect(again, "the follower listens on a new connection")
+        }
+    }
+
+    /// The backends of the follower's listening connections: those whose last query was its round trip.
+    static func readModelBackends(_ w: TestWorld) async throws -> [pid_t] {
+        try await w.withDatabase { database in
+            try await database.read(logger: Logger(label: "read model test")) { session in
+                try await session.all(
+                    """
+                    SELECT pid FROM pg_stat_activity
+                    WHERE datname = current_database() AND query LIKE '%aasad read model%'
+                      AND pid <> pg_backend_pid()
+                    """, as: Int32.self)
+            }
+        }
+    }
+
     // MARK: - Fixture
 
     static func fixture(_ w: TestWorld) async throws -> String {

@@ -38,20 +38,13 @@ package final class ReadGeneration: Sendable {
         state.withLock { $0.value &+= 1 }
     }
 
-    /// The generation once every change committed before this call is known here (nil: not
-    /// listening, the round trip failed, or it took longer than `deadline`, after which this
-    /// replica stops answering from memory until its follower listens again: a read never waits
-    /// on a connection that stopped answering).
-    package func sync(deadline: Duration = .seconds(2)) async -> UInt64? {
-        let asked: Bool = state.withLock { state in state.listening && state.wake != nil }
-        guard asked else { return nil }
+    /// The generation once every change committed before this call is known here; nil when not
+    /// listening, or when the round trip failed or missed its deadline (`ReadModelFollower`, which
+    /// then lets every waiting caller go at once: a read never waits on a connection that stopped
+    /// answering).
+    package func sync() async -> UInt64? {
+        guard state.withLock({ $0.listening && $0.wake != nil }) else { return nil }
         let waiter = Waiter()
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: deadline)
-            guard !Task.isCancelled, waiter.resume(early: true) else { return }
-            self?.notListening()
-        }
-        defer { timer.cancel() }
         await withCheckedContinuation { continuation in
             waiter.set(continuation)
             let wake: AsyncStream<Void>.Continuation? = state.withLock { state in
@@ -61,21 +54,17 @@ package final class ReadGeneration: Sendable {
             }
             if let wake { wake.yield() } else { waiter.resume() }
         }
-        return waiter.timedOut ? nil : current
+        return current
     }
 
-    /// One caller of `sync()`, resumed exactly once: by the round trip, by the follower stopping,
-    /// or by its deadline.
+    /// One caller of `sync()`, resumed exactly once: by its round trip, by that round trip's
+    /// failure or deadline, or by the follower stopping, whichever comes first.
     package final class Waiter: Sendable {
         private struct State {
             var continuation: CheckedContinuation<Void, Never>?
             var resumed = false
-            var early = false
         }
         private let state = Mutex(State())
-
-        /// True once the deadline, not a round trip, resumed it.
-        package var timedOut: Bool { state.withLock { $0.early } }
 
         func set(_ continuation: CheckedContinuation<Void, Never>) {
             let resumeNow = state.withLock { state -> Bool in
@@ -86,19 +75,15 @@ package final class ReadGeneration: Sendable {
             if resumeNow { continuation.resume() }
         }
 
-        /// Resumes the caller if nothing has yet; false if something had.
-        @discardableResult
-        package func resume(early: Bool = false) -> Bool {
-            let continuation: CheckedContinuation<Void, Never>?? = state.withLock { state in
-                guard !state.resumed else { return .none }
+        /// Resumes the caller unless something already has.
+        package func resume() {
+            let continuation: CheckedContinuation<Void, Never>? = state.withLock { state in
+                guard !state.resumed else { return nil }
                 state.resumed = true
-                state.early = early
                 defer { state.continuation = nil }
-                return .some(state.continuation)
+                return state.continuation
             }
-            guard case .some(let waiting) = continuation else { return false }
-            waiting?.resume()
-            return true
+            continuation?.resume()
         }
     }
 

@@ -31,23 +31,31 @@ package struct ReadModelFollower: Service {
     }
 
     /// One query answered to its end (its rows read, so its completion has been received), within
-    /// `deadline`: past it the connection is closed, which fails the query, lets every waiting read
-    /// go to the database (`notListening`), and makes the follower connect again. A hot read never
-    /// waits on a stuck connection for longer than that.
-    private func roundTrip(_ connection: PostgresConnection, deadline: Duration = .seconds(2)) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
+    /// `deadline`. Past it, `late` runs first (the waiting reads go to the database at once, whatever
+    /// closing the connection then takes), then the connection is closed, which ends the query, and
+    /// this throws, so the follower connects again: a late answer can no longer count.
+    private func roundTrip(
+        _ connection: PostgresConnection, deadline: Duration = .seconds(2), late: @Sendable () -> Void = {}
+    ) async throws {
+        let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
-                for try await _ in try await connection.query("SELECT 1", logger: logger) {}
+                for try await _ in try await connection.query("SELECT 1 /* aasad read model */", logger: logger) {}
+                return true
             }
             group.addTask {
                 try await Task.sleep(for: deadline)
+                return false
+            }
+            let answered = try await group.next() ?? false
+            if !answered {
+                late()
                 logger.warning("the read model's round trip took over \(deadline); connecting again")
                 try? await connection.close()
-                throw RoundTripTimedOut()
             }
-            try await group.next()
             group.cancelAll()
+            return answered
         }
+        guard answered else { throw RoundTripTimedOut() }
     }
 
     private func listenForever() async {
@@ -69,13 +77,16 @@ package struct ReadModelFollower: Service {
                             guard !waiting.isEmpty else { continue }
                             // Began after each waiter asked: PostgreSQL sends the notifications of
                             // every commit made before it ahead of its answer.
-                            do {
-                                try await roundTrip(connection)
-                            } catch {
-                                // Not listening first, so these find no generation and go to the
-                                // database: a failed round trip confirms nothing.
+                            // A failed or late round trip confirms nothing: not listening
+                            // first, so these find no generation and go to the database.
+                            let release: @Sendable () -> Void = {
                                 generation.notListening()
                                 for waiter in waiting { waiter.resume() }
+                            }
+                            do {
+                                try await roundTrip(connection, late: release)
+                            } catch {
+                                release()
                                 throw error
                             }
                             for waiter in waiting { waiter.resume() }

@@ -35,38 +35,39 @@ struct FastReadRoutes: Sendable {
 
     typealias Answer = @Sendable (APIImplementation, Parameters) async throws -> any Encodable & Sendable
 
-    /// Each route: its Hummingbird path (as the generated server registers it) and its answer.
-    static let routes: [(path: String, answer: Answer)] = [
+    /// Each route: its Hummingbird path (as the generated server registers it), its answer, and
+    /// whether that answer never changes (encoded once, with its tag, for the life of the process).
+    static let routes: [(path: String, answer: Answer, constant: Bool)] = [
         // A load balancer's probe, asked more than anything: no runtime in its way (issue 43).
-        ("/health/live", { api, _ in try await api.liveness(.init()).ok.body.json }),
-        ("/v1/whoami", { api, _ in try await api.whoami(.init()).ok.body.json }),
+        ("/health/live", { api, _ in try await api.liveness(.init()).ok.body.json }, true),
+        ("/v1/whoami", { api, _ in try await api.whoami(.init()).ok.body.json }, false),
         (
             "/v1/teams/{team}/apps",
-            { api, p in try await api.listTeamApps(.init(path: .init(team: p["team"]))).ok.body.json }
+            { api, p in try await api.listTeamApps(.init(path: .init(team: p["team"]))).ok.body.json }, false
         ),
         (
             "/v1/teams/{team}/tokens",
-            { api, p in try await api.listTokens(.init(path: .init(team: p["team"]))).ok.body.json }
+            { api, p in try await api.listTokens(.init(path: .init(team: p["team"]))).ok.body.json }, false
         ),
         (
             "/v1/teams/{team}/grants",
-            { api, p in try await api.listTeamGrants(.init(path: .init(team: p["team"]))).ok.body.json }
+            { api, p in try await api.listTeamGrants(.init(path: .init(team: p["team"]))).ok.body.json }, false
         ),
         (
             "/v1/domains/{host}/grants",
-            { api, p in try await api.listGrants(.init(path: .init(host: p["host"]))).ok.body.json }
+            { api, p in try await api.listGrants(.init(path: .init(host: p["host"]))).ok.body.json }, false
         ),
         (
             "/v1/domains/{host}/cdn",
-            { api, p in try await api.getCDNStatus(.init(path: .init(host: p["host"]))).ok.body.json }
+            { api, p in try await api.getCDNStatus(.init(path: .init(host: p["host"]))).ok.body.json }, false
         ),
         (
             "/v1/domains/{host}/suspensions",
-            { api, p in try await api.listSuspensions(.init(path: .init(host: p["host"]))).ok.body.json }
+            { api, p in try await api.listSuspensions(.init(path: .init(host: p["host"]))).ok.body.json }, false
         ),
         (
             "/v1/domains/{host}/expectations",
-            { api, p in try await api.listExpectations(.init(path: .init(host: p["host"]))).ok.body.json }
+            { api, p in try await api.listExpectations(.init(path: .init(host: p["host"]))).ok.body.json }, false
         ),
     ]
 
@@ -98,22 +99,30 @@ struct FastReadRoutes: Sendable {
 
     func register(on router: Router<AppRequestContext>) {
         for route in Self.routes {
+            let constant = route.constant ? ConstantAnswer() : nil
             router.get(RouterPath(route.path)) { request, context in
-                try await respond(request, context, route.answer)
+                try await respond(request, context, route.answer, constant: constant)
             }
         }
     }
 
-    /// `/health/live`'s answer never changes: encoded, with its tag, once (issue 43's floor).
-    private static let liveness = Mutex<AnswerCache.Answer?>(nil)
+    /// The answer of a route whose answer never changes, once it has been made.
+    final class ConstantAnswer: Sendable {
+        private let kept = Mutex<AnswerCache.Answer?>(nil)
+        var answer: AnswerCache.Answer? { kept.withLock { $0 } }
+        func keep(_ answer: AnswerCache.Answer) { kept.withLock { $0 = answer } }
+    }
 
-    private func respond(_ request: Request, _ context: AppRequestContext, _ answer: Answer) async throws -> Response {
+    private func respond(
+        _ request: Request, _ context: AppRequestContext, _ answer: Answer, constant: ConstantAnswer?
+    ) async throws -> Response {
         let contentType = "application/json"
         do {
             try converter.validateAcceptIfPresent(contentType, in: request.headers)
         } catch {
             throw Self.refusal(error, request.head)  // 406, or 400 for a malformed Accept
         }
+        if let kept = constant?.answer { return Self.response(kept, request) }
         // One entry per token and path: the answer is what that token may see there.
         let key = RequestState.current?.principal.map { Array("\($0.tokenID)\u{0}\(request.uri.path)".utf8) }
         if let key, let kept = await answers.answer(key, synced: RequestState.current?.syncedGeneration) {
@@ -121,15 +130,12 @@ struct FastReadRoutes: Sendable {
         }
         // Read before the database is: a change committed after this moves the generation.
         let stamp = answers.generation.current
-        if key == nil, request.uri.path == "/health/live", let kept = Self.liveness.withLock({ $0 }) {
-            return Self.response(kept, request)
-        }
         let raw = [String: Substring](context.parameters.map { (String($0.0), $0.1) }) { first, _ in first }
         let body = try await answer(api, Parameters(raw: raw, converter: converter, request: request.head))
         let bytes = try encoder.bytes(body)
         // Kept only for a principal's read (every other route has one) and while listening.
         let fresh = answers.remember(bytes, key: key ?? [], generation: key == nil ? nil : stamp)
-        if key == nil, request.uri.path == "/health/live" { Self.liveness.withLock { $0 = fresh } }
+        constant?.keep(fresh)
         return Self.response(fresh, request)
     }
 
