@@ -28,7 +28,7 @@ import Testing
     /// aasad (as a process, trusting the issuer's CA), the issuer `github` or `gitlab`, team shop
     /// with example.com granted, and `rules` as shop's trust.
     static func withJob(
-        issuerName: String, rules: [[String: Any]],
+        issuerName: String, rules: [[String: Any]], serverEnvironment: [String: String] = [:],
         _ body: @Sendable (ServerProcess, OIDCIssuerStandIn, String) async throws -> Void
     ) async throws {
         let issuer = try await offPool { try OIDCIssuerStandIn(hosts: ["issuer.test", "localhost"]) }
@@ -41,7 +41,7 @@ import Testing
                 environment: [
                     "AASA_PROBE_CA_FILE": issuer.dir + "/ca.pem", "AASA_PROBE_RESOLVE": "issuer.test=127.0.0.1",
                     "AASA_PROBE_ALLOW_PRIVATE": "1",
-                ])
+                ].merging(serverEnvironment) { $1 })
             try await server.start()
             func call(_ method: String, _ path: String, _ json: Any) async throws {
                 let text = String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
@@ -205,6 +205,33 @@ import Testing
             let denied = try await Self.run(
                 "aasactl login --oidc --audience aasad", environment: ["AASA_SERVER": server.baseURL])
             #expect(denied.status == 1 && denied.err.contains("id-token: write"), "\(denied)")
+        }
+    }
+
+    /// The issuer is down when the job logs in: aasad answers 503 keys-unavailable, and aasactl asks
+    /// again after its Retry-After instead of failing the job; once the issuer is back, it is in.
+    @Test func loginWaitsOutAnIssuersShortOutage() async throws {
+        let rules: [[String: Any]] = [
+            ["issuer": "gitlab", "claims": ["project_path": "acme/shop"], "scopes": ["read"]]
+        ]
+        try await Self.withJob(issuerName: "gitlab", rules: rules, serverEnvironment: ["AASA_OIDC_KEY_REFETCH_S": "1"])
+        {
+            server, issuer, _ in
+            let t = Int(Date().timeIntervalSince1970)
+            let id = try await issuer.mint([
+                "iss": issuer.issuer, "aud": "aasad", "sub": "project_path:acme/shop:ref_type:branch:ref:main",
+                "project_path": "acme/shop", "ref": "main", "jti": UUID().uuidString, "iat": t, "nbf": t - 5,
+                "exp": t + 300,
+            ])
+            try await issuer.outage(true)
+            async let login = Self.run(
+                "aasactl login --oidc --token-env AASAD_ID_TOKEN",
+                environment: ["AASA_SERVER": server.baseURL, "AASAD_ID_TOKEN": id])
+            let refused = try await eventually(timeout: .seconds(30)) { issuer.refusedFetches >= 1 }
+            try await issuer.outage(false)
+            let run = try await login
+            #expect(refused && run.status == 0 && run.out.contains("export AASA_TOKEN="), "\(run)")
+            #expect(run.err.contains("keys are unavailable") && run.err.contains("asking again in 1 s"), "\(run.err)")
         }
     }
 

@@ -28,9 +28,7 @@ enum OIDCLogin {
         ]
         if let team = options.team { form.append(("audience", team)) }
         if let scope = options.scope { form.append(("scope", scope)) }
-        let answer =
-            try await APIClient(server: options.server, token: nil).send(.post, "/v1/oidc/token", form: form)
-            .json().objectValue ?? [:]
+        let answer = try await exchange(form, server: options.server)
         guard let token = answer["access_token"]?.stringValue else {
             throw CLIFailure("the server's answer has no access_token")
         }
@@ -44,6 +42,27 @@ enum OIDCLogin {
         let expires = answer["expires_in"].map { JSONWriter().string($0) } ?? "?"
         CLIOutput.error("Exchanged the job's ID token: team \(team), scopes \(scope), valid for \(expires) s.")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The exchange, asked again while the issuer's keys are unavailable to the server (503
+    /// `keys-unavailable`: nothing was issued and the ID token is not used up) after the answer's
+    /// `Retry-After`, for up to two minutes in all, so an issuer's short outage does not fail a job.
+    static func exchange(_ form: [(String, String)], server: String) async throws -> JSONObject {
+        let client = APIClient(server: server, token: nil)
+        var waited = 0
+        while true {
+            do {
+                return try await client.send(.post, "/v1/oidc/token", form: form).json().objectValue ?? [:]
+            } catch let failure as APIFailure
+                where failure.status == 503 && failure.errors.contains(where: { $0.rule == "keys-unavailable" })
+            {
+                let wait = min(max(failure.retryAfter ?? 5, 1), 60)
+                guard waited + wait <= 120 else { throw failure }
+                CLIOutput.error("The issuer's keys are unavailable to \(server); asking again in \(wait) s.")
+                try await Task.sleep(for: .seconds(wait))
+                waited += wait
+            }
+        }
     }
 
     static func jobToken(_ options: Options, environment env: [String: String]) async throws -> String {

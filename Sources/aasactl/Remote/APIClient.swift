@@ -18,10 +18,13 @@ struct APIFailure: Error {
     /// `(field, rule, message)` of `errors[]`.
     var errors: [(field: String, rule: String, message: String)]
     var body: [UInt8]
+    /// The answer's `Retry-After`, in seconds.
+    var retryAfter: Int?
 
-    init(status: Int, body: [UInt8]) {
+    init(status: Int, body: [UInt8], retryAfter: Int? = nil) {
         self.status = status
         self.body = body
+        self.retryAfter = retryAfter
         let object = (try? JSONParser.parse(body).value)?.objectValue ?? [:]
         title = object["title"]?.stringValue ?? "HTTP \(status)"
         detail = object["detail"]?.stringValue
@@ -137,7 +140,8 @@ struct APIClient: Sendable {
                 } else if (200..<300).contains(status) || status == 304 {
                     return APIResponse(status: status, headers: response.headers, body: bytes)
                 } else {
-                    throw APIFailure(status: status, body: bytes)
+                    let retryAfter = response.headers.first(name: "Retry-After").flatMap { Int($0) }
+                    throw APIFailure(status: status, body: bytes, retryAfter: retryAfter)
                 }
             } catch let failure as APIFailure {
                 throw failure
