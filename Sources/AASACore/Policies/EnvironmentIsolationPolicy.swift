@@ -36,7 +36,7 @@ package struct EnvironmentIsolationPolicy: DomainPolicy {
     }
 
     package static func isProduction(_ environment: String, session: DBSession) async throws -> Bool {
-        try await session.listEnvironments().last?.name == environment
+        try await session.isProduction(environment: environment)
     }
 
     /// The rendered files' apps that declare builds, against the domain's environment.

@@ -1,5 +1,5 @@
+import AASAStore
 import Crypto
-import Foundation
 
 /// How a delivery is signed: `X-AASA-Signature: sha256=<hex HMAC-SHA256>` over the timestamp, a
 /// period and the body, keyed with the webhook's secret. The timestamp (`X-AASA-Timestamp`, Unix
@@ -9,13 +9,11 @@ package enum WebhookSignature {
         var message = Array("\(timestamp).".utf8)
         message += body
         let mac = HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: Array(secret.utf8)))
-        return "sha256=" + mac.map { String(format: "%02x", $0) }.joined()
+        return "sha256=" + Hex.string(mac)
     }
 
     /// A new secret: 32 random bytes, hex, prefixed so it is recognisable in a secret scanner.
     package static func newSecret() -> String {
-        "whsec_"
-            + SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }.map { String(format: "%02x", $0) }
-            .joined()
+        "whsec_" + SymmetricKey(size: .bits256).withUnsafeBytes { Hex.string($0) }
     }
 }

@@ -188,7 +188,7 @@ extension DBSession {
         let rows = try await all(
             """
             SELECT NULL::text, NULL::text,
-                   (SELECT name FROM environments ORDER BY position DESC LIMIT 1) = \(domain.environment)
+                   \(unescaped: Self.productionEnvironment) = \(domain.environment)
             UNION ALL
             SELECT k.key, a.app_id, NULL FROM apps a, jsonb_each_text(a.key_labels) k WHERE k.value = 'debug'
             UNION ALL

@@ -13,6 +13,18 @@ extension DBSession {
         ).map { EnvironmentRecord(id: $0.0, name: $0.1, position: $0.2, domainCount: $0.3) }
     }
 
+    /// The production environment's name as a subquery: the last in promotion order. The one place
+    /// that says which environment is production, in SQL, so a larger query reads it in its own
+    /// round trip (`androidKeyFacts`).
+    static let productionEnvironment = "(SELECT name FROM environments ORDER BY position DESC, id DESC LIMIT 1)"
+
+    /// Whether `environment` is production.
+    public func isProduction(environment: String) async throws -> Bool {
+        let row = try await first(
+            "SELECT \(unescaped: Self.productionEnvironment) = \(environment)", as: Bool?.self)
+        return (row ?? nil) ?? false
+    }
+
     /// Makes `names` the environments, in this order: new ones are added, missing ones removed
     /// (the caller has seen that no domain or build is in them). The table is locked until commit,
     /// so two replacements do not interleave.
