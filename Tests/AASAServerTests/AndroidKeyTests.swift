@@ -163,6 +163,35 @@ import Testing
         }
     }
 
+    /// A021 from a build's keys too: another app's dev build signed with the debug key this app lists.
+    /// (Migration 0019 looks these up by the listed keys through an index; only listed keys count.)
+    @Test func anotherAppsBuildsDebugKeyIsWarned() async throws {
+        try await TestWorld.run { w in
+            // Not production, where isolation would refuse the debug build outright.
+            let environments = try await w.call(
+                .put, "/v1/environments", token: w.adminToken, json: ["environments": ["default", "prod"]])
+            try #require(environments.status == 200, "\(environments.text)")
+            try await Self.setUp(w, package: "com.shop.sample", keys: [Self.signing: "play-signing"])
+            let builds: [[String: Any]] = [
+                [
+                    "environment": "default", "appID": "com.shop.sample.dev",
+                    "fingerprints": [["sha256": Self.debug, "label": "debug"]],
+                ]
+            ]
+            let put = try await w.call(
+                .put, "/v1/apps/com.shop.sample/builds", token: w.adminToken, json: ["builds": builds])
+            try #require(put.status == 200, "\(put.text)")
+            try await Self.setUp(w, keys: [Self.upload: "upload", Self.signing: "play-signing"])
+            #expect(try await Self.keyWarnings(w)[AndroidKeyWarnings.anotherPackagesDebugKey] == nil, "not listed")
+            let listed = try await w.call(
+                .patch, "/v1/apps/\(Self.app)", token: w.adminToken,
+                json: ["fingerprints": [Self.signing, Self.debug], "keyLabels": [Self.signing: "play-signing"]])
+            #expect(listed.status == 200, "\(listed.text)")
+            let warnings = try await Self.keyWarnings(w)[AndroidKeyWarnings.anotherPackagesDebugKey] ?? []
+            #expect(warnings.count == 1 && warnings[0].contains("com.shop.sample.dev"), "\(warnings)")
+        }
+    }
+
     @Test func anUploadKeyIsWarnedOfOnProductionDomainsOnly() async throws {
         try await TestWorld.run { w in
             let environments = try await w.call(

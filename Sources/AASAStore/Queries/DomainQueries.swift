@@ -168,7 +168,8 @@ extension DBSession {
         // A suspended team's apps leave the file (the kill switch); its stored rules stay.
         let suspended = try await suspensions(affecting: domain.id)
         let builds = try await builds(appPKs: apps.map(\.id))
-        let keys = apps.contains { $0.platform == .android } ? try await androidKeyFacts(domain) : nil
+        let listed = apps.flatMap(\.fingerprints) + builds.flatMap { $0.fingerprints.map(\.sha256) }
+        let keys = apps.contains { $0.platform == .android } ? try await androidKeyFacts(domain, keys: listed) : nil
         guard !suspended.isEmpty else {
             return DomainSnapshot(
                 domain: domain, grants: grants, apps: apps, ruleSets: ruleSets, builds: builds, androidKeys: keys)
@@ -183,17 +184,21 @@ extension DBSession {
             builds: builds.filter { !ids.contains(appTeams[$0.appPK] ?? -1) }, androidKeys: keys)
     }
 
-    /// The facts an Android statement's key warnings need, in one round trip.
-    func androidKeyFacts(_ domain: DomainRecord) async throws -> AndroidKeyFacts {
+    /// The facts an Android statement's key warnings need, in one round trip: whether the domain
+    /// is production, and which of `keys` (those its statements list) are some package's `debug`
+    /// key, found through the containment indexes of migration 0019.
+    func androidKeyFacts(_ domain: DomainRecord, keys: [String]) async throws -> AndroidKeyFacts {
+        let keys = Array(Set(keys))
         let rows = try await all(
             """
-            SELECT NULL::text, NULL::text,
-                   \(unescaped: Self.productionEnvironment) = \(domain.environment)
+            SELECT NULL::text, NULL::text, \(unescaped: Self.productionEnvironment) = \(domain.environment)
             UNION ALL
-            SELECT k.key, a.app_id, NULL FROM apps a, jsonb_each_text(a.key_labels) k WHERE k.value = 'debug'
+            SELECT w.key, a.app_id, NULL FROM unnest(\(keys)::text[]) w(key)
+            JOIN apps a ON a.key_labels @> jsonb_build_object(w.key, 'debug')
             UNION ALL
-            SELECT f->>'sha256', b.identity, NULL FROM app_builds b, jsonb_array_elements(b.fingerprints) f
-            WHERE f->>'label' = 'debug'
+            SELECT w.key, b.identity, NULL FROM unnest(\(keys)::text[]) w(key)
+            JOIN app_builds b
+              ON b.fingerprints @> jsonb_build_array(jsonb_build_object('sha256', w.key, 'label', 'debug'))
             """, as: (String?, String?, Bool?).self)
         var debugKeys: [String: [String]] = [:]
         for case (let key?, let package?, _) in rows { debugKeys[key, default: []].append(package) }
