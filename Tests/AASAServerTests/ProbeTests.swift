@@ -334,7 +334,9 @@ import Testing
 
     /// Issue 27: an origin or a CDN that sends the head and half the body, then stalls for 45 s,
     /// ends at the fetch's one deadline (5 s, plus a small margin) with P003, for the probe and for
-    /// the CDN monitor, whose pass goes on to the next domain.
+    /// the CDN monitor, whose pass goes on to the next domain. The bounds are far under the 45 s
+    /// stall (only the deadline can end it that early) and loose above the 5.5 s: the whole suite
+    /// on two cores once took 8.5 s for the probe.
     @Test func aStallInTheBodyEndsAtTheDeadline() async throws {
         let origin = try await offPool { try Origin() }
         try await TestWorld.run(configure: origin.configure) { w in
@@ -351,7 +353,7 @@ import Testing
                 let probe = try await Self.probe(w, "halfbody.test")
                 #expect(probe.codes == ["P003"], "\(probe.report)")
             }
-            #expect(elapsed < .seconds(8), "the probe took \(elapsed)")
+            #expect(elapsed < .seconds(15), "the probe took \(elapsed)")
             var config = AppConfig(databaseURL: w.databaseURL)
             origin.configure(&config)
             let fetcher = try AppleFetcher(config: config.fetch)
@@ -364,7 +366,7 @@ import Testing
                     #expect(checked == 2)
                 }
             }
-            #expect(elapsed < .seconds(12), "the monitor's pass took \(elapsed)")
+            #expect(elapsed < .seconds(20), "the monitor's pass took \(elapsed)")
             let stalled = try await w.call(.get, "/v1/domains/halfbody.test/cdn", token: w.adminToken)
             #expect(stalled.object["state"] as? String == "error", "\(stalled.text)")
             #expect((stalled.object["detail"] as? String ?? "").contains("deadline"), "\(stalled.text)")
@@ -375,7 +377,7 @@ import Testing
                 let check = try await w.call(.post, "/v1/domains/halfbody.test/cdn/check", token: w.adminToken)
                 #expect(check.object["state"] as? String == "error")
             }
-            #expect(elapsed < .seconds(8), "the CDN check took \(elapsed)")
+            #expect(elapsed < .seconds(15), "the CDN check took \(elapsed)")
         }
     }
 }
