@@ -158,9 +158,9 @@ import Testing
     /// The listening connection stops answering (its backend stopped with SIGSTOP, as a hung
     /// server or a dead network path looks) while another replica changes an app (here, SQL): the
     /// read that waits for its round trip is let go at the round trip's 2 s deadline and answered
-    /// from the database, with the change; the next read does not wait at all; and once the backend
-    /// is gone, the follower listens again on a new connection.
-    @Test(.timeLimit(.minutes(1))) func aReadNeverWaitsOnAListeningConnectionThatStoppedAnswering() async throws {
+    /// from the database, with the change; the follower listens again on a new connection while the
+    /// old backend is still stopped; and once that backend is resumed, it is gone.
+    @Test(.timeLimit(.minutes(2))) func aReadNeverWaitsOnAListeningConnectionThatStoppedAnswering() async throws {
         try await TestWorld.run { w in
             let shop = try await Self.fixture(w)
             for _ in 0..<2 { _ = try await w.call(.get, "/v1/teams/shop/apps", token: shop) }
@@ -179,13 +179,20 @@ import Testing
             let first = try await w.call(.get, "/v1/teams/shop/apps", token: shop)
             let waited = clock.now - started
             #expect(first.status == 200 && Self.servicesIn(first.text) == ["applinks", "appclips"], "\(first.text)")
-            #expect(waited >= .seconds(1.9) && waited < .seconds(10), "let go at the deadline: \(waited)")
-            let next = clock.now
+            // At least the deadline (the backend never answers); the upper bound is liveness only,
+            // loose for the whole suite's load (the test's time limit is the hang guard).
+            #expect(waited >= .seconds(1.9) && waited < .seconds(20), "let go at the deadline: \(waited)")
             let second = try await w.call(.get, "/v1/teams/shop/apps", token: shop)
-            #expect(second.status == 200 && clock.now - next < .seconds(1.9), "not listening: no wait")
+            #expect(second.status == 200 && Self.servicesIn(second.text) == ["applinks", "appclips"])
+            // The follower does not wait for the stopped backend: it listens on another one while
+            // that one is still stopped.
+            let moved = try await eventually(timeout: .seconds(30)) {
+                try await Self.readModelBackends(w).contains { $0 != listener }
+            }
+            #expect(moved, "the follower listens again while the old backend is stopped")
             kill(listener, SIGCONT)
             resumed = true
-            let again = try await eventually(timeout: .seconds(15)) {
+            let again = try await eventually(timeout: .seconds(30)) {
                 let now = try await Self.readModelBackends(w)
                 return now.count == 1 && now != [listener]
             }
