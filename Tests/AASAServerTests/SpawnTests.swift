@@ -23,3 +23,22 @@ import Testing
         #expect(String(decoding: run.out, as: UTF8.self) == "0\n1\n2\n")
     }
 }
+
+/// The report `ServerProcess` prints for an aasad that starts but never listens: every thread of
+/// the process with its state and wait channel (gdb's backtraces are left out here: slow).
+@Suite struct StuckProcessReportTests {
+    @Test func aStuckProcessIsReportedThreadByThread() throws {
+        let sleeper = Process()
+        sleeper.executableURL = URL(fileURLWithPath: "/bin/sleep")
+        sleeper.arguments = ["30"]
+        try sleeper.launchSerialized()
+        defer {
+            // SIGKILL: the suite's process blocks SIGTERM (its in-process servers' signal handling),
+            // and a child launched by Foundation inherits that mask.
+            kill(sleeper.processIdentifier, SIGKILL)
+            sleeper.waitUntilExit()
+        }
+        let report = ServerProcess.threads(of: sleeper.processIdentifier, backtraces: false)
+        #expect(report.contains("thread \(sleeper.processIdentifier) sleep State:"), "\(report)")
+    }
+}

@@ -7,27 +7,37 @@ import Testing
 /// A real `aasad serve` process on a test database, for what only processes can show: replicas
 /// following each other, SIGTERM, kill -9.
 final class ServerProcess: @unchecked Sendable {
-    let process = Process()
-    let port: Int
+    // Replaced only inside `start()`, before the test uses the server.
+    private(set) var process: Process
+    private(set) var port: Int
     let log: URL
+    private let environment: [String: String]
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     init(database url: DatabaseURL, logLevel: String? = nil, environment extra: [String: String] = [:]) throws {
         // `extra` last: a test's own settings (the probe's trust and overrides, webhook timing).
-        port = try FreePort.pick()
-        process.executableURL = URL(fileURLWithPath: try ProcessTests.binary())
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
         environment["AASA_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
-        environment["AASA_LISTEN"] = "127.0.0.1:\(port)"
         if let logLevel { environment["LOG_LEVEL"] = logLevel }
         environment.merge(extra) { $1 }
-        process.environment = environment
+        self.environment = environment
         log = FileManager.default.temporaryDirectory.appendingPathComponent("aasad-\(UUID().uuidString).log")
+        port = try FreePort.pick()
+        process = try Self.makeProcess(environment: environment, port: port, log: log)
+    }
+
+    private static func makeProcess(environment: [String: String], port: Int, log: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try ProcessTests.binary())
+        var environment = environment
+        environment["AASA_LISTEN"] = "127.0.0.1:\(port)"
+        process.environment = environment
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardError = handle
         process.standardOutput = handle
+        return process
     }
 
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
@@ -49,15 +59,54 @@ final class ServerProcess: @unchecked Sendable {
     /// Starts the process and waits until it listens; throws (the test stops there) if it exits or
     /// does not listen within 30 s, rather than going on against a dead server. Alone it listens
     /// in well under a second; the bound is for the whole suite's processes and database clones on
-    /// two cores, where one start once took over 15 s.
+    /// two cores.
+    ///
+    /// Twice in about ten whole-suite CI runs an aasad logged "served files loaded" and then
+    /// nothing, still running, for the whole bound: it never logged Hummingbird's "listening on".
+    /// The cause is not known yet. Such a start is printed with what each of its threads was
+    /// doing (for the next look), killed, and tried once more on a fresh port; an aasad that exits
+    /// is never retried.
     func start() async throws {
-        try process.launchSerialized()
-        let listening = try await eventually(timeout: .seconds(30), every: .milliseconds(100)) {
-            output.contains("listening on") || !process.isRunning
+        for attempt in 1...2 {
+            try process.launchSerialized()
+            let listening = try await eventually(timeout: .seconds(30), every: .milliseconds(100)) {
+                output.contains("listening on") || !process.isRunning
+            }
+            if listening && output.contains("listening on") { return }
+            let stuck = process.isRunning
+            let threads = stuck ? Self.threads(of: process.processIdentifier) : ""
+            if stuck { kill(process.processIdentifier, SIGKILL) }
+            let report = "aasad did not start (attempt \(attempt)): \(output)\n\(threads)"
+            guard stuck, attempt == 1 else { throw DidNotStart(description: report) }
+            print("ServerProcess: \(report)\nServerProcess: trying once more on a fresh port")
+            process.waitUntilExit()
+            port = try FreePort.pick()
+            process = try Self.makeProcess(environment: environment, port: port, log: log)
         }
-        if listening && output.contains("listening on") { return }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        throw DidNotStart(description: "aasad did not start: \(output)")
+    }
+
+    /// Each thread of `pid` with its state and kernel wait channel, and gdb's backtraces where gdb
+    /// is installed (bounded by `timeout`).
+    static func threads(of pid: Int32, backtraces: Bool = true) -> String {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var lines = tasks.sorted().map { task -> String in
+            let base = "/proc/\(pid)/task/\(task)/"
+            let name = (try? String(contentsOfFile: base + "comm", encoding: .utf8)) ?? "?"
+            let state =
+                ((try? String(contentsOfFile: base + "status", encoding: .utf8)) ?? "").split(separator: "\n")
+                .first { $0.hasPrefix("State:") } ?? "State: ?"
+            let wchan = (try? String(contentsOfFile: base + "wchan", encoding: .utf8)) ?? "?"
+            return "thread \(task) \(name.trimmingCharacters(in: .whitespacesAndNewlines)) \(state) wchan=\(wchan)"
+        }
+        if backtraces, FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb"),
+            let dump = try? Spawn.run(
+                "/usr/bin/timeout",
+                ["20", "/usr/bin/gdb", "-batch", "-p", "\(pid)", "-ex", "thread apply all bt 30"],
+                environment: ProcessInfo.processInfo.environment)
+        {
+            lines.append(String(decoding: dump.out, as: UTF8.self))
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// Waits until the log holds `count` lines containing every one of `needles` (an event
