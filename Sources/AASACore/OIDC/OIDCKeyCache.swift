@@ -75,7 +75,7 @@ package actor OIDCKeyCache {
 
     /// Whole seconds, rounded up, at least one.
     private static func seconds(_ duration: Duration) -> Int {
-        max(1, Int((Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18).rounded(.up)))
+        max(1, Int((duration.milliseconds / 1000).rounded(.up)))
     }
 
     private func refresh(_ issuer: OIDCIssuerRecord) async throws -> Entry {
