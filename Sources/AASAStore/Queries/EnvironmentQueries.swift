@@ -14,8 +14,8 @@ extension DBSession {
     }
 
     /// The production environment's name as a subquery: the last in promotion order. The one place
-    /// that says which environment is production, in SQL, so a larger query reads it in its own
-    /// round trip (`androidKeyFacts`).
+    /// that says which environment is production, in SQL, so a larger query reads it without a
+    /// round trip of its own (`androidKeyFacts`).
     static let productionEnvironment = "(SELECT name FROM environments ORDER BY position DESC, id DESC LIMIT 1)"
 
     /// Whether `environment` is production.
