@@ -120,6 +120,58 @@ for rules in [200, 1_500] {
     print(line("JSONSerialization.jsonObject", foundation))
     print(line("JSONParser (order, duplicates, lexemes kept)", ours))
 }
+
+// MARK: request bodies, per MB
+
+// What aasad's input check pays for a body before any service sees it (issue 49: a string of
+// escaped surrogate pairs took time growing with the square of its length, 12 s for 2.4 MB). Each
+// body is parsed at 1, 2 and 4 MB; linear means the 4 MB body costs 4x the 1 MB one.
+print("")
+print("request bodies: JSONParser per MB (the input check's parse), \(quick ? "quick" : "full") run, 1 thread")
+print("")
+print("| body | MB | ms | ms per MB | 4 MB / 1 MB | JSONSerialization ms |")
+print("|---|---|---|---|---|---|")
+let bodyKinds: [(String, (Int) -> [UInt8])] = [
+    (
+        "string of escaped surrogate pairs",
+        { megabytes in
+            let pair = #"\udbf6\udd5a"#
+            return Array(
+                ("{\"aasa\": \"" + String(repeating: pair, count: megabytes * (1 << 20) / pair.utf8.count) + "\"}").utf8
+            )
+        }
+    ),
+    (
+        "plain ASCII string",
+        { megabytes in Array(("{\"aasa\": \"" + String(repeating: "a", count: megabytes << 20) + "\"}").utf8) }
+    ),
+    (
+        "array of empty objects",
+        { megabytes in
+            Array(("[" + Array(repeating: "{}", count: (megabytes << 20) / 3).joined(separator: ",") + "]").utf8)
+        }
+    ),
+]
+for (name, make) in bodyKinds {
+    var oneMB = 0.0
+    for megabytes in [1, 2, 4] {
+        let bytes = make(megabytes)
+        let data = Data(bytes)
+        let ours = measure(urls: [""], minimumSeconds: quick ? 0.1 : 1) { _ in
+            (try? JSONParser.parse(bytes)).map { _ in "ok" }
+        }
+        let foundation = measure(urls: [""], minimumSeconds: quick ? 0.1 : 1) { _ in
+            (try? JSONSerialization.jsonObject(with: data)).map { _ in "ok" }
+        }
+        let ms = percentile(ours.latencies, 0.5) / 1e6
+        if megabytes == 1 { oneMB = ms }
+        print(
+            "| \(name) | \(megabytes) | \(String(format: "%.1f", ms)) | "
+                + "\(String(format: "%.1f", ms / Double(megabytes))) | "
+                + (megabytes == 4 ? String(format: "%.2f", ms / oneMB) : "") + " | "
+                + "\(String(format: "%.1f", percentile(foundation.latencies, 0.5) / 1e6)) |")
+    }
+}
 print("")
 print("peak RSS of the model benchmarks: \(String(format: "%.1f", peakRSSMiB())) MiB")
 

@@ -54,6 +54,8 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     router.add(middleware: ETagHeaderMiddleware())
     router.add(middleware: RequestInputMiddleware(maxBodyBytes: config.maxBodyBytes))
     router.add(middleware: AuthMiddleware(authenticator: Authenticator(database: database, cache: principals)))
+    // After authentication: a body is parsed only for a caller who may send it (issue 49).
+    router.add(middleware: RequestBodyMiddleware(early: EarlyRefusal(database: database)))
     // After the body middleware: its fingerprint reads the body that middleware collected.
     router.add(middleware: IdempotencyMiddleware(database: database))
     let pipeline = DomainChangePipeline(
@@ -73,7 +75,10 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     api.oidc = IDTokenVerifier(keys: OIDCKeyCache(fetcher: fetcher, minRefetchGap: config.oidcKeyRefetchGap))
     api.maxWebhooksPerTeam = config.maxWebhooksPerTeam
     // People read and grep these answers: URLs and paths print as written (`"/shop"`, not `"\/shop"`).
-    let openAPI = Configuration(jsonEncodingOptions: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
+    // Every date-time a request sets is bounded to years 0001-9999 here (issue 49).
+    let openAPI = Configuration(
+        dateTranscoder: BoundedDateTranscoder(),
+        jsonEncodingOptions: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
     try api.registerHandlers(
         on: RouteRecordingTransport(
             inner: router, table: routes, ownGETs: config.fastReads ? FastReadRoutes.paths : []),

@@ -139,6 +139,23 @@ import Testing
         #expect(throws: HostName.Problem.self) { try HostName.normalized("a/b.com") }
         #expect(throws: HostName.Problem.self) { try HostName.normalized("xn--zz.com") == "" }
     }
+
+    /// Issue 49: a string's escapes are collected into one growing buffer; what it decodes to is
+    /// the same, runs between escapes included, for every kind of escape.
+    @Test func escapesDecodeWithTheRunsBetweenThem() throws {
+        let cases: [(String, String)] = [
+            (#""a\u00e9b\ud83d\ude00c\n\"\\\/\t""#, "a\u{e9}b\u{1F600}c\n\"\\/\t"),
+            (#""\ud83d\ude00\ud83d\ude00""#, "\u{1F600}\u{1F600}"),
+            (#""élan \u0041 ünd""#, "élan A ünd"),
+            (#""\b\f\r""#, "\u{08}\u{0C}\r"),
+        ]
+        for (json, expected) in cases {
+            #expect(try JSONParser.parse(Array(json.utf8)).value == .string(expected), "\(json)")
+        }
+        let many = "\"" + String(repeating: #"x\udbf6\udd5a"#, count: 10_000) + "\""
+        let decoded = try JSONParser.parse(Array(many.utf8)).value
+        #expect(decoded == .string(String(repeating: "x\u{10D95A}", count: 10_000)))
+    }
 }
 
 extension JSONValue {

@@ -22,6 +22,17 @@ package struct Finding: Sendable, Codable, Equatable {
     package var team: String?
     package var appID: String?
     package var ruleID: String?
+
+    package init(
+        code: String, path: String, message: String, team: String? = nil, appID: String? = nil, ruleID: String? = nil
+    ) {
+        self.code = code
+        self.path = path
+        self.message = message
+        self.team = team
+        self.appID = appID
+        self.ruleID = ruleID
+    }
 }
 
 /// Every refusal the services make, in the service's own words: what kind of wrong it is, a slug
@@ -119,8 +130,15 @@ package struct ServiceError: Error, Sendable {
     {
         ServiceError(
             kind: .invalid, slug: "invalid", title: "The change breaks a rule",
-            detail: detail ?? errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "),
+            detail: detail ?? listed(errors.map { "\($0.field): \($0.message)" }),
             errors: errors, warnings: warnings)
+    }
+
+    /// At most five of `items` in a sentence, then how many more (issue 49: a detail listing
+    /// 340,000 errors).
+    package static func listed(_ items: [String]) -> String {
+        let shown = items.prefix(5).joined(separator: "; ")
+        return items.count > 5 ? shown + "; … and \(items.count - 5) more" : shown
     }
 
     package static func invalid(field: String, rule: String, _ message: String) -> ServiceError {

@@ -62,25 +62,39 @@ package struct TokenExchange: Sendable {
     }
 
     package func exchange(_ request: Request, now: Date = Date()) async throws -> Issued {
-        guard request.grantType == Self.grantType else {
-            throw ServiceError.invalid(field: "grant_type", rule: "grant-type", "grant_type is \(Self.grantType)")
-        }
-        guard Self.subjectTypes.contains(request.subjectTokenType) else {
-            throw ServiceError.invalid(
-                field: "subject_token_type", rule: "token-type",
-                "subject_token_type is \(Self.subjectTypes.joined(separator: " or "))")
-        }
+        // Every exchange is counted once, under its outcome, whatever refuses it (issue 49).
         do {
+            guard request.grantType == Self.grantType else {
+                throw ServiceError.invalid(field: "grant_type", rule: "grant-type", "grant_type is \(Self.grantType)")
+            }
+            guard Self.subjectTypes.contains(request.subjectTokenType) else {
+                throw ServiceError.invalid(
+                    field: "subject_token_type", rule: "token-type",
+                    "subject_token_type is \(Self.subjectTypes.joined(separator: " or "))")
+            }
             let issued = try await exchangeVerified(request, now: now)
-            Counter(label: "aasad_oidc_exchanges_total", dimensions: [("outcome", "issued")]).increment()
+            Self.count("issued")
             return issued
         } catch let refusal as ExchangeRefusal {
-            Counter(label: "aasad_oidc_exchanges_total", dimensions: [("outcome", refusal.reason.rawValue)])
-                .increment()
+            Self.count(refusal.reason.rawValue)
             work.logger.notice(
                 "token exchange refused", metadata: ["reason": .string(refusal.reason.rawValue)])
             throw refusal.serviceError
+        } catch let problem as ServiceError {
+            Self.count("invalid-request")
+            throw problem
+        } catch {
+            Self.count("error")
+            throw error
         }
+    }
+
+    /// Every value `aasad_oidc_exchanges_total{outcome}` takes, so each series exists from the start.
+    package static let outcomes =
+        ["issued", "invalid-request", "error"] + ExchangeRefusal.Reason.allCases.map(\.rawValue)
+
+    private static func count(_ outcome: String) {
+        Counter(label: "aasad_oidc_exchanges_total", dimensions: [("outcome", outcome)]).increment()
     }
 
     private func exchangeVerified(_ request: Request, now: Date) async throws -> Issued {
@@ -152,15 +166,18 @@ package struct TokenExchange: Sendable {
         return (first.team, scopes.sorted())
     }
 
-    /// The job as the audit names it: issuer, repository (or project), ref, workflow, run and
-    /// commit, from GitHub's or GitLab's claim names.
+    /// The job as the audit names it: issuer, repository (or project), ref, workflow (its name and
+    /// file), run and commit, from GitHub's or GitLab's claim names.
     static func job(_ claims: JobClaims, issuer: OIDCIssuerRecord) -> (who: String, audit: JSONValue) {
         let c = claims.claims
         let repository = c["repository"] ?? c["project_path"]
         var o: JSONObject = ["issuer": .string(issuer.name)]
         let fields: [(String, String?)] = [
             ("subject", claims.subject), ("repository", repository), ("ref", c["ref"]),
-            ("workflow", c["workflow_ref"] ?? c["workflow"] ?? c["ci_config_ref_uri"]),
+            // GitHub names the workflow, its file at a ref, and (for a reusable one) the called
+            // file; GitLab names the pipeline's configuration file at a ref.
+            ("workflow", c["workflow"]), ("workflowRef", c["workflow_ref"]),
+            ("jobWorkflowRef", c["job_workflow_ref"]), ("ciConfigRefURI", c["ci_config_ref_uri"]),
             ("runID", c["run_id"] ?? c["pipeline_id"]), ("runAttempt", c["run_attempt"]), ("jobID", c["job_id"]),
             ("event", c["event_name"] ?? c["pipeline_source"]), ("sha", c["sha"]),
             ("actor", c["actor"] ?? c["user_login"]),

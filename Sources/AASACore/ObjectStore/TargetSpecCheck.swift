@@ -213,11 +213,24 @@ package enum TargetSpecCheck {
         guard scheme == "https" || (scheme == "http" && insecure) else {
             return insecure ? "the URL is https or http" : "the URL is https (plain http only with insecure: true)"
         }
+        // A credential goes out with every request: in clear only to this machine (issue 49).
+        if scheme == "http" && !isLoopback(host) {
+            return "plain http (insecure: true) is only for localhost or a loopback address; \(host) needs https"
+        }
         if url.user != nil || url.password != nil { return "the URL carries no credentials: name a credential set" }
         if url.query != nil || url.fragment != nil { return "the URL has no query or fragment" }
         if !pathAllowed && !(url.path.isEmpty || url.path == "/") { return "the URL has no path" }
         if OutboundURL.hasControlCharacter(text) { return "the URL has no control characters" }
         return nil
+    }
+
+    /// `localhost`, or a literal 127.0.0.0/8 or ::1 address (URLComponents keeps an IPv6 host's brackets).
+    package static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare.lowercased() == "localhost" || bare == "::1" || bare == "0:0:0:0:0:0:0:1" { return true }
+        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets.first == "127"
+            && octets.allSatisfy { $0.count <= 3 && !$0.isEmpty && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }
     }
 
     private static func isToken(_ text: String, allowed: String, max: Int) -> Bool {

@@ -50,10 +50,12 @@ package struct TargetsChange: DomainChange {
             defaults: before.defaults, webRoots: webRoots, autoPublish: before.autoPublish,
             legacyRootPath: before.legacyRootPath)
         try await session.setObjectTargets(domainID: before.id, specs: objects.map(\.json))
+        // Each target whole, as stored (issue 49: names alone left a change of credential set,
+        // endpoint or cache-control invisible). A spec holds no secret: it names a credential set.
         func listed(_ roots: [String], _ objects: [String]) -> JSONValue {
             .array(
-                roots.map { .string("webRoot:" + $0) }
-                    + objects.compactMap(TargetSpec.decode).map { .string("\($0.kind.rawValue):\($0.name ?? "")") })
+                roots.map { .object(["kind": .string("webRoot"), "path": .string($0)]) }
+                    + objects.map { (try? JSONParser.parse(Array($0.utf8)).value) ?? .string($0) })
         }
         return Applied(
             output: after, domains: [],
@@ -74,6 +76,33 @@ package struct DomainTargets: Sendable {
 
     package var domain: DomainRecord
     package var entries: [Entry]
+
+    /// What a principal may see of a domain's targets (issue 49): an admin everything; a team
+    /// holding a grant on the domain each target's kind (and a purge's provider) and whether its
+    /// last outcome's steps went through, never a bucket, endpoint, URL, path, credential set or
+    /// an upstream's error text; anyone else nothing (404, as for a domain it cannot see).
+    package static func read(_ host: String, principal: Principal, work: RequestWork) async throws -> DomainTargets {
+        let targets = try await read(host, work: work)
+        if principal.isAdmin { return targets }
+        guard let teamID = principal.teamID,
+            try await work.read({ try await $0.grant(domainID: targets.domain.id, teamID: teamID) }) != nil
+        else { throw ServiceError.notFound("no targets of \(host) for this token: an admin's, or a granted team's") }
+        return DomainTargets(domain: targets.domain, entries: targets.entries.enumerated().map { redacted($1, $0) })
+    }
+
+    static func redacted(_ entry: Entry, _ position: Int) -> Entry {
+        var spec = TargetSpec(kind: entry.spec.kind)
+        spec.provider = entry.spec.provider
+        spec.name = "\(entry.spec.kind.rawValue) \(position + 1)"
+        let last = entry.last.map { outcome -> ObjectOutcome in
+            var shown = ObjectOutcome(target: spec.name ?? "", kind: outcome.kind, ok: outcome.ok)
+            shown.revision = outcome.revision
+            shown.assetLinksRevision = outcome.assetLinksRevision
+            shown.steps = outcome.steps.map { .init(step: $0.step, file: $0.file, key: nil, ok: $0.ok, error: nil) }
+            return shown
+        }
+        return Entry(spec: spec, last: last)
+    }
 
     package static func read(_ host: String, work: RequestWork) async throws -> DomainTargets {
         try await work.read { session in

@@ -205,8 +205,11 @@ private struct Cursor {
         let open = index
         index += 1  // opening quote
         // Most strings have no escape: they are validated and decoded from the bytes in one step.
-        // Only a string with an escape collects scalars.
-        var scalars: String.UnicodeScalarView?
+        // Only a string with an escape collects its UTF-8 into a buffer, which grows geometrically:
+        // appending to a `String.UnicodeScalarView` with `append(contentsOf:)` reserved the exact
+        // new size each time, so a string of N escapes cost N² (issue 49: 2.4 MB of escaped
+        // surrogate pairs took 12 s).
+        var collected: [UInt8]?
         var runStart = index
         while true {
             guard index < bytes.count else {
@@ -216,18 +219,21 @@ private struct Cursor {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 try validateRun(from: runStart, to: index)
-                let run = text(from: runStart, to: index)
+                guard var utf8 = collected.take() else {
+                    let run = text(from: runStart, to: index)
+                    index += 1
+                    return run
+                }
+                utf8.append(contentsOf: bytes[runStart..<index])
                 index += 1
-                guard var collected = scalars else { return run }
-                collected.append(contentsOf: run.unicodeScalars)
-                return String(collected)
+                return String(decoding: utf8, as: UTF8.self)
             }
             if byte == UInt8(ascii: "\\") {
                 try validateRun(from: runStart, to: index)
-                var collected = scalars ?? String.UnicodeScalarView()
-                collected.append(contentsOf: text(from: runStart, to: index).unicodeScalars)
-                try parseEscape(into: &collected)
-                scalars = collected
+                var utf8 = collected.take() ?? []
+                utf8.append(contentsOf: bytes[runStart..<index])
+                try parseEscape(into: &utf8)
+                collected = utf8
                 runStart = index
                 continue
             }
@@ -294,20 +300,22 @@ private struct Cursor {
         return (scalar, length)
     }
 
-    mutating func parseEscape(into scalars: inout String.UnicodeScalarView) throws(JSONSyntaxError) {
+    /// One escape's scalar, appended to `utf8` as UTF-8.
+    mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONSyntaxError) {
+        func append(_ scalar: Unicode.Scalar) { utf8.append(contentsOf: UTF8.encode(scalar)!) }
         index += 1  // backslash
         guard index < bytes.count else { throw error("unterminated escape sequence") }
         let c = bytes[index]
         index += 1
         switch c {
-        case UInt8(ascii: "\""): scalars.append("\"")
-        case UInt8(ascii: "\\"): scalars.append("\\")
-        case UInt8(ascii: "/"): scalars.append("/")
-        case UInt8(ascii: "b"): scalars.append("\u{08}")
-        case UInt8(ascii: "f"): scalars.append("\u{0C}")
-        case UInt8(ascii: "n"): scalars.append("\n")
-        case UInt8(ascii: "r"): scalars.append("\r")
-        case UInt8(ascii: "t"): scalars.append("\t")
+        case UInt8(ascii: "\""): append("\"")
+        case UInt8(ascii: "\\"): append("\\")
+        case UInt8(ascii: "/"): append("/")
+        case UInt8(ascii: "b"): append("\u{08}")
+        case UInt8(ascii: "f"): append("\u{0C}")
+        case UInt8(ascii: "n"): append("\n")
+        case UInt8(ascii: "r"): append("\r")
+        case UInt8(ascii: "t"): append("\t")
         case UInt8(ascii: "u"):
             let high = try parseHex4()
             if (0xD800...0xDBFF).contains(high) {
@@ -321,11 +329,11 @@ private struct Cursor {
                     throw error("\\u\(hex(Int(high), width: 4)) is not followed by a low surrogate")
                 }
                 let value = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
-                scalars.append(Unicode.Scalar(value)!)
+                append(Unicode.Scalar(value)!)
             } else if (0xDC00...0xDFFF).contains(high) {
                 throw error("\\u\(hex(Int(high), width: 4)) is a lone low surrogate")
             } else {
-                scalars.append(Unicode.Scalar(high)!)
+                append(Unicode.Scalar(high)!)
             }
         default:
             index -= 2

@@ -6,8 +6,7 @@ import Foundation
 
 extension APIImplementation {
     func getTargets(_ input: Operations.GetTargets.Input) async throws -> Operations.GetTargets.Output {
-        _ = try principal()
-        let targets = try await DomainTargets.read(input.path.host, work: work)
+        let targets = try await DomainTargets.read(input.path.host, principal: try principal(), work: work)
         return .ok(
             .init(headers: .init(eTag: ETag.of(targets.domain.version)), body: .json(try .init(targets))))
     }

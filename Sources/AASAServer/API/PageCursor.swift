@@ -22,8 +22,10 @@ enum PageCursor {
     static func decode(_ cursor: String, _ list: List) -> String? {
         var base64 = cursor
         while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8),
-            text.first == list.rawValue
+        // A key with U+0000 was never given (PostgreSQL holds no such text): refused here, as 400
+        // `cursor`, not sent to the database to fail there (issue 49: it was 500).
+        guard let data = Data(base64Encoded: base64), !data.contains(0),
+            let text = String(data: data, encoding: .utf8), text.first == list.rawValue
         else { return nil }
         return String(text.dropFirst())
     }

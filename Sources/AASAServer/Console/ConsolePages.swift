@@ -176,7 +176,8 @@ struct ConsolePages {
                 "host": canonical, "domain": try ConsoleAPI.plain(domain), "apps": apps, "android": android,
                 "overlaps": overlaps, "golden": golden, "grants": try ConsoleAPI.plainList(grants),
                 "suspensions": try ConsoleAPI.plainList(try await suspensionsRead.items),
-                "targets": try await targetsRead.targets.map(Self.target),
+                // A team without a grant on the domain sees no targets (issue 49): none listed.
+                "targets": ((try? await targetsRead)?.targets ?? []).map(Self.target),
                 "map": map.svg(),
                 "aasa": served.aasa.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) } as Any,
                 "assetLinks": served.assetLinks.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) }
@@ -380,15 +381,19 @@ struct ConsolePages {
     }
 
     func audit(_ filter: [String: String]) async throws -> ConsolePage {
-        func day(_ text: String?) -> Date? {
-            guard let text, !text.isEmpty else { return nil }
-            return ISO8601DateFormatter().date(from: text + "T00:00:00Z")
+        // The API's own bound on dates (issue 49): a day outside years 0001-9999 is 400 naming it.
+        func day(_ key: String) throws -> Date? {
+            guard let text = filter[key], !text.isEmpty else { return nil }
+            do { return try BoundedDateTranscoder().decode(text + "T00:00:00Z") } catch {
+                throw ServiceError.badRequest(
+                    "\(key) is a day in years 0001-9999, like 2026-11-28", field: key, rule: "date-range")
+            }
         }
         func given(_ key: String) -> String? { filter[key].flatMap { $0.isEmpty ? nil : $0 } }
         let page = try await api.audit(
             .init(
-                team: given("team"), domain: given("domain"), action: given("action"), since: day(filter["since"]),
-                until: day(filter["until"]).map { $0.addingTimeInterval(86_400) }, cursor: given("cursor"), limit: 50))
+                team: given("team"), domain: given("domain"), action: given("action"), since: try day("since"),
+                until: try day("until").map { $0.addingTimeInterval(86_400) }, cursor: given("cursor"), limit: 50))
         var next: String?
         if let cursor = page.nextCursor {
             var query = filter.filter { !$0.value.isEmpty && $0.key != "cursor" }

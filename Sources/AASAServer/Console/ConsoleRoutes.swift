@@ -307,7 +307,7 @@ struct ConsoleRoutes: Sendable {
         do { form = try URLEncodedFormDecoder().decode([String: String].self, from: String(buffer: body)) } catch {
             throw ServiceError.badRequest("the form cannot be read as application/x-www-form-urlencoded")
         }
-        try RequestInputMiddleware.check(
+        try RequestBodyMiddleware.check(
             .object(JSONObject(form.sorted { $0.key < $1.key }.map { JSONMember($0.key, .string($0.value)) })), at: [])
         return form
     }

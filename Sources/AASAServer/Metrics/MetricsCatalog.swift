@@ -15,7 +15,7 @@ enum MetricsCatalog {
         }
         _ = Counter(label: "aasad_auth_failures_total", dimensions: [("reason", "missing")])
         _ = Counter(label: "aasad_reconcile_rewrites_total", dimensions: [("state", "missing")])
-        for outcome in ["issued", "signature", "replay"] {
+        for outcome in TokenExchange.outcomes {
             _ = Counter(label: "aasad_oidc_exchanges_total", dimensions: [("outcome", outcome)])
         }
     }

@@ -111,14 +111,27 @@ enum ProblemResponse {
         }
     }
 
+    /// The most entries a problem lists in each of `errors`, `warnings` and `violations`; past it
+    /// the last entry says how many more there were (issue 49: one request's 340,000 errors made a
+    /// 33 MB answer).
+    static let maxListed = 100
+
+    static func capped<Item>(_ items: [Item], more: (String) -> Item) -> [Item] {
+        guard items.count > maxListed else { return items }
+        return Array(items.prefix(maxListed - 1)) + [more("… and \(items.count - maxListed + 1) more")]
+    }
+
     static func response(_ problem: ServiceError, instance: String) -> Response {
         let status = status(problem.kind)
         let body = ProblemBody(
             type: "urn:aasad:problem:\(problem.slug)", title: problem.title, status: Int(status.code),
             detail: problem.detail, instance: instance, requestId: RequestState.current?.requestID,
-            errors: problem.errors.isEmpty ? nil : problem.errors,
-            warnings: problem.warnings.isEmpty ? nil : problem.warnings,
-            violations: problem.violations.isEmpty ? nil : problem.violations)
+            errors: problem.errors.isEmpty
+                ? nil : capped(problem.errors) { FieldError(field: "", rule: "more", message: $0) },
+            warnings: problem.warnings.isEmpty
+                ? nil : capped(problem.warnings) { Finding(code: "more", path: "", message: $0) },
+            violations: problem.violations.isEmpty
+                ? nil : capped(problem.violations) { .object(["more": .string($0)]) })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(body)) ?? Data("{\"title\":\"Internal server error\",\"status\":500}".utf8)

@@ -3,32 +3,22 @@ import AASAModel
 import Hummingbird
 import NIOCore
 
-/// What every request's input must be before anything reads it, checked once here:
+/// What every request's input must be before anyone authenticates it, checked once here, in
+/// time linear in its size and without parsing a body:
 /// - a body above the size limit is 413, declared or chunked (a chunked body is cut off, not read
 ///   to its end);
-/// - `null` in a JSON body is 400: no field of this API takes null, and the generated decoder
-///   would read it as "absent";
-/// - U+0000 anywhere (a body string or key, the path, the query) is 400 naming where: PostgreSQL
-///   refuses it in text, and no name, pattern or reason needs it;
-/// - a JSON string longer than `maxStringBytes` is 400 (`maxLength`): fields with a tighter bound
-///   in openapi.yaml are checked where they are read, and the few that carry a whole file
-///   (`longStrings`) have their own, wider bound;
+/// - U+0000 in the path or the query is 400 naming where: PostgreSQL refuses it in text, and no
+///   name, pattern or reason needs it;
 /// - an `If-Match` longer than openapi.yaml's 100 characters, or an `If-None-Match` longer than its
-///   1,000, is 400, measured as sent;
-/// - a key given twice in one JSON object is 422 naming it: the generated decoder would silently
-///   keep one of the two values (in an import's team map, two teams claiming one prefix).
-/// What comes after (idempotency's fingerprint, the generated decoder) sees the collected body.
+///   1,000, is 400, measured as sent.
+/// The body is collected here (bytes only); `RequestBodyMiddleware`, after authentication, parses
+/// and checks it (issue 49: an unknown token is refused before any byte of a body is parsed).
 struct RequestInputMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let maxBodyBytes: Int
-    static let maxStringBytes = 4096
-    /// Body fields that carry a whole file, by request path and JSON pointer, with openapi.yaml's bound.
     /// Request paths whose body may be larger than `maxBodyBytes`: an import carries whole files,
     /// and a JSON string of 256 KiB can take six times that once escaped.
     static let largerBodies: [String: Int] = ["/v1/imports": 4 << 20]
-    static let longStrings: [String: [String: Int]] = [
-        "/v1/imports": ["/aasa": 262_144, "/aasaBase64": 349_528, "/assetlinks": 262_144]
-    ]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
         -> Response
@@ -57,53 +47,12 @@ struct RequestInputMiddleware: RouterMiddleware {
             throw ServiceError.badRequest("the query parameter contains U+0000 (%00)", field: name, rule: "no-nul")
         }
         if request.method != .get && request.method != .head {
-            let body: ByteBuffer
-            do { body = try await request.collectBody(upTo: maxBodyBytes) } catch is NIOTooManyBytesError {
+            // Hummingbird keeps the collected bytes as the request's body for what comes after.
+            do { _ = try await request.collectBody(upTo: maxBodyBytes) } catch is NIOTooManyBytesError {
                 throw HTTPError(.contentTooLarge)
-            }
-            if request.headers[.contentType]?.hasPrefix("application/json") == true,
-                let parsed = try? JSONParser.parse(Array(body.readableBytesView))
-            {
-                try Self.check(parsed.value, at: [], long: Self.longStrings[request.uri.path] ?? [:])
-                if let duplicate = parsed.duplicateKeys.first {
-                    let field = duplicate.objectPath.appending(duplicate.key).description
-                    throw ServiceError.invalid(
-                        field: field, rule: "duplicate-key",
-                        "\(duplicate.key) is given twice in one object; give it once, with the one value meant")
-                }
             }
         }
         return try await next(request, context)
-    }
-
-    /// The first value of the body that breaks one of the rules above, as a 400.
-    static func check(_ value: JSONValue, at path: [String], long: [String: Int] = [:]) throws {
-        func pointer(_ extra: [String] = []) -> String { JSONPointer(tokens: path + extra).description }
-        switch value {
-        case .null:
-            throw ServiceError.badRequest(
-                "null is not a value here; leave the field out instead", field: pointer(), rule: "type")
-        case .string(let text):
-            try checkText(text, field: pointer(), max: long[pointer()] ?? maxStringBytes)
-        case .array(let items):
-            for (i, item) in items.enumerated() { try check(item, at: path + [String(i)], long: long) }
-        case .object(let object):
-            for member in object {
-                try checkText(member.key, field: pointer([member.key]))
-                try check(member.value, at: path + [member.key], long: long)
-            }
-        default:
-            break
-        }
-    }
-
-    private static func checkText(_ text: String, field: String, max: Int = maxStringBytes) throws {
-        if text.utf8.contains(0) {
-            throw ServiceError.badRequest("U+0000 is not allowed in text", field: field, rule: "no-nul")
-        }
-        if text.utf8.count > max {
-            throw ServiceError.badRequest("a string is at most \(max) bytes", field: field, rule: "maxLength")
-        }
     }
 
     static func hasEncodedNUL(_ text: String) -> Bool {

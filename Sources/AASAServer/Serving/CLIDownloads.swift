@@ -11,43 +11,26 @@ import NIOCore
 /// this aasad, as Concourse and Argo CD serve their CLIs, so a pipeline downloads and verifies it
 /// in seconds instead of building it. The binaries (static, `--static-swift-stdlib`) are found in
 /// the directory `--cli-dir` / `AASA_CLI_DIR` names, as `aasactl-linux-x86_64` and
-/// `aasactl-linux-arm64`; their SHA-256 is computed once, at start. No bearer is needed: a job
-/// downloads aasactl before it has a token, and the binary holds no secret.
+/// `aasactl-linux-arm64`; each answer is the bytes of the file as that request opened it, with
+/// their own length and SHA-256 (`CLIBinaryFile`: hashed again only when the file changed). No
+/// bearer is needed: a job downloads aasactl before it has a token, and the binary holds no secret.
 struct CLIDownloads: Sendable {
-    struct Binary: Sendable {
-        var os: String
-        var arch: String
-        var path: String
-        var size: Int
-        var sha256: String
-    }
-
     static let indexPath = "/v1/cli"
     static let binaryPath = "/v1/cli/aasactl"
     static let architectures = ["x86_64", "arm64"]
 
     let directory: String?
-    let binaries: [Binary]
+    /// Each architecture's file, whether or not it exists now.
+    let files: [(arch: String, file: CLIBinaryFile)]
 
-    /// Reads the directory (nil: none configured) and hashes each binary found.
     init(directory: String?) throws {
         self.directory = directory
-        var found: [Binary] = []
-        for arch in Self.architectures {
-            guard let directory else { break }
-            let path = (directory as NSString).appendingPathComponent("aasactl-linux-\(arch)")
-            guard let handle = FileHandle(forReadingAtPath: path) else { continue }
-            defer { try? handle.close() }
-            var hasher = SHA256()
-            var size = 0
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                hasher.update(data: chunk)
-                size += chunk.count
-            }
-            let hex = Hex.string(hasher.finalize())
-            found.append(Binary(os: "linux", arch: arch, path: path, size: size, sha256: hex))
-        }
-        binaries = found
+        files =
+            directory.map { directory in
+                Self.architectures.map {
+                    ($0, CLIBinaryFile(path: (directory as NSString).appendingPathComponent("aasactl-linux-\($0)")))
+                }
+            } ?? []
     }
 
     /// `amd64` and `aarch64` as `uname -m` and Go name them.
@@ -62,12 +45,15 @@ struct CLIDownloads: Sendable {
     func register(on router: Router<AppRequestContext>) {
         router.get(RouterPath(Self.indexPath)) { _, _ in
             try self.requireDirectory()
-            let items: [JSONValue] = binaries.map {
-                .object([
-                    "os": .string($0.os), "arch": .string($0.arch),
-                    "url": .string("\(Self.binaryPath)?os=\($0.os)&arch=\($0.arch)"), "sha256": .string($0.sha256),
-                    "size": .number(String($0.size)),
-                ])
+            var items: [JSONValue] = []
+            for (arch, file) in files {
+                guard let opened = try await file.open() else { continue }
+                items.append(
+                    .object([
+                        "os": .string("linux"), "arch": .string(arch),
+                        "url": .string("\(Self.binaryPath)?os=linux&arch=\(arch)"), "sha256": .string(opened.sha256),
+                        "size": .number(String(opened.size)),
+                    ]))
             }
             let body = JSONWriter(style: .pretty).bytes(
                 .object(["version": .string(ProductVersion.current), "binaries": .array(items)]))
@@ -75,7 +61,7 @@ struct CLIDownloads: Sendable {
             headers[.contentType] = "application/json"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
         }
-        router.get(RouterPath(Self.binaryPath)) { request, context in
+        router.get(RouterPath(Self.binaryPath)) { request, _ in
             try self.requireDirectory()
             let query = request.uri.queryParameters
             let os = query["os"].map(String.init) ?? "linux"
@@ -83,17 +69,25 @@ struct CLIDownloads: Sendable {
                 throw ServiceError.invalid(
                     field: "arch", rule: "platform", "aasactl is served for os=linux and arch=x86_64 or arm64")
             }
-            guard let binary = binaries.first(where: { $0.arch == arch }) else {
+            guard let file = files.first(where: { $0.arch == arch })?.file, let opened = try await file.open() else {
                 throw ServiceError.notFound("this aasad has no aasactl for linux \(arch) in its --cli-dir")
             }
-            let body = try await FileIO().loadFile(path: binary.path, context: context)
             var headers = HTTPFields()
             headers[.contentType] = "application/octet-stream"
             headers[.contentDisposition] = "attachment; filename=\"aasactl\""
-            headers[.contentLength] = String(binary.size)
-            headers[.eTag] = "\"sha256-\(binary.sha256)\""
-            headers[HTTPField.Name("X-Checksum-SHA256")!] = binary.sha256
+            headers[.eTag] = "\"sha256-\(opened.sha256)\""
+            headers[HTTPField.Name("X-Checksum-SHA256")!] = opened.sha256
             headers[HTTPField.Name("X-AASA-Version")!] = ProductVersion.current
+            let allocator = ByteBufferAllocator()
+            let body = ResponseBody(contentLength: opened.size) { writer in
+                var offset = 0
+                while offset < opened.size {
+                    let chunk = try await opened.chunk(at: offset, allocator: allocator)
+                    offset += chunk.readableBytes
+                    try await writer.write(chunk)
+                }
+                try await writer.finish(nil)
+            }
             return Response(status: .ok, headers: headers, body: body)
         }
     }

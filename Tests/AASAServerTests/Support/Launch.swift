@@ -9,7 +9,9 @@ import Synchronization
 private let launching = Mutex(())
 
 extension Process {
+    /// Also tracked by `ChildReaper`: the child dies with the test process.
     func launchSerialized() throws {
         try launching.withLock { _ in try run() }
+        ChildReaper.track(processIdentifier)
     }
 }

@@ -75,6 +75,8 @@ enum Spawn {
         close(input[0])
         close(output[1])
         close(errorFD)
+        if spawned == 0 { ChildReaper.track(pid) }
+        defer { if spawned == 0 { ChildReaper.untrack(pid) } }
         guard spawned == 0 else {
             close(input[1])
             close(output[0])
