@@ -58,6 +58,7 @@ import Testing
                 apps.map { "\($0["appID"] ?? "") \($0["platform"] ?? "") \($0["team"] ?? "")" } == [
                     "ABCDE12345.com.shop.app ios shop", "com.shop.app android shop", "com.news.app android news",
                 ])
+            try #require(apps.count == 3)
             let shopAndroid = apps[1]
             #expect(shopAndroid["fingerprints"] as? [String] == [Self.upload, Self.play])
             #expect(shopAndroid["services"] as? [String] == ["applinks", "webcredentials"])

@@ -28,7 +28,7 @@ import Testing
             text += String(decoding: buffer[..<n], as: UTF8.self)
         }
         let lines = text.split(separator: "\n").map(String.init)
-        #expect(lines.count == 2, "\(lines)")
+        try #require(lines.count == 2, "\(lines)")
         let shape = #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} (info|warning) aasad: .*\[AASAServerTests\] .+$/#
         for line in lines { #expect(line.wholeMatch(of: shape) != nil, "\(line)") }
         #expect(

@@ -121,7 +121,7 @@ import Testing
             let rules = try #require(
                 (try JSONSerialization.jsonObject(with: Data(listed.out.utf8)) as? [String: Any])?["rules"]
                     as? [[String: Any]])
-            #expect(rules.count == 2)
+            try #require(rules.count == 2)
             let outside = try await cli.run(["rules", "add", "example.com", Self.shopApp, "--path", "/news/*"] + shop)
             #expect(outside.status == 1)
             #expect(outside.err.contains("outside"), "\(outside)")

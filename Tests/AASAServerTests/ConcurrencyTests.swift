@@ -118,7 +118,7 @@ import Testing
                     // Every accepted write got its own version, one apart: none was applied over another unseen.
                     #expect(
                         Set(accepted.map(\.version)).count == accepted.count, "\(team) \(host): a version given twice")
-                    if let last = accepted.last {
+                    if let first = accepted.first, let last = accepted.last {
                         #expect(
                             Self.version(current.etag) == last.version,
                             "\(team) \(host): the last accepted write is the state")
@@ -126,7 +126,7 @@ import Testing
                             rules == [last.pattern], "\(team) \(host): lost update, \(rules) instead of \(last.pattern)"
                         )
                         #expect(
-                            last.version - accepted[0].version == accepted.count - 1,
+                            last.version - first.version == accepted.count - 1,
                             "\(team) \(host): versions with gaps")
                     }
                 }

@@ -65,6 +65,7 @@ import Testing
                     json: ["url": "https://example.com/shop/secret-launch/1", "source": "draft"])
                 #expect(match.object["appID"] as? String == (seesDraft ? nil : Self.shopApp), "\(match.text)")
             }
+            try #require(sizes.count == 3, "\(sizes)")
             #expect(
                 sizes[0] < sizes[1] && sizes[1] == sizes[2],
                 "the report measures the draft the caller may see: \(sizes)")

@@ -193,7 +193,7 @@ import Testing
             // GET …/targets: the web roots (none) and each target with its last outcome.
             let targets = try await w.call(.get, "/v1/domains/shop.test/targets", token: w.adminToken)
             let listed = targets.object["targets"] as? [[String: Any]] ?? []
-            #expect(listed.count == 4)
+            try #require(listed.count == 4, "\(targets.text)")
             #expect(
                 (listed[0]["target"] as? [String: Any])?["name"] as? String == "s3://aasa-files/sites/shop/")
             #expect((listed[0]["last"] as? [String: Any])?["ok"] as? Bool == true)
@@ -244,6 +244,7 @@ import Testing
                     json: ["rules": [["/": "/b/*"]]]
                 ).status == 200)
             let outcomes = try await Self.publish(w, reason: "second")
+            try #require(outcomes.count == 4, "\(outcomes)")
             func aasaEdge(_ k: Int) -> [String: Any] {
                 (outcomes[k]["edge"] as? [[String: Any]] ?? []).first {
                     $0["file"] as? String == "apple-app-site-association"
@@ -291,7 +292,8 @@ import Testing
                     ]
                 ).status == 200)
             let outcomes = try await Self.publish(w, reason: "faults")
-            #expect(outcomes.count == 2 && outcomes.allSatisfy { $0["ok"] as? Bool == false })
+            try #require(outcomes.count == 2, "\(outcomes)")
+            #expect(outcomes.allSatisfy { $0["ok"] as? Bool == false })
             #expect((outcomes[0]["error"] as? String)?.contains("SignatureDoesNotMatch") == true, "\(outcomes[0])")
             #expect((outcomes[1]["error"] as? String)?.contains("NoSuchBucket") == true, "\(outcomes[1])")
             #expect(!(outcomes[0]["error"] as? String ?? "").contains("not-the-secret"))
@@ -315,6 +317,7 @@ import Testing
             let aasaKey = "not-yet-made/sites/shop/.well-known/apple-app-site-association"
             _ = try await offPool { try moto.admin(["deny", moto.keys.id, moto.keys.secret, aasaKey]) }
             let partway = try await Self.publish(w, reason: "partway")
+            try #require(!partway.isEmpty)
             #expect(
                 Self.steps(partway[0]) == ["written assetlinks.json ok", "written apple-app-site-association FAILED"],
                 "\(partway)")
