@@ -25,7 +25,9 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let client = PostgresClient(
         configuration: config.databaseURL.clientConfiguration(maximumConnections: config.databaseConnections),
         backgroundLogger: logger)
-    let database = Database(client: client, leaseTimeout: config.databaseLeaseTimeout, start: ClientStart())
+    let database = Database(
+        client: client, leaseTimeout: config.databaseLeaseTimeout, start: ClientStart(),
+        statementDeadline: config.statementDeadline)
     let migrator = Migrator(files: files)
 
     let served = WellKnownFiles()

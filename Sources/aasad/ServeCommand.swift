@@ -150,7 +150,13 @@ struct Serve: AsyncParsableCommand {
         if let n = env["AASA_WEBHOOK_CONCURRENCY"].flatMap({ Int($0) }), n > 0 { config.webhookConcurrency = n }
         ServerLogging.bootstrap()
         defer { ServerLogging.flush() }
+        if let seconds = env["AASA_STATEMENT_DEADLINE_S"].flatMap({ Int($0) }), seconds > 0 {
+            config.statementDeadline = .seconds(seconds)
+        }
+        if let seconds = env["AASA_SHUTDOWN_DRAIN_S"].flatMap({ Int($0) }), seconds >= 0 {
+            config.shutdownDrain = .seconds(seconds)
+        }
         let app = try buildApplication(config: config)
-        try await app.runService()
+        try await runUntilSignalled(app, config: config)
     }
 }

@@ -129,5 +129,16 @@ import Testing
         #expect(created.status == 201, "\(created.status) \(String(decoding: created.body, as: UTF8.self))")
         #expect(try await Curl.get(api + "/health/ready").status == 200)
         #expect(server.process.isRunning, "aasad recovered without a restart")
+        // Issue 50: the read model listens again after the restart (its reads come from memory
+        // again), and SIGTERM still ends aasad within its bound.
+        let app = try await Curl.call(
+            "POST", api + "/v1/teams/shop/apps", token: token, json: #"{"appID":"\#(ConnectionFaultTests.app)"}"#)
+        #expect(app.status == 201)
+        let listening = try await eventually(timeout: .seconds(30)) {
+            try await ConnectionFaultTests.answersFromMemory(server, token)
+        }
+        #expect(listening, "the read model listens again after a restart: \(server.output.suffix(2000))")
+        let took = try await ConnectionFaultTests.stop(server)
+        #expect(took != nil, "SIGTERM ended aasad within its bound after a restart: \(server.output.suffix(2000))")
     }
 }

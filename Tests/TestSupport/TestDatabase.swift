@@ -146,7 +146,7 @@ public actor TestDatabase {
             defer { group.cancelAll() }
             do {
                 // A helper's first connection can be slow while many tests clone databases.
-                return try await body(Database(client: client, leaseTimeout: .seconds(60)))
+                return try await body(Database(client: client, leaseTimeout: .seconds(60), statementDeadline: nil))
             } catch {
                 print("database error: \(String(reflecting: error))")
                 throw error

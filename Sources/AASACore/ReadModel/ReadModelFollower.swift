@@ -10,9 +10,6 @@ import ServiceLifecycle
 /// round trips `ReadGeneration.sync()` asks for run here. While the connection is down the
 /// generation is "not listening", and the read model serves nothing from memory.
 package struct ReadModelFollower: Service {
-    /// The round trip `ReadGeneration.sync()` waits for did not answer in time.
-    struct RoundTripTimedOut: Error {}
-
     package static let channel = "aasa_reads"
 
     package let database: Database
@@ -30,32 +27,27 @@ package struct ReadModelFollower: Service {
         generation.notListening()
     }
 
+    /// How often an idle follower asks its connection for a round trip: a listening connection
+    /// whose backend was stopped or whose network path died says nothing on its own (issue 50).
+    static let heartbeat: Duration = .seconds(5)
+
     /// One query answered to its end (its rows read, so its completion has been received), within
-    /// `deadline`. Past it, `late` runs first (the waiting reads go to the database at once, whatever
-    /// closing the connection then takes), then the connection is closed, which ends the query, and
-    /// this throws, so the follower connects again: a late answer can no longer count.
+    /// `deadline`. Past it, `late` runs first (the waiting reads go to the database at once), then
+    /// the statement's deadline closes the connection and this throws, so the follower connects
+    /// again: a late answer can no longer count. Nothing here waits for the query itself after its
+    /// deadline: PostgresNIO may never complete a query sent on a connection that just closed
+    /// (`StatementDeadline`), which left this follower deaf for good before.
     private func roundTrip(
         _ connection: PostgresConnection, deadline: Duration = .seconds(2), late: @Sendable () -> Void = {}
     ) async throws {
-        let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for try await _ in try await connection.query("SELECT 1 /* aasad read model */", logger: logger) {}
-                return true
-            }
-            group.addTask {
-                try await Task.sleep(for: deadline)
-                return false
-            }
-            let answered = try await group.next() ?? false
-            if !answered {
-                late()
-                logger.warning("the read model's round trip took over \(deadline); connecting again")
-                try? await connection.close()
-            }
-            group.cancelAll()
-            return answered
+        let session = DBSession(connection: connection, logger: logger, deadline: deadline)
+        do {
+            for try await _ in try await session.run("SELECT 1 /* aasad read model */") {}
+        } catch let error as StatementDeadlineExceeded {
+            late()
+            logger.warning("the read model's round trip took over \(deadline); connecting again")
+            throw error
         }
-        guard answered else { throw RoundTripTimedOut() }
     }
 
     private func listenForever() async {
@@ -69,12 +61,29 @@ package struct ReadModelFollower: Service {
                     // Queries on one connection run in order: once this answers, LISTEN has too.
                     try await roundTrip(connection)
                     let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+                    // A connection PostgreSQL closes (pg_terminate_backend, a restart, a failover)
+                    // ends the wait at once, whether or not a read is waiting.
+                    connection.closeFuture.whenComplete { _ in wake.finish() }
+                    let beats = Task {
+                        while !Task.isCancelled {
+                            try await Task.sleep(for: Self.heartbeat)
+                            wake.yield()
+                        }
+                    }
+                    defer { beats.cancel() }
                     generation.listening(wake: wake)
                     defer { generation.notListening() }
                     try await withTaskCancellationHandler {
+                        var lastTrip = ContinuousClock.now
                         for await _ in wakes {
                             let waiting = generation.takeWaiting()
-                            guard !waiting.isEmpty else { continue }
+                            if waiting.isEmpty {
+                                // A heartbeat: a round trip when none ran for a while.
+                                guard ContinuousClock.now - lastTrip >= Self.heartbeat else { continue }
+                                try await roundTrip(connection, late: { generation.notListening() })
+                                lastTrip = ContinuousClock.now
+                                continue
+                            }
                             // Began after each waiter asked: PostgreSQL sends the notifications of
                             // every commit made before it ahead of its answer.
                             // A failed or late round trip confirms nothing: not listening
@@ -89,11 +98,13 @@ package struct ReadModelFollower: Service {
                                 release()
                                 throw error
                             }
+                            lastTrip = ContinuousClock.now
                             for waiter in waiting { waiter.resume() }
                         }
                     } onCancel: {
                         wake.finish()
                     }
+                    if !Task.isCancelled { throw ConnectionAlreadyClosed() }
                 }
             } catch {
                 generation.notListening()

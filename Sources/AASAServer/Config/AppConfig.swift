@@ -21,6 +21,12 @@ public struct AppConfig: Sendable {
     /// How long a request waits for a pooled connection before it gets 503 (PostgreSQL down or
     /// the pool exhausted). Tests on an overloaded machine raise it; operators keep the default.
     public var databaseLeaseTimeout: Duration = .seconds(5)
+    /// On SIGTERM: how long requests in flight may take to finish, then how long cancelled work
+    /// may take before the process ends regardless (`runUntilSignalled`; issue 50).
+    public var shutdownDrain: Duration = .seconds(20)
+    /// How long one statement may go unanswered before its request fails with 503 (issue 50).
+    public var statementDeadline: Duration = DBSession.defaultDeadline
+    public var shutdownCancel: Duration = .seconds(5)
     /// The most rules one team may keep on one domain: the rule analysis of a domain grows with
     /// its rules, and one team must not be able to make every write to a shared domain slow.
     public var maxRulesPerTeamPerDomain = 1_000

@@ -55,7 +55,7 @@ struct AuthMiddleware: RouterMiddleware {
             state.override = try PolicyOverride.from(
                 force: query["force"].map(String.init), reason: query["reason"].map(String.init),
                 principal: state.principal!)
-            state.session = DBSession(connection: session.connection, logger: state.logger)
+            state.session = DBSession(connection: session.connection, logger: state.logger, deadline: session.deadline)
             return try await RequestState.$current.withValue(state) {
                 try await next(request, context)
             }

@@ -46,21 +46,43 @@ enum ProblemResponse {
             return .conflict("a concurrent change touched the same data; nothing was changed, retry the request")
         case is DatabaseUnavailable:
             logger.error("database unavailable: no connection within the lease timeout")
-            return .unavailable("the database is unavailable; retry later")
+            return Self.databaseUnavailable
+        case let late as StatementDeadlineExceeded:
+            // Issue 50: a statement on a connection PostgreSQL closed under it never answered.
+            logger.error("database statement past its deadline", metadata: ["error": .string(late.description)])
+            return Self.databaseUnavailable
+        case is ConnectionAlreadyClosed:
+            logger.error("database connection closed under the request")
+            return Self.databaseUnavailable
         case let other where String(reflecting: type(of: other)).hasSuffix("ConnectionPoolError"):
             // PostgresNIO's pool gave up (its circuit breaker after failed connection attempts);
             // its error type lives in a module that is not part of PostgresNIO's public API.
             logger.error("database unavailable", metadata: ["error": .string(String(describing: other))])
-            return .unavailable("the database is unavailable; retry later")
+            return Self.databaseUnavailable
+        case let psql as PSQLError
+        where psql.sqlState?.hasPrefix("57P") == true || psql.sqlState?.hasPrefix("08") == true:
+            // The server ended the connection (57P01 terminated by an administrator or a failover,
+            // 57P02 crash, 57P03 not accepting connections yet) or lost it (class 08): issue 50.
+            logger.error("database connection ended", metadata: ["sqlstate": .string(psql.sqlState ?? "")])
+            return Self.databaseUnavailable
         case let psql as PSQLError where Self.isUnavailable(psql):
             logger.error("database unavailable", metadata: ["error": .string(String(describing: psql.code))])
-            return .unavailable("the database is unavailable; retry later")
+            return Self.databaseUnavailable
         default:
             logger.error("unexpected error", metadata: ["error": .string(String(reflecting: error))])
             return ServiceError(
                 kind: .internal, slug: "internal", title: "Internal server error",
                 detail: "an unexpected error occurred; the request ID identifies it in the server's log")
         }
+    }
+
+    /// 503 with `Retry-After`: the database went away under this request (down, failing over, a
+    /// connection closed). A write may have committed before its answer was lost: a client retries
+    /// it with the same `Idempotency-Key`.
+    static var databaseUnavailable: ServiceError {
+        var problem = ServiceError.unavailable("the database is unavailable; retry later")
+        problem.retryAfter = 1
+        return problem
     }
 
     static func isUnavailable(_ error: PSQLError) -> Bool {

@@ -26,11 +26,18 @@ public struct Database: Sendable {
     public var leaseTimeout: Duration
     /// Set when the pool runs as a `DatabaseService`: leases wait until its `run()` has begun.
     public let start: ClientStart?
+    /// Each statement's deadline on this pool's sessions (`DBSession`); nil: none (tools and
+    /// tests that build databases).
+    public var statementDeadline: Duration?
 
-    public init(client: PostgresClient, leaseTimeout: Duration = .seconds(5), start: ClientStart? = nil) {
+    public init(
+        client: PostgresClient, leaseTimeout: Duration = .seconds(5), start: ClientStart? = nil,
+        statementDeadline: Duration? = DBSession.defaultDeadline
+    ) {
         self.client = client
         self.leaseTimeout = leaseTimeout
         self.start = start
+        self.statementDeadline = statementDeadline
     }
 
     /// Runs `body` on a pooled connection, giving up with `DatabaseUnavailable` when none comes
@@ -78,7 +85,7 @@ public struct Database: Sendable {
         _ body: (DBSession) async throws -> Result
     ) async throws -> Result {
         try await withConnection { connection in
-            let session = DBSession(connection: connection, logger: logger)
+            let session = DBSession(connection: connection, logger: logger, deadline: statementDeadline)
             return try await session.inTransaction { try await body(session) }
         }
     }
@@ -88,24 +95,35 @@ public struct Database: Sendable {
         -> Result
     {
         try await withConnection { connection in
-            try await body(DBSession(connection: connection, logger: logger))
+            try await body(DBSession(connection: connection, logger: logger, deadline: statementDeadline))
         }
     }
 }
 
 /// One connection lent for a transaction or a read; the query helpers live in extensions.
 public struct DBSession: Sendable {
+    /// How long one statement may take to be answered (its rows' description; reading the rows
+    /// follows) before its connection is closed and it fails (`StatementDeadline`). No request
+    /// statement comes near it; migrations run without one.
+    public static let defaultDeadline: Duration = .seconds(15)
+
     public let connection: PostgresConnection
     public let logger: Logger
+    public let deadline: Duration?
 
-    public init(connection: PostgresConnection, logger: Logger) {
+    public init(connection: PostgresConnection, logger: Logger, deadline: Duration? = DBSession.defaultDeadline) {
         self.connection = connection
         self.logger = logger
+        self.deadline = deadline
     }
 
     @discardableResult
     public func run(_ query: PostgresQuery) async throws -> PostgresRowSequence {
-        try await connection.query(query, logger: logger)
+        let connection = connection
+        let logger = logger
+        return try await StatementDeadline.run(on: connection, deadline: deadline) {
+            try await connection.query(query, logger: logger)
+        }
     }
 
     /// Every row of `query` decoded as `T`.

@@ -120,8 +120,10 @@ public struct Migrator: Sendable {
 
     /// Applies every pending file; returns the versions applied. Refuses if an applied file changed.
     @discardableResult
-    public func migrate(_ session: DBSession) async throws -> [Int] {
-        try await session.holding(.migrations) {
+    public func migrate(_ given: DBSession) async throws -> [Int] {
+        // No statement deadline: an index built on a large table may rightly take minutes.
+        let session = DBSession(connection: given.connection, logger: given.logger, deadline: nil)
+        return try await session.holding(.migrations) {
             try await ensureTable(session)
             let status = try await status(session)
             if let problem = status.problems.first { throw problem }

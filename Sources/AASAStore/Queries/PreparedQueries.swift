@@ -53,10 +53,15 @@ extension Prepared.TeamByName { func decodeRow(_ row: PostgresRow) throws -> Row
 extension Prepared.AppsOfTeam { func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) } }
 
 extension DBSession {
-    func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row]
+    func execute<Statement: PostgresPreparedStatement & Sendable>(_ statement: Statement) async throws
+        -> [Statement.Row]
     where Statement.Row: Sendable {
-        var rows: [Statement.Row] = []
-        for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-        return rows
+        let connection = connection
+        let logger = logger
+        return try await StatementDeadline.run(on: connection, deadline: deadline) {
+            var rows: [Statement.Row] = []
+            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
     }
 }

@@ -44,6 +44,8 @@ struct TestWorld: Sendable {
             // Dozens of tests clone databases and connect at once on 2 cores: a slow first
             // connection is load here, not an outage (FaultTests check the 5 s bound on aasad).
             config.databaseLeaseTimeout = .seconds(60)
+            // Likewise a statement's deadline: FaultTests and ConnectionFaultTests test the real one.
+            config.statementDeadline = .seconds(60)
             // The webhook worker only where a test wants it (WebhookTests): dozens of idle workers
             // polling at once are load the other tests do not need.
             config.webhookInterval = nil
