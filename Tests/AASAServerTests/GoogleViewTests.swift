@@ -30,12 +30,28 @@ import Testing
     }
 
     /// Google's answers: per package, the fingerprints it lists for https://shop.test.
-    static func google(_ origin: ProbeTests.Origin, _ packages: [String: [String]], throttle: Int = 0, fail: Int = 0)
-        throws
-    {
-        let sites = ["https://shop.test": packages.mapValues { ["fingerprints": $0] }]
-        try JSONSerialization.data(withJSONObject: ["sites": sites, "throttle": throttle, "fail": fail]).write(
-            to: URL(fileURLWithPath: origin.dir + "/dal.json"))
+    static func google(
+        _ origin: ProbeTests.Origin, _ packages: [String: [String]], throttle: Int = 0, fail: Int = 0,
+        retryAfter: Int? = nil, hosts: [String] = ["shop.test"], failing: [String] = []
+    ) throws {
+        var sites: [String: Any] = [:]
+        for host in hosts { sites["https://\(host)"] = packages.mapValues { ["fingerprints": $0] } }
+        var state: [String: Any] = [
+            "sites": sites, "throttle": throttle, "fail": fail, "failSites": failing.map { "https://\($0)" },
+        ]
+        if let retryAfter { state["retryAfter"] = retryAfter }
+        try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: origin.dir + "/dal.json"))
+    }
+
+    static func monitor(_ database: Database, _ origin: ProbeTests.Origin, tick: Duration) throws -> GoogleMonitor {
+        var fetch = FetchConfig()
+        origin.configure(fetch: &fetch)
+        let api = DigitalAssetLinksAPI(
+            fetcher: try AppleFetcher(config: fetch), baseURL: "https://dal.test:\(origin.port)/v1/", apiKey: nil,
+            requestsPerSecond: 200)
+        return GoogleMonitor(
+            database: database, api: api, interval: .seconds(3600), tick: tick, staleAfter: .zero,
+            logger: Logger(label: "test"))
     }
 
     /// shop.test with an iOS app and `packages` Android apps (each with key A), published.
@@ -162,8 +178,8 @@ import Testing
         }
     }
 
-    /// A 429 or a 500 from Google: the monitor's pass stops with nothing recorded, waits its
-    /// backoff, and the next pass checks the domain; a publish makes it due again at the next
+    /// A 429 from Google: the monitor's pass stops with nothing recorded and waits the 429's
+    /// `Retry-After`; the next pass checks the domain; a publish makes it due again at the next
     /// tick. `POST …/google/check` says why in `checkError`, with nothing recorded.
     @Test func throttlingBacksOffAndLosesNothing() async throws {
         let origin = try await offPool { try ProbeTests.Origin(hosts: ["shop.test", "dal.test"]) }
@@ -174,23 +190,18 @@ import Testing
             #expect(
                 throttled.status == 200 && (throttled.object["checkError"] as? String)?.contains("HTTP 429") == true)
             #expect(Self.packages(throttled)[Self.app]?["state"] as? String == "unknown", "nothing was recorded")
-            try Self.google(origin, [Self.app: [Self.keyA]], fail: 1)
+            try Self.google(origin, [Self.app: [Self.keyA]], throttle: 1, retryAfter: 1)
             try await w.withDatabase { database in
-                var fetch = FetchConfig()
-                origin.configure(fetch: &fetch)
-                let api = DigitalAssetLinksAPI(
-                    fetcher: try AppleFetcher(config: fetch), baseURL: "https://dal.test:\(origin.port)/v1/",
-                    apiKey: nil, requestsPerSecond: 200)
-                let monitor = GoogleMonitor(
-                    database: database, api: api, interval: .seconds(3600), tick: .seconds(3),
-                    staleAfter: .zero, logger: Logger(label: "test"))
+                let monitor = try Self.monitor(database, origin, tick: .seconds(600))
                 let first = try await monitor.runPass()
                 #expect(
-                    first?.checked == 0 && first?.backedOff?.contains("HTTP 500") == true,
+                    first?.checked == 0 && first?.backedOff?.contains("HTTP 429") == true,
                     "\(String(describing: first))")
-                #expect(try await monitor.runPass() == nil, "the backoff holds the next pass")
-                try await Task.sleep(for: .milliseconds(3200))
-                #expect(try await monitor.runPass() == .init(checked: 1))
+                // Retry-After (1 s), not the tick (10 minutes), holds the next pass.
+                let resumed = try await eventually(timeout: .seconds(30), every: .milliseconds(200)) {
+                    try await monitor.runPass() == .init(checked: 1)
+                }
+                #expect(resumed, "the pass after Retry-After checks the domain")
                 #expect(try await monitor.runPass() == .init(checked: 0), "nothing due within the interval")
                 try #require(
                     try await w.call(
@@ -201,6 +212,61 @@ import Testing
             }
             let view = Self.packages(try await w.call(.get, "/v1/domains/shop.test/google", token: w.adminToken))
             #expect(view[Self.app]?["state"] as? String == "stale")
+        }
+    }
+
+    /// Issue 50: Google answers 500 for one domain's site, always. The pass goes on: the others
+    /// are verified or not linked as they should be, the failing one is `error` with the 500 and
+    /// Google's message and is backed off alone, and it is verified on its own once Google answers.
+    /// Before, the pass stopped at the first domain (the failing one, first by host every time) and
+    /// no domain after it was ever checked.
+    @Test func oneDomainGoogleFailsLeavesEveryOtherChecked() async throws {
+        let origin = try await offPool { try ProbeTests.Origin(hosts: ["shop.test", "dal.test"]) }
+        try Self.google(origin, [Self.app: [Self.keyA]], hosts: ["down.test", "shop.test"], failing: ["down.test"])
+        try await TestWorld.run(configure: Self.configure(origin)) { w in
+            try await Self.setUp(w, packages: [Self.app])
+            for host in ["down.test", "nolink.test"] {
+                try #require(
+                    try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": host]).status == 201)
+                try #require(
+                    try await w.call(
+                        .put, "/v1/domains/\(host)/grants/shop", token: w.adminToken, json: ["pathPrefixes": ["/"]]
+                    ).status == 200)
+                try #require(
+                    try await w.call(
+                        .put, "/v1/domains/\(host)/apps/\(Self.app)/rules", token: w.adminToken,
+                        json: ["rules": [["/": "/a/*"]]]
+                    ).status == 200)
+                let published = try await w.call(
+                    .post, "/v1/domains/\(host)/publish", token: w.adminToken, json: ["reason": "t"])
+                try #require(published.status == 201, "\(published.text)")
+            }
+            @Sendable func state(_ host: String) async throws -> [String: Any] {
+                Self.packages(try await w.call(.get, "/v1/domains/\(host)/google", token: w.adminToken))[Self.app]
+                    ?? [:]
+            }
+            try await w.withDatabase { database in
+                let monitor = try Self.monitor(database, origin, tick: .milliseconds(300))
+                let first = try await monitor.runPass()
+                #expect(
+                    first?.checked == 3 && first?.failed == ["down.test"] && first?.backedOff == nil,
+                    "\(String(describing: first))")
+                #expect(try await state("shop.test")["state"] as? String == "verified")
+                #expect(try await state("nolink.test")["state"] as? String == "not-linked")
+                let down = try await state("down.test")
+                #expect(down["state"] as? String == "error", "\(down)")
+                let message = (down["message"] as? String ?? "") + (down["detail"] as? String ?? "")
+                #expect(message.contains("HTTP 500") && message.contains("Internal error encountered"), "\(down)")
+                // The failing domain waits alone; the others are not due within the interval.
+                #expect(try await monitor.runPass() == .init(checked: 0))
+                // Google answers again: the domain is verified on its own backoff.
+                try Self.google(origin, [Self.app: [Self.keyA]], hosts: ["down.test", "shop.test"])
+                let recovered = try await eventually(timeout: .seconds(30), every: .milliseconds(200)) {
+                    _ = try await monitor.runPass()
+                    return try await state("down.test")["state"] as? String == "verified"
+                }
+                #expect(recovered, "the failing domain recovers on its own")
+            }
         }
     }
 }

@@ -17,7 +17,8 @@ purge) append {"method", "host", "path", "auth", "body"} to DIR/purges.jsonl.
 GET /v1/assetlinks:check and /v1/statements:list are Google's Digital Asset Links API, in the
 shapes of Google's reference, from DIR/dal.json: {"sites": {"https://host": {"package":
 {"fingerprints": [...], "debugString": "..."}}}, "throttle": N (answer the next N requests 429),
-"fail": N (500)}; each request's query is appended to DIR/dal-requests.
+"fail": N (500), "failSites": ["https://host", ...] (always 500 for those sites), "retryAfter": S (the
+429's Retry-After)}; each request's query is appended to DIR/dal-requests.
 GET /a/v1/<host> is the CDN: DIR/cdn/<host> as application/json, or 404; each CDN request
 appends a line to DIR/cdn-requests; "cdnDelay" (seconds) in behaviors.json slows it, and
 "cdnMidStall": {"<host>": seconds} sends half of that host's CDN file and then stalls.
@@ -83,9 +84,13 @@ class Handler(BaseHTTPRequestHandler):
             if state.get(key, 0) > 0:
                 state[key] -= 1
                 json.dump(state, open(path, "w"))
+                extra = [("Retry-After", str(state["retryAfter"]))] if status == 429 and "retryAfter" in state else []
                 return self.send(status, json.dumps({"error": {"code": status, "message": "try later",
-                                                               "status": "RESOURCE_EXHAUSTED"}}).encode())
+                                                               "status": "RESOURCE_EXHAUSTED"}}).encode(), extra=extra)
         site = query.get("source.web.site", "")
+        if site in state.get("failSites", []):
+            return self.send(500, json.dumps({"error": {"code": 500, "message": "Internal error encountered.",
+                                                        "status": "INTERNAL"}}).encode())
         packages = state.get("sites", {}).get(site, {})
         relation = "delegate_permission/common.handle_all_urls"
         if urlsplit(self.path).path.endswith("statements:list"):

@@ -21,14 +21,19 @@ package struct DigitalAssetLinksAPI: Sendable {
     }
 
     package enum Failure: Error, CustomStringConvertible, Sendable {
-        /// 429 or 5xx: Google asks to come back later; nothing is recorded, the pass backs off.
-        case throttled(String)
-        /// Another answer, or none: recorded as the package's `error`.
+        /// 429: Google asks the whole monitor to wait (`retryAfter`, when it says how long); nothing
+        /// is recorded.
+        case throttled(String, retryAfter: Duration?)
+        /// A 5xx, a timeout or no answer for one site: recorded as that domain's packages' `error`;
+        /// the domain backs off alone and the pass goes on (issue 50: one such site stopped the
+        /// monitor for every domain).
+        case unavailable(String)
+        /// Another answer: recorded as the package's `error`.
         case failed(String)
 
         package var description: String {
             switch self {
-            case .throttled(let why), .failed(let why): why
+            case .throttled(let why, _), .unavailable(let why), .failed(let why): why
             }
         }
     }
@@ -78,13 +83,18 @@ package struct DigitalAssetLinksAPI: Sendable {
         components.percentEncodedQuery = encoded
         guard let url = components.string else { throw Failure.failed("\(method): the base URL is not usable") }
         await pacer.wait()
-        let fetched = await fetcher.fetch(url)
+        let fetched = await fetcher.fetchConfigured(url)
         guard let status = fetched.status else {
-            throw Failure.throttled("\(method): no answer (\(fetched.failure.map { "\($0)" } ?? "unknown"))")
+            throw Failure.unavailable("\(method): no answer (\(fetched.failure.map { "\($0)" } ?? "unknown"))")
         }
         let object = (fetched.bytes.flatMap { try? JSONSerialization.jsonObject(with: Data($0)) }) as? [String: Any]
         let message = ((object?["error"] as? [String: Any])?["message"] as? String).map { ": \($0)" } ?? ""
-        if status == 429 || status >= 500 { throw Failure.throttled("\(method): HTTP \(status)\(message)") }
+        if status == 429 {
+            let seconds = fetched.header("retry-after").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            throw Failure.throttled(
+                "\(method): HTTP 429\(message)", retryAfter: seconds.map { .seconds(min(max($0, 0), 86_400)) })
+        }
+        if status >= 500 { throw Failure.unavailable("\(method): HTTP \(status)\(message)") }
         guard status == 200, let object else { throw Failure.failed("\(method): HTTP \(status)\(message)") }
         return object
     }

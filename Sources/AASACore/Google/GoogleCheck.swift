@@ -19,30 +19,42 @@ package enum GoogleCheck {
         return out.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     }
 
-    /// Checks and records every package; throws `.throttled` (nothing recorded for the packages
-    /// not yet asked) so that a monitor pass backs off.
+    /// What one check recorded, and whether Google's API failed for this site (a 5xx, a timeout,
+    /// no answer): the monitor then backs this domain off alone.
+    package struct Outcome: Sendable {
+        package var records: [GoogleStatusRecord] = []
+        package var unavailable: String?
+    }
+
+    /// Checks and records every package: a failure for this site is recorded as `error` with its
+    /// status and Google's message; only `.throttled` (a 429: nothing recorded for the packages not
+    /// yet asked) is thrown, so that a monitor pass backs off as a whole.
     @discardableResult
     package static func check(
         _ domain: DomainRecord, api: DigitalAssetLinksAPI, staleAfter: Duration, session: DBSession
-    ) async throws -> [GoogleStatusRecord] {
-        guard let current = try await session.currentAssetLinksRevision(domainID: domain.id) else { return [] }
+    ) async throws -> Outcome {
+        guard let current = try await session.currentAssetLinksRevision(domainID: domain.id) else { return Outcome() }
         let packages = packages(current)
         try await session.dropGoogleStatus(domainID: domain.id, keeping: packages.map(\.package))
-        guard !packages.isEmpty else { return [] }
+        guard !packages.isEmpty else { return Outcome() }
         let site = "https://\(domain.host)"
+        var outcome = Outcome()
         let listed: Result<[String: Set<String>], DigitalAssetLinksAPI.Failure>
         do {
             listed = .success(try await api.statements(site: site))
         } catch DigitalAssetLinksAPI.Failure.failed(let why) {
             listed = .failure(.failed(why))
+        } catch DigitalAssetLinksAPI.Failure.unavailable(let why) {
+            listed = .failure(.unavailable(why))
+            outcome.unavailable = why
         }
         let before = Dictionary(
             try await session.googleStatus(domainID: domain.id).map { ($0.package, $0) },
             uniquingKeysWith: { a, _ in a })
-        var recorded: [GoogleStatusRecord] = []
         for (package, fingerprints) in packages {
-            let (state, detail, google) = try await judge(
+            let (state, detail, google, unavailable) = try await judge(
                 package: package, fingerprints: fingerprints, listed: listed, site: site, api: api)
+            if unavailable { outcome.unavailable = outcome.unavailable ?? detail }
             let after = try await session.recordGoogleCheck(
                 domainID: domain.id, package: package, state: state, revision: current.number, detail: detail,
                 fingerprints: google.sorted(), before: before[package])
@@ -50,9 +62,9 @@ package enum GoogleCheck {
             try await GoogleNotifications.tell(
                 domain: domain, before: before[package], after: after, current: current, staleAfter: staleAfter,
                 session: session)
-            recorded.append(after)
+            outcome.records.append(after)
         }
-        return recorded
+        return outcome
     }
 
     /// The package's state against Google's answers: `stale` when Google lists other keys for it
@@ -61,17 +73,19 @@ package enum GoogleCheck {
     private static func judge(
         package: String, fingerprints: Set<String>, listed: Result<[String: Set<String>], DigitalAssetLinksAPI.Failure>,
         site: String, api: DigitalAssetLinksAPI
-    ) async throws -> (state: String, detail: String?, google: Set<String>) {
+    ) async throws -> (state: String, detail: String?, google: Set<String>, unavailable: Bool) {
         let google: Set<String>
         switch listed {
         case .success(let statements): google = statements[package] ?? []
-        case .failure(let failure): return ("error", failure.description, [])
+        case .failure(let failure): return ("error", failure.description, [], false)
         }
         let check: DigitalAssetLinksAPI.Check
         do {
             check = try await api.check(site: site, package: package, fingerprint: fingerprints.sorted()[0])
         } catch DigitalAssetLinksAPI.Failure.failed(let why) {
-            return ("error", why, google)
+            return ("error", why, google, false)
+        } catch DigitalAssetLinksAPI.Failure.unavailable(let why) {
+            return ("error", why, google, true)
         }
         if !google.isEmpty && google != fingerprints {
             let missing = fingerprints.subtracting(google).count
@@ -79,13 +93,13 @@ package enum GoogleCheck {
             return (
                 "stale",
                 "Google lists \(google.count) key(s) for \(package): \(missing) of the current ones missing, \(extra) "
-                    + "no longer published", google
+                    + "no longer published", google, false
             )
         }
         guard check.linked else {
-            return ("not-linked", check.debugString ?? "Google does not link \(site) to \(package)", google)
+            return ("not-linked", check.debugString ?? "Google does not link \(site) to \(package)", google, false)
         }
-        return ("verified", nil, google)
+        return ("verified", nil, google, false)
     }
 }
 

@@ -110,6 +110,7 @@ package struct AppleFetcher: Sendable {
     package static let reportedHeaders = [
         "content-type", "content-length", "cache-control", "age", "etag", "last-modified", "expires",
         "server", "location", "via", "x-cache", "cf-cache-status", "x-served-by", "cf-ray", "x-amz-cf-id",
+        "retry-after",
     ]
 
     /// The origin's URL for `host` on the configured port.
@@ -124,6 +125,13 @@ package struct AppleFetcher: Sendable {
         await send(url)
     }
 
+    /// A fetch from a server this aasad is configured to use (Google's API), not one the registry
+    /// names: no address check or pinning, so requests reuse the shared client's connections (one
+    /// pinned client per request opened a TLS connection each time; issue 50).
+    package func fetchConfigured(_ url: String) async -> Fetched {
+        await send(url, configured: true)
+    }
+
     /// A POST under the same rules (the trust, the resolution overrides, the private-address
     /// policy, one deadline): webhook deliveries connect as the probe does.
     package func post(_ url: String, headers: [(String, String)], body: [UInt8]) async -> Fetched {
@@ -131,13 +139,14 @@ package struct AppleFetcher: Sendable {
     }
 
     private func send(
-        _ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: [UInt8]? = nil
+        _ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: [UInt8]? = nil,
+        configured: Bool = false
     ) async -> Fetched {
         let start = ContinuousClock.now
         // The client's own deadline (connect, TLS, head) ends first and says why; this one, a
         // little later, also covers the body, which the client's deadline does not.
         let outcome = await Self.within(config.timeout + Self.deadlineMargin) {
-            await self.exchange(url, method: method, headers: headers, body: body)
+            await self.exchange(url, method: method, headers: headers, body: body, configured: configured)
         }
         var result = outcome ?? Fetched(url: url, userAgent: config.userAgent, elapsedMs: 0, failure: .timeout)
         result.elapsedMs = (ContinuousClock.now - start).milliseconds
@@ -182,9 +191,9 @@ package struct AppleFetcher: Sendable {
     }
 
     /// Resolves and checks the host (unless `resolve` names it), then asks and reads the answer.
-    private func exchange(_ url: String, method: HTTPMethod, headers: [(String, String)], body: [UInt8]?) async
-        -> Fetched
-    {
+    private func exchange(
+        _ url: String, method: HTTPMethod, headers: [(String, String)], body: [UInt8]?, configured: Bool
+    ) async -> Fetched {
         var result = Fetched(url: url, userAgent: config.userAgent, elapsedMs: 0)
         var client = self.client
         var pinned: HTTPClient?
@@ -194,17 +203,19 @@ package struct AppleFetcher: Sendable {
             return result
         }
         let host = outbound.host
-        let addresses: [String]?
-        do { addresses = try await config.checkedAddresses(of: host) } catch let refused as PrivateAddressRefused {
-            result.failure = .privateAddress(host, refused.address)
-            return result
-        } catch {
-            result.failure = .unreachable(String(describing: error))
-            return result
+        var addresses: [String]?
+        if !configured {
+            do { addresses = try await config.checkedAddresses(of: host) } catch let refused as PrivateAddressRefused {
+                result.failure = .privateAddress(host, refused.address)
+                return result
+            } catch {
+                result.failure = .unreachable(String(describing: error))
+                return result
+            }
         }
         // Connect to the address just checked, not to whatever a second lookup would answer
         // (DNS rebinding); TLS still verifies the certificate for the host name.
-        if !config.allowPrivate, let address = addresses?.first {
+        if !configured, !config.allowPrivate, let address = addresses?.first {
             let own = Self.makeClient(caFile: config.caFile, resolve: [host: address], timeout: config.timeout)
             pinned = own
             client = own

@@ -108,16 +108,18 @@ extension DBSession {
     }
 
     /// The domains with an assetlinks.json whose Google view is due: never checked, checked before
-    /// `cutoff`, or checked against an older revision than the current one (a publish since).
+    /// `cutoff`, checked against an older revision than the current one (a publish since), or left
+    /// in `error` (the monitor backs each of those off itself). Least recently checked first: a
+    /// domain that just failed comes after every other (issue 50).
     public func domainsDueForGoogleCheck(checkedBefore cutoff: Date) async throws -> [Int64] {
         try await all(
             """
             SELECT d.id FROM domains d
             JOIN assetlinks_revisions r ON r.domain_id = d.id
                 AND r.number = (SELECT max(number) FROM assetlinks_revisions WHERE domain_id = d.id)
-            LEFT JOIN LATERAL (SELECT min(checked_at) AS checked_at, min(revision) AS revision FROM google_status g \
-            WHERE g.domain_id = d.id) s ON true
-            WHERE s.checked_at IS NULL OR s.checked_at < \(cutoff) OR s.revision < r.number
+            LEFT JOIN LATERAL (SELECT min(checked_at) AS checked_at, min(revision) AS revision, \
+            bool_or(state = 'error') AS errored FROM google_status g WHERE g.domain_id = d.id) s ON true
+            WHERE s.checked_at IS NULL OR s.checked_at < \(cutoff) OR s.revision < r.number OR s.errored
             ORDER BY s.checked_at NULLS FIRST, d.host
             """, as: Int64.self)
     }
