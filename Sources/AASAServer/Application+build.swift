@@ -95,7 +95,8 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     if config.console {
         _ = try ConsoleTemplates.loaded.get()
         let sessions = ConsoleSessionService(
-            database: database, authenticator: Authenticator(database: database), limiter: SignInLimiter(),
+            database: database, authenticator: Authenticator(database: database),
+            limiter: SignInLimiter(now: config.signInClock),
             idle: config.consoleIdle, lifetime: config.consoleLifetime)
         ConsoleRoutes(api: api, sessions: sessions, trustedProxies: config.trustedProxies)
             .register(on: router, routes: routes)

@@ -161,8 +161,11 @@ import Testing
     /// Finding 7: failures are throttled, a valid token always signs in, and behind a trusted
     /// proxy each client is counted by its own address.
     @Test func onlyFailedSignInsAreThrottledPerClient() async throws {
+        // The limit's minute is held still: six attempts on a loaded machine once took 156 s.
+        let frozen = ContinuousClock.now
         let configure: @Sendable (inout AppConfig) -> Void = { config in
             config.trustedProxies = try! TrustedProxies("127.0.0.0/8, ::1")
+            config.signInClock = { frozen }
         }
         // Live: the throttle counts by the connection's peer, which only a real socket has.
         try await TestWorld.run(live: true, configure: configure) { w in
@@ -182,6 +185,13 @@ import Testing
             #expect(try await attempt(w.adminToken, from: "203.0.113.9") == 303, "a valid token always signs in")
             #expect(try await attempt("aasa_wrong", from: "203.0.113.10") == 401, "another client behind the proxy")
         }
+        // The limit lasts a minute by its clock: a minute on, the same client may try again.
+        let clock = Mutex(ContinuousClock.now)
+        let limiter = SignInLimiter(perMinute: 2) { clock.withLock { $0 } }
+        for _ in 0..<2 { limiter.recordFailure("203.0.113.9") }
+        #expect(throws: ServiceError.self) { try limiter.admit("203.0.113.9") }
+        clock.withLock { $0 += .seconds(61) }
+        #expect(throws: Never.self) { try limiter.admit("203.0.113.9") }
         // From anyone not trusted, X-Forwarded-For is the client's own word and is ignored.
         let proxies = try TrustedProxies("10.0.0.0/8, fd00::/8")
         #expect(proxies.client(peer: "127.0.0.1", forwardedFor: "203.0.113.9") == "127.0.0.1")

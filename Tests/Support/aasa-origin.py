@@ -21,7 +21,8 @@ shapes of Google's reference, from DIR/dal.json: {"sites": {"https://host": {"pa
 429's Retry-After)}; each request's query is appended to DIR/dal-requests.
 GET /a/v1/<host> is the CDN: DIR/cdn/<host> as application/json, or 404; each CDN request
 appends a line to DIR/cdn-requests; "cdnDelay" (seconds) in behaviors.json slows it, and
-"cdnMidStall": {"<host>": seconds} sends half of that host's CDN file and then stalls.
+"cdnMidStall": {"<host>": seconds} sends half of that host's CDN file and then stalls;
+"cdnStatus": {"<host>": status} answers that host's CDN request with that status.
 """
 import json, os, ssl, sys, time
 
@@ -118,6 +119,9 @@ class Handler(BaseHTTPRequestHandler):
                 log.write(host + "\n")
             time.sleep(float(behaviors.get("cdnDelay", 0)))
             path = os.path.join(root, "cdn", host)
+            failing = behaviors.get("cdnStatus", {}).get(host)
+            if failing is not None:
+                return self.send(int(failing), b"<h1>upstream error</h1>", "text/html")
             stall = behaviors.get("cdnMidStall", {}).get(host)
             if os.path.exists(path) and stall is not None:
                 return self.send_half_then_stall(open(path, "rb").read(), float(stall))

@@ -27,6 +27,8 @@ public struct AppConfig: Sendable {
     /// How long one statement may go unanswered before its request fails with 503 (issue 50).
     public var statementDeadline: Duration = DBSession.defaultDeadline
     public var shutdownCancel: Duration = .seconds(5)
+    /// The clock of the console's sign-in limit (a test holds it still).
+    public var signInClock: @Sendable () -> ContinuousClock.Instant = { .now }
     /// The most rules one team may keep on one domain: the rule analysis of a domain grows with
     /// its rules, and one team must not be able to make every write to a shared domain slow.
     public var maxRulesPerTeamPerDomain = 1_000

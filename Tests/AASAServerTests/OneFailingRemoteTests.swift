@@ -1,0 +1,77 @@
+import AASAStore
+import AASATestSupport
+import Foundation
+import HTTPTypes
+import Logging
+import Testing
+
+@testable import AASACore
+@testable import AASAServer
+
+/// Issue 50, section 2: one remote that fails holds back no other. Apple's CDN answering 500 for one
+/// domain, and one webhook receiver that refuses connections, each among others that answer: the
+/// others are checked or delivered in the same pass. (Google's API: `GoogleViewTests`; an origin
+/// that stalls: `ProbeTests.aStallInTheBodyEndsAtTheDeadline`; a bucket that refuses:
+/// `ObjectTargetTests`, each target completed on its own.)
+@Suite struct OneFailingRemoteTests {
+    @Test func oneCDNAnswerOf500LeavesTheOtherDomainsChecked() async throws {
+        let origin = try await offPool { try ProbeTests.Origin() }
+        try await TestWorld.run(configure: origin.configure) { w in
+            for host in ["good.test", "junk.test", "other.test"] {
+                let bytes = try await ProbeTests.publishDomain(w, host)
+                try origin.serve(host, bytes, cdn: true)
+            }
+            try origin.behave(["cdnStatus": ["junk.test": 500]])
+            var config = AppConfig(databaseURL: w.databaseURL)
+            origin.configure(&config)
+            let fetcher = try AppleFetcher(config: config.fetch)
+            let checked = try await w.withDatabase { database in
+                try await CDNMonitor(
+                    database: database, fetcher: fetcher, interval: .seconds(60), gap: .milliseconds(10),
+                    logger: Logger(label: "test")
+                ).runPass()
+            }
+            #expect(checked == 3, "every due domain checked in one pass")
+            for host in ["good.test", "other.test"] {
+                let status = try await w.call(.get, "/v1/domains/\(host)/cdn", token: w.adminToken)
+                #expect(status.object["state"] as? String == "converged", "\(host): \(status.text)")
+            }
+            let failing = try await w.call(.get, "/v1/domains/junk.test/cdn", token: w.adminToken)
+            #expect(failing.object["state"] as? String == "error", "\(failing.text)")
+            #expect(failing.object["httpStatus"] as? Int == 500, "\(failing.text)")
+        }
+    }
+
+    @Test func oneReceiverThatRefusesHoldsBackNoOtherWebhook() async throws {
+        let origin = try await offPool { try ProbeTests.Origin() }
+        let root = try PublishingTests.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestWorld.run(configure: WebhookTests.configureWithoutWorker(origin)) { w in
+            // Port 1 of a stand-in host: nothing listens, every attempt is refused.
+            let (down, _) = try await WebhookTests.createWebhook(
+                w, token: w.adminToken, url: "https://moved.test:1/hook")
+            let (up, _) = try await WebhookTests.createWebhook(w, token: w.adminToken, url: WebhookTests.hook(origin))
+            try await w.createTeam("shop")
+            try await WebhookTests.domain(w, "example.com", root: root)
+            try await WebhookTests.publish(w, "example.com")
+            var config = AppConfig(databaseURL: w.databaseURL)
+            origin.configure(&config)
+            let fetcher = try AppleFetcher(config: config.fetch)
+            let attempts = try await w.withDatabase { database in
+                try await WebhookWorker(
+                    database: database, fetcher: fetcher, interval: .seconds(60), retryBase: .seconds(600),
+                    maxAge: .seconds(86_400), logger: Logger(label: "test")
+                ).runPass()
+            }
+            #expect(attempts == 2, "one attempt each, in one pass")
+            #expect(WebhookTests.received(origin).map { $0.headers["x-aasa-event"] ?? "" } == ["domain.publish"])
+            let delivered = try await w.call(.get, "/v1/webhooks/\(up)/deliveries", token: w.adminToken)
+            #expect(
+                (delivered.object["items"] as? [[String: Any]])?.first?["status"] as? String == "delivered",
+                "\(delivered.text)")
+            let waiting = try await w.call(.get, "/v1/webhooks/\(down)/deliveries", token: w.adminToken)
+            let item = (waiting.object["items"] as? [[String: Any]])?.first ?? [:]
+            #expect(item["status"] as? String == "pending" && item["lastError"] != nil, "\(waiting.text)")
+        }
+    }
+}
