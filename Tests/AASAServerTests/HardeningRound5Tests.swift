@@ -55,6 +55,23 @@ import Testing
         }
     }
 
+    /// Finding 1 through the console: its audit filter's days pass the same bound (the filter built
+    /// the API's query from them directly, around the generated decoder).
+    @Test func theConsolesAuditFilterRefusesDaysOutsideTheRange() async throws {
+        try await TestWorld.run { w in
+            let browser = ConsoleTests.Browser(w)
+            #expect(try await browser.signIn(w.adminToken).status == 303)
+            for day in ["300000-01-01", "-1", "0000-01-01"] {
+                let page = try await browser.get("/console/audit?since=\(day)")
+                #expect(page.status == 400, "since=\(day): \(page.status)")
+                let until = try await browser.get("/console/audit?until=\(day)")
+                #expect(until.status == 400, "until=\(day): \(until.status)")
+            }
+            #expect(try await browser.get("/console/audit?since=9999-12-31").status == 200)
+            #expect(try await browser.get("/console/audit?until=9999-12-31").status == 200)
+        }
+    }
+
     /// Finding 1, the class: a `Date` PostgreSQL cannot hold, bound anywhere in a query, throws
     /// for that query alone. Before, PostgresNIO's `Int64(_:)` trapped and ended the process.
     @Test func aDateNoTimestampHoldsFailsItsQueryAndNotTheProcess() async throws {

@@ -38,8 +38,11 @@ enum StatementDeadline {
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
             let timer = connection.eventLoop.scheduleTask(in: .nanoseconds(Int64(deadline.nanoseconds))) {
                 guard answered.claim() else { return }
-                continuation.resume(throwing: StatementDeadlineExceeded(deadline: deadline))
-                connection.close().whenComplete { _ in }
+                // Closed before the caller goes on: a connection handed back to the pool still open
+                // would be lent to the next request with the stuck statement on it.
+                connection.close().whenComplete { _ in
+                    continuation.resume(throwing: StatementDeadlineExceeded(deadline: deadline))
+                }
             }
             Task {
                 do {
