@@ -3,6 +3,7 @@ import AASATestSupport
 import Foundation
 import HTTPTypes
 import Logging
+import Synchronization
 import Testing
 
 @testable import AASACore
@@ -74,4 +75,44 @@ import Testing
             #expect(item["status"] as? String == "pending" && item["lastError"] != nil, "\(waiting.text)")
         }
     }
+
+    /// A receiver that stalls past the sender's deadline: the other webhook's delivery is recorded
+    /// while the stalled attempt is still running, not after it.
+    @Test func aStalledReceiverDelaysNoOtherWebhooksRecord() async throws {
+        let origin = try await offPool { try ProbeTests.Origin() }
+        let root = try PublishingTests.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestWorld.run(configure: WebhookTests.configureWithoutWorker(origin)) { w in
+            let stalled = "https://good.test:\(origin.port)/hook/stall"
+            _ = try await WebhookTests.createWebhook(w, token: w.adminToken, url: stalled)
+            let (up, _) = try await WebhookTests.createWebhook(w, token: w.adminToken, url: WebhookTests.hook(origin))
+            try await w.createTeam("shop")
+            try await WebhookTests.domain(w, "example.com", root: root)
+            try await WebhookTests.publish(w, "example.com")
+            var config = AppConfig(databaseURL: w.databaseURL)
+            origin.configure(&config)
+            let fetcher = try AppleFetcher(config: config.fetch)
+            let finished = PassDone()
+            let pass = Task {
+                defer { finished.done.store(true, ordering: .relaxed) }
+                return try await w.withDatabase { database in
+                    try await WebhookWorker(
+                        database: database, fetcher: fetcher, interval: .seconds(60), retryBase: .seconds(600),
+                        maxAge: .seconds(86_400), logger: Logger(label: "test")
+                    ).runPass()
+                }
+            }
+            let recorded = try await eventually(timeout: .seconds(60), every: .milliseconds(50)) {
+                let list = try await w.call(.get, "/v1/webhooks/\(up)/deliveries", token: w.adminToken)
+                return (list.object["items"] as? [[String: Any]])?.first?["status"] as? String == "delivered"
+            }
+            let passStillRunning = !finished.done.load(ordering: .relaxed)
+            #expect(recorded && passStillRunning, "recorded while the stalled attempt ran")
+            #expect(try await pass.value == 2)
+        }
+    }
+}
+
+private final class PassDone: Sendable {
+    let done = Atomic(false)
 }

@@ -196,9 +196,12 @@ class Handler(BaseHTTPRequestHandler):
     def webhook(self):
         """A webhook receiver: POST /hook appends {"headers", "body"} as one JSON line to
         DIR/hooks.jsonl and answers 204; "hookDown": true in behaviors.json answers 503 instead
-        (each refused attempt is counted in DIR/hooks-refused)."""
+        (each refused attempt is counted in DIR/hooks-refused); POST /hook/stall answers after 8 s."""
         body = self.read_body()
         behaviors = load_behaviors()
+        if self.path == "/hook/stall":
+            time.sleep(8)  # past the sender's deadline
+            return self.send(204, b"")
         if behaviors.get("hookDown"):
             with open(os.path.join(root, "hooks-refused"), "a") as log:
                 log.write(self.headers.get("X-AASA-Delivery", "") + "\n")

@@ -59,7 +59,9 @@ package struct WebhookWorker: Service {
                     var queues = Array(Dictionary(grouping: due, by: \.webhookID).values)[...]
                     // At most `concurrency` webhooks at a time: a publish that fans out to many
                     // must not open as many connections at once (issue 41).
-                    let outcomes = await withTaskGroup(of: [(DueDelivery, Fetched)].self) { group in
+                    // Each webhook's outcomes are recorded as soon as its queue is done (issue 50):
+                    // a receiver that stalls to the deadline delays no other webhook's record.
+                    attempts += try await withThrowingTaskGroup(of: [(DueDelivery, Fetched)].self) { group in
                         func start(_ queue: [DueDelivery]) {
                             group.addTask {
                                 var sent: [(DueDelivery, Fetched)] = []
@@ -74,17 +76,18 @@ package struct WebhookWorker: Service {
                         for _ in 0..<max(1, concurrency) {
                             if let queue = queues.popFirst() { start(queue) }
                         }
-                        var all: [(DueDelivery, Fetched)] = []
-                        while let sent = await group.next() {
-                            all += sent
+                        var recorded = 0
+                        while let sent = try await group.next() {
+                            try await session.inTransaction {
+                                for (delivery, fetched) in sent {
+                                    try await record(delivery, fetched, session: session)
+                                }
+                            }
+                            recorded += sent.count
                             if let queue = queues.popFirst() { start(queue) }
                         }
-                        return all
+                        return recorded
                     }
-                    try await session.inTransaction {
-                        for (delivery, fetched) in outcomes { try await record(delivery, fetched, session: session) }
-                    }
-                    attempts += outcomes.count
                 }
             }
         }
