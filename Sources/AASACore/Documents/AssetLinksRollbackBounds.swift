@@ -48,7 +48,7 @@ package enum AssetLinksRollbackBounds {
                 detail:
                     "assetlinks.json revision \(number) of \(domain.host) cannot be published under today's apps and "
                     + "grants: "
-                    + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+                    + ServiceError.listed(errors.map { "\($0.field): \($0.message)" }))
         }
     }
 

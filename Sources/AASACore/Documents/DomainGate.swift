@@ -25,14 +25,14 @@ package enum DomainGate {
             throw ServiceError.invalid(
                 fieldErrors, warnings: rendered.android.warnings,
                 detail: "the domain \(domain.host)'s assetlinks.json would be invalid: "
-                    + fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+                    + ServiceError.listed(fieldErrors.map { "\($0.field): \($0.message)" }))
         }
         guard errors.isEmpty else {
             let fieldErrors = errors.map { fieldError(rendered.finding($0), field: field) }
             throw ServiceError.invalid(
                 fieldErrors, warnings: rendered.warnings.map(rendered.finding),
                 detail: "the domain \(domain.host)'s apple-app-site-association would be invalid: "
-                    + fieldErrors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+                    + ServiceError.listed(fieldErrors.map { "\($0.field): \($0.message)" }))
         }
         return rendered
     }

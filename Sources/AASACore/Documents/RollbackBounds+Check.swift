@@ -31,7 +31,7 @@ extension RollbackBounds {
             throw ServiceError.invalid(
                 errors,
                 detail: "revision \(number) of \(domain.host) cannot be published under today's grants and apps: "
-                    + errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+                    + ServiceError.listed(errors.map { "\($0.field): \($0.message)" }))
         }
         if let team {
             let changed = otherTeamsChanged(

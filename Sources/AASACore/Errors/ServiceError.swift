@@ -134,8 +134,8 @@ package struct ServiceError: Error, Sendable {
             errors: errors, warnings: warnings)
     }
 
-    /// At most five of `items` in a sentence, then how many more (issue 49: a detail listing
-    /// 340,000 errors).
+    /// At most five of `items` in a sentence, then how many more: every `detail` that names a list
+    /// of errors or violations is written through this (issue 49: a detail listing 340,000 errors).
     package static func listed(_ items: [String]) -> String {
         let shown = items.prefix(5).joined(separator: "; ")
         return items.count > 5 ? shown + "; … and \(items.count - 5) more" : shown

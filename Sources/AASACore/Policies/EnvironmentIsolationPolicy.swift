@@ -30,7 +30,7 @@ package struct EnvironmentIsolationPolicy: DomainPolicy {
             throw ServiceError.policy(
                 .conflict, slug: "environment-isolation",
                 title: "The domain's files would name builds of another environment",
-                detail: violations.compactMap { $0.objectValue?["message"]?.stringValue }.joined(separator: "; "),
+                detail: ServiceError.listed(violations.compactMap { $0.objectValue?["message"]?.stringValue }),
                 violations: violations)
         }
     }

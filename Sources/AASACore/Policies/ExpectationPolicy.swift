@@ -102,7 +102,7 @@ package struct ExpectationPolicy: DomainPolicy {
             throw ServiceError.policy(
                 .conflict, slug: "expectation-broken", title: "The change breaks another team's links",
                 detail: "\(stage) would break \(broken.count) golden URL(s) on \(candidate.domain.host): "
-                    + broken.compactMap { $0.objectValue?["message"]?.stringValue }.joined(separator: "; "),
+                    + ServiceError.listed(broken.compactMap { $0.objectValue?["message"]?.stringValue }),
                 violations: broken)
         }
     }

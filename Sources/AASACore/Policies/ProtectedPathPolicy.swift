@@ -85,7 +85,7 @@ package struct ProtectedPathPolicy: DomainPolicy {
         guard violations.isEmpty else {
             throw ServiceError.policy(
                 .conflict, slug: "protected-path", title: "The change opens a protected path in an app",
-                detail: violations.compactMap { $0.objectValue?["message"]?.stringValue }.joined(separator: "; "),
+                detail: ServiceError.listed(violations.compactMap { $0.objectValue?["message"]?.stringValue }),
                 violations: violations)
         }
     }

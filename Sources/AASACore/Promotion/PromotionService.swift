@@ -301,7 +301,7 @@ package struct PromotionService: Sendable {
         var refusal = error
         refusal.detail =
             "promoting onto \(target) would write rules \(app) may not have there: "
-            + error.errors.map(\.message).joined(separator: "; ")
+            + ServiceError.listed(error.errors.map(\.message))
         refusal.errors = error.errors.map {
             FieldError(field: "/to", rule: $0.rule, message: "\(target), \(app): \($0.message)")
         }

@@ -416,7 +416,7 @@ package struct ManifestApply: Sendable {
             throw ServiceError.invalid(
                 state.errors, warnings: warnings,
                 detail: "the manifest would leave a domain invalid: "
-                    + state.errors.map { "\($0.field): \($0.message)" }.joined(separator: "; "))
+                    + ServiceError.listed(state.errors.map { "\($0.field): \($0.message)" }))
         }
         return (results, anyChange, autoPublish)
     }
