@@ -49,21 +49,9 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         try await TestWorld.run(configure: WebhookTests.configureWithoutWorker(origin)) { w in
             // Port 1 of a stand-in host: nothing listens, every attempt is refused.
-            let (down, _) = try await WebhookTests.createWebhook(
-                w, token: w.adminToken, url: "https://moved.test:1/hook")
-            let (up, _) = try await WebhookTests.createWebhook(w, token: w.adminToken, url: WebhookTests.hook(origin))
-            try await w.createTeam("shop")
-            try await WebhookTests.domain(w, "example.com", root: root)
-            try await WebhookTests.publish(w, "example.com")
-            var config = AppConfig(databaseURL: w.databaseURL)
-            origin.configure(&config)
-            let fetcher = try AppleFetcher(config: config.fetch)
-            let attempts = try await w.withDatabase { database in
-                try await WebhookWorker(
-                    database: database, fetcher: fetcher, interval: .seconds(60), retryBase: .seconds(600),
-                    maxAge: .seconds(86_400), logger: Logger(label: "test")
-                ).runPass()
-            }
+            let (down, up) = try await Self.publishToTwoWebhooks(
+                w, origin, root: root, other: "https://moved.test:1/hook")
+            let attempts = try await Self.onePass(w, origin)
             #expect(attempts == 2, "one attempt each, in one pass")
             #expect(WebhookTests.received(origin).map { $0.headers["x-aasa-event"] ?? "" } == ["domain.publish"])
             let delivered = try await w.call(.get, "/v1/webhooks/\(up)/deliveries", token: w.adminToken)
@@ -84,23 +72,11 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         try await TestWorld.run(configure: WebhookTests.configureWithoutWorker(origin)) { w in
             let stalled = "https://good.test:\(origin.port)/hook/stall"
-            _ = try await WebhookTests.createWebhook(w, token: w.adminToken, url: stalled)
-            let (up, _) = try await WebhookTests.createWebhook(w, token: w.adminToken, url: WebhookTests.hook(origin))
-            try await w.createTeam("shop")
-            try await WebhookTests.domain(w, "example.com", root: root)
-            try await WebhookTests.publish(w, "example.com")
-            var config = AppConfig(databaseURL: w.databaseURL)
-            origin.configure(&config)
-            let fetcher = try AppleFetcher(config: config.fetch)
+            let (_, up) = try await Self.publishToTwoWebhooks(w, origin, root: root, other: stalled)
             let finished = PassDone()
             let pass = Task {
                 defer { finished.done.store(true, ordering: .relaxed) }
-                return try await w.withDatabase { database in
-                    try await WebhookWorker(
-                        database: database, fetcher: fetcher, interval: .seconds(60), retryBase: .seconds(600),
-                        maxAge: .seconds(86_400), logger: Logger(label: "test")
-                    ).runPass()
-                }
+                return try await Self.onePass(w, origin)
             }
             let recorded = try await eventually(timeout: .seconds(60), every: .milliseconds(50)) {
                 let list = try await w.call(.get, "/v1/webhooks/\(up)/deliveries", token: w.adminToken)
@@ -109,6 +85,33 @@ import Testing
             let passStillRunning = !finished.done.load(ordering: .relaxed)
             #expect(recorded && passStillRunning, "recorded while the stalled attempt ran")
             #expect(try await pass.value == 2)
+        }
+    }
+}
+
+extension OneFailingRemoteTests {
+    /// A webhook to `other` and one to the working receiver, then a publish that both hear; their IDs.
+    static func publishToTwoWebhooks(_ w: TestWorld, _ origin: ProbeTests.Origin, root: String, other: String)
+        async throws -> (other: String, up: String)
+    {
+        let (otherID, _) = try await WebhookTests.createWebhook(w, token: w.adminToken, url: other)
+        let (up, _) = try await WebhookTests.createWebhook(w, token: w.adminToken, url: WebhookTests.hook(origin))
+        try await w.createTeam("shop")
+        try await WebhookTests.domain(w, "example.com", root: root)
+        try await WebhookTests.publish(w, "example.com")
+        return (otherID, up)
+    }
+
+    /// One pass of the webhook worker (a failed attempt waits ten minutes: never twice here).
+    static func onePass(_ w: TestWorld, _ origin: ProbeTests.Origin) async throws -> Int? {
+        var config = AppConfig(databaseURL: w.databaseURL)
+        origin.configure(&config)
+        let fetcher = try AppleFetcher(config: config.fetch)
+        return try await w.withDatabase { database in
+            try await WebhookWorker(
+                database: database, fetcher: fetcher, interval: .seconds(60), retryBase: .seconds(600),
+                maxAge: .seconds(86_400), logger: Logger(label: "test")
+            ).runPass()
         }
     }
 }

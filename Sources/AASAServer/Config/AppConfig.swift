@@ -24,9 +24,9 @@ public struct AppConfig: Sendable {
     /// On SIGTERM: how long requests in flight may take to finish, then how long cancelled work
     /// may take before the process ends regardless (`runUntilSignalled`; issue 50).
     public var shutdownDrain: Duration = .seconds(20)
+    public var shutdownCancel: Duration = .seconds(5)
     /// How long one statement may go unanswered before its request fails with 503 (issue 50).
     public var statementDeadline: Duration = DBSession.defaultDeadline
-    public var shutdownCancel: Duration = .seconds(5)
     /// The clock of the console's sign-in limit (a test holds it still).
     public var signInClock: @Sendable () -> ContinuousClock.Instant = { .now }
     /// The most rules one team may keep on one domain: the rule analysis of a domain grows with

@@ -112,6 +112,13 @@ struct ConsolePages {
         let draft = try await draftRead
         let grants = try await grantsRead.items
         let report = try await reportRead
+        // A team without a grant on the domain sees no targets (issue 49: the API answers it 404);
+        // any other failure is the page's.
+        let targets: [Schemas.DomainTargets.TargetsPayloadPayload]
+        do { targets = try await targetsRead.targets } catch let problem as ServiceError where problem.kind == .notFound
+        {
+            targets = []
+        }
         // Rules in the order the draft lists them, as this token may see the draft; a rule is known
         // by its pointer there, which is how the report names shadowed rules.
         let shadowed = Set(report.shadowed.map(\.rule.path))
@@ -176,8 +183,7 @@ struct ConsolePages {
                 "host": canonical, "domain": try ConsoleAPI.plain(domain), "apps": apps, "android": android,
                 "overlaps": overlaps, "golden": golden, "grants": try ConsoleAPI.plainList(grants),
                 "suspensions": try ConsoleAPI.plainList(try await suspensionsRead.items),
-                // A team without a grant on the domain sees no targets (issue 49): none listed.
-                "targets": ((try? await targetsRead)?.targets ?? []).map(Self.target),
+                "targets": targets.map(Self.target),
                 "map": map.svg(),
                 "aasa": served.aasa.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) } as Any,
                 "assetLinks": served.assetLinks.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) }

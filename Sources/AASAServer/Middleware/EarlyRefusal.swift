@@ -7,7 +7,8 @@ import Hummingbird
 /// The refusals a request body cannot change, made before the body is parsed (issue 49): a team
 /// token on a route only an admin may call, and a token that may not change the app a route names.
 /// The services refuse the same requests again where they act; this only makes the refusal cheap.
-/// `EarlyRefusalTests` holds `adminOnly` to the operations openapi.yaml marks "(admin)".
+/// `HardeningRound5Tests.theEarlyAdminRefusalsAreTheContractsAdminOperations` holds `adminOnly` to
+/// the operations openapi.yaml marks "(admin)".
 struct EarlyRefusal: Sendable {
     struct Route: Sendable, Hashable {
         var method: HTTPRequest.Method

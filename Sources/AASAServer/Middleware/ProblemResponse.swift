@@ -59,14 +59,10 @@ enum ProblemResponse {
             // its error type lives in a module that is not part of PostgresNIO's public API.
             logger.error("database unavailable", metadata: ["error": .string(String(describing: other))])
             return Self.databaseUnavailable
-        case let psql as PSQLError
-        where psql.sqlState?.hasPrefix("57P") == true || psql.sqlState?.hasPrefix("08") == true:
-            // The server ended the connection (57P01 terminated by an administrator or a failover,
-            // 57P02 crash, 57P03 not accepting connections yet) or lost it (class 08): issue 50.
-            logger.error("database connection ended", metadata: ["sqlstate": .string(psql.sqlState ?? "")])
-            return Self.databaseUnavailable
         case let psql as PSQLError where Self.isUnavailable(psql):
-            logger.error("database unavailable", metadata: ["error": .string(String(describing: psql.code))])
+            logger.error(
+                "database unavailable",
+                metadata: ["error": .string(String(describing: psql.code)), "sqlstate": .string(psql.sqlState ?? "")])
             return Self.databaseUnavailable
         default:
             logger.error("unexpected error", metadata: ["error": .string(String(reflecting: error))])
@@ -85,9 +81,12 @@ enum ProblemResponse {
         return problem
     }
 
+    /// The connection failed, or the server ended it: SQLSTATE class 57P (57P01 terminated by an
+    /// administrator or a failover, 57P02 a crash, 57P03 not accepting connections yet) or class 08
+    /// (issue 50: those were 500).
     static func isUnavailable(_ error: PSQLError) -> Bool {
         [.connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown]
-            .contains(error.code)
+            .contains(error.code) || error.sqlState?.hasPrefix("57P") == true || error.sqlState?.hasPrefix("08") == true
     }
 
     /// A body that could not be decoded: which field, and why.
