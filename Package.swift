@@ -90,14 +90,59 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The service's core: services, policies, documents, publishing, promotion, import,
-        // manifests, webhooks, the probe's outbound client, errors, auth and the request's unit of
-        // work. No HTTP server in it: it cannot import AASAAPI, Hummingbird, HTTPTypes or
-        // OpenAPIRuntime (CoreBoundaryTests also reads its imports), so the edge converts.
+        // The core is four targets in a chain the compiler keeps (CoreBoundaryTests names the
+        // allowed edges; README, "Layout"): none imports AASAAPI, Hummingbird, HTTPTypes or
+        // OpenAPIRuntime, so the edge converts.
+        //
+        // The kernel: errors, support, the request's unit of work, auth, the audit's entry and actor,
+        // and the read model's generation and principal cache.
         .target(
-            name: "AASACore",
+            name: "AASAKernel",
             dependencies: [
-                "AASAModel", "AASAStore", "AASASignedFile",
+                "AASAModel", "AASAStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // The outbound client: every call to another server (Apple's and the origins' files, object
+        // stores, Google's API, OIDC keys, webhook signatures), under one address policy and limits.
+        .target(
+            name: "AASAOutbound",
+            dependencies: [
+                "AASAKernel", "AASAModel", "AASAStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            swiftSettings: strict
+        ),
+        // The rules: documents, policies, grant coverage and expectations. They judge a change and
+        // never write, and never call another server.
+        .target(
+            name: "AASARules",
+            dependencies: [
+                "AASAKernel", "AASAModel", "AASAStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The services: changes, publishing, promotion, manifests, import, guardrails and the
+        // periodic workers (probe, CDN and Google monitors, webhooks).
+        .target(
+            name: "AASAServices",
+            dependencies: [
+                "AASAKernel", "AASAOutbound", "AASARules", "AASAModel", "AASAStore", "AASASignedFile",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -117,7 +162,7 @@ let package = Package(
         .target(
             name: "AASAServer",
             dependencies: [
-                "AASACore", "AASAModel", "AASAAPI", "AASAStore", "AASASignedFile",
+                "AASAKernel", "AASAOutbound", "AASARules", "AASAServices", "AASAModel", "AASAAPI", "AASAStore", "AASASignedFile",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
@@ -143,7 +188,7 @@ let package = Package(
         .executableTarget(
             name: "aasad",
             dependencies: [
-                "AASAServer", "AASACore", "AASAStore", "AASAModel",
+                "AASAServer", "AASAKernel", "AASAOutbound", "AASARules", "AASAServices", "AASAStore", "AASAModel",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -154,7 +199,7 @@ let package = Package(
         .executableTarget(
             name: "aasa-bench-publish",
             dependencies: [
-                "AASAServer", "AASACore", "AASAStore", "AASAModel",
+                "AASAServer", "AASAKernel", "AASAOutbound", "AASARules", "AASAServices", "AASAStore", "AASAModel",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -164,7 +209,7 @@ let package = Package(
         .executableTarget(
             name: "aasa-bench-encoder",
             dependencies: [
-                "AASAServer", "AASACore", "AASAModel", "AASAAPI",
+                "AASAServer", "AASAKernel", "AASAOutbound", "AASARules", "AASAServices", "AASAModel", "AASAAPI",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],
             path: "Benchmarks/EncoderBenchmark",
@@ -205,7 +250,7 @@ let package = Package(
         .testTarget(
             name: "AASACoreTests",
             dependencies: [
-                "AASACore", "AASAStore", "AASAModel", "AASATestSupport",
+                "AASAKernel", "AASAOutbound", "AASARules", "AASAServices", "AASAStore", "AASAModel", "AASATestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -214,7 +259,7 @@ let package = Package(
         .testTarget(
             name: "AASAServerTests",
             dependencies: [
-                "AASAServer", "AASACore", "AASAStore", "AASAModel", "AASASignedFile", "AASATestSupport",
+                "AASAServer", "AASAKernel", "AASAOutbound", "AASARules", "AASAServices", "AASAStore", "AASAModel", "AASASignedFile", "AASATestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,12 +1,15 @@
+import AASAAPI
 // The API's answers written by AnswerEncoder (the hot reads' own routes, issue 23) against the
 // baseline that writes them otherwise: Foundation's JSONEncoder configured as the OpenAPI runtime
 // configures it (sorted keys, pretty printed, slashes unescaped, ISO 8601 dates). Both encode the
 // same values in the same run, and each answer's bytes are checked equal before timing.
 //   aasa-bench-encoder [seconds-per-measure] [apps|audit]
-import AASAAPI
-import AASACore
+import AASAKernel
 import AASAModel
+import AASAOutbound
+import AASARules
 import AASAServer
+import AASAServices
 import Foundation
 import OpenAPIRuntime
 

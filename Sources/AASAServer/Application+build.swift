@@ -1,5 +1,8 @@
 import AASAAPI
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 import AASAStore
 import Hummingbird
 import HummingbirdCore
@@ -63,7 +66,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let pipeline = DomainChangePipeline(
         database: database, publisher: publisher, served: served,
         skipValidation: config.skipValidationForBenchmark)
-    let fetcher = try AppleFetcher(config: config.fetch)
+    let fetcher = try OutboundClient(config: config.fetch)
     var api = APIImplementation(
         services: ServiceSet(database: database, migrator: migrator), metrics: metrics, served: served,
         publisher: publisher,

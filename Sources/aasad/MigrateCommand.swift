@@ -1,6 +1,9 @@
-import AASACore
+import AASAKernel
 import AASAModel
+import AASAOutbound
+import AASARules
 import AASAServer
+import AASAServices
 import AASAStore
 import ArgumentParser
 import Foundation

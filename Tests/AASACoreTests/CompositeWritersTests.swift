@@ -5,7 +5,10 @@ import Foundation
 import Logging
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
+@testable import AASAServices
 
 /// Issue 40, tests in the middle: the core's services called directly on a real PostgreSQL (a clone
 /// of the migrated template), no HTTP. Each composite writer (a manifest, a promotion) refuses what

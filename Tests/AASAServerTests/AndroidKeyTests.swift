@@ -6,8 +6,11 @@ import Logging
 import PostgresNIO
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Issue 42: the Android keys people get wrong, warned of before a publish (A020 only an upload
 /// key on production, A021 another package's debug key, A022 a debug key on production), and the

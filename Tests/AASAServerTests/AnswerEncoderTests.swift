@@ -5,8 +5,11 @@ import OpenAPIRuntime
 import PropertyBased
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// `AnswerEncoder` writes exactly the bytes the OpenAPI runtime's `JSONEncoder` writes with this
 /// server's configuration, so a read answered by our own route is byte-identical to the generated one.

@@ -4,8 +4,11 @@ import Foundation
 import HTTPTypes
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Issue 20, the Android half: a domain's assetlinks.json moved in beside (or without) its AASA,
 /// with `AssetLinksDiff` and the device's decisions as the proof. Against PostgreSQL and real files.

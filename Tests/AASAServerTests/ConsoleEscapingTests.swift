@@ -2,8 +2,11 @@ import Mustache
 import PropertyBased
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// The console's HTML escaping writes what Mustache's own writes, a byte at a time.
 @Suite struct ConsoleEscapingTests {

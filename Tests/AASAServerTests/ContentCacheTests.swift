@@ -1,7 +1,10 @@
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// The cache behind validated renders and revision diffs: an answer is found by its content's key
 /// alone, and the bounds forget the oldest first.

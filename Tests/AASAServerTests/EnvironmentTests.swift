@@ -1,5 +1,8 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
 import AASAServer
+import AASAServices
 import AASAStore
 import AASATestSupport
 import Foundation

@@ -2,8 +2,11 @@ import Foundation
 import HTTPTypes
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// The hot reads answered by `FastReadRoutes` send what the generated server sends: the same
 /// status, content type and bytes for each route, for an answer and for a refusal, checked by

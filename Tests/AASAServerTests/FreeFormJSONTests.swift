@@ -3,8 +3,11 @@ import Foundation
 import OpenAPIRuntime
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Our JSON into the runtime's free-form containers (audit payloads, reports, diffs) through
 /// `JSONValueDecoder`: what the API then encodes is the same JSON, numbers and nesting included.

@@ -6,8 +6,11 @@ import Logging
 import PostgresNIO
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Issue 42: Google's view of each Android package, against a stand-in for the Digital Asset Links
 /// API (Tests/Support/aasa-origin.py, TLS with the test CA) that answers in the shapes of Google's
@@ -43,15 +46,17 @@ import Testing
         try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: origin.dir + "/dal.json"))
     }
 
-    static func monitor(_ database: Database, _ origin: ProbeTests.Origin, tick: Duration) throws -> GoogleMonitor {
+    static func monitor(
+        _ database: Database, _ origin: ProbeTests.Origin, tick: Duration, clock: ManualClock
+    ) throws -> GoogleMonitor {
         var fetch = FetchConfig()
         origin.configure(fetch: &fetch)
         let api = DigitalAssetLinksAPI(
-            fetcher: try AppleFetcher(config: fetch), baseURL: "https://dal.test:\(origin.port)/v1/", apiKey: nil,
+            fetcher: try OutboundClient(config: fetch), baseURL: "https://dal.test:\(origin.port)/v1/", apiKey: nil,
             requestsPerSecond: 200)
         return GoogleMonitor(
             database: database, api: api, interval: .seconds(3600), tick: tick, staleAfter: .zero,
-            logger: Logger(label: "test"))
+            logger: Logger(label: "test"), clock: clock.clock)
     }
 
     /// shop.test with an iOS app and `packages` Android apps (each with key A), published.
@@ -192,16 +197,18 @@ import Testing
             #expect(Self.packages(throttled)[Self.app]?["state"] as? String == "unknown", "nothing was recorded")
             try Self.google(origin, [Self.app: [Self.keyA]], throttle: 1, retryAfter: 1)
             try await w.withDatabase { database in
-                let monitor = try Self.monitor(database, origin, tick: .seconds(600))
+                let clock = ManualClock()
+                let monitor = try Self.monitor(database, origin, tick: .seconds(600), clock: clock)
                 let first = try await monitor.runPass()
                 #expect(
                     first?.checked == 0 && first?.backedOff?.contains("HTTP 429") == true,
                     "\(String(describing: first))")
                 // Retry-After (1 s), not the tick (10 minutes), holds the next pass.
-                let resumed = try await eventually(timeout: .seconds(30), every: .milliseconds(200)) {
-                    try await monitor.runPass() == .init(checked: 1)
-                }
-                #expect(resumed, "the pass after Retry-After checks the domain")
+                #expect(try await monitor.runPass() == nil, "held by Retry-After")
+                clock.advance(by: .milliseconds(999))
+                #expect(try await monitor.runPass() == nil, "held until Retry-After has passed")
+                clock.advance(by: .milliseconds(1))
+                #expect(try await monitor.runPass() == .init(checked: 1), "the pass after Retry-After checks it")
                 #expect(try await monitor.runPass() == .init(checked: 0), "nothing due within the interval")
                 try #require(
                     try await w.call(
@@ -246,9 +253,8 @@ import Testing
                     ?? [:]
             }
             try await w.withDatabase { database in
-                // A tick far longer than this test's steps on a loaded machine: the failing domain's
-                // first backoff cannot run out before the second pass.
-                let monitor = try Self.monitor(database, origin, tick: .seconds(20))
+                let clock = ManualClock()
+                let monitor = try Self.monitor(database, origin, tick: .seconds(20), clock: clock)
                 let first = try await monitor.runPass()
                 #expect(
                     first?.checked == 3 && first?.failed == ["down.test"] && first?.backedOff == nil,
@@ -259,15 +265,16 @@ import Testing
                 #expect(down["state"] as? String == "error", "\(down)")
                 let message = (down["message"] as? String ?? "") + (down["detail"] as? String ?? "")
                 #expect(message.contains("HTTP 500") && message.contains("Internal error encountered"), "\(down)")
-                // The failing domain waits alone; the others are not due within the interval.
+                // The failing domain waits alone (its first backoff is the tick, 20 s); the others
+                // are not due within the interval.
                 #expect(try await monitor.runPass() == .init(checked: 0))
-                // Google answers again: the domain is verified on its own backoff.
+                // Google answers again: the domain is verified once its own backoff has run out.
                 try Self.google(origin, [Self.app: [Self.keyA]], hosts: ["down.test", "shop.test"])
-                let recovered = try await eventually(timeout: .seconds(120), every: .milliseconds(500)) {
-                    _ = try await monitor.runPass()
-                    return try await state("down.test")["state"] as? String == "verified"
-                }
-                #expect(recovered, "the failing domain recovers on its own")
+                clock.advance(by: .seconds(19))
+                #expect(try await monitor.runPass() == .init(checked: 0), "still backed off")
+                clock.advance(by: .seconds(1))
+                #expect(try await monitor.runPass() == .init(checked: 1), "its backoff ran out")
+                #expect(try await state("down.test")["state"] as? String == "verified", "it recovers on its own")
             }
         }
     }

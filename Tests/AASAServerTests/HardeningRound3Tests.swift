@@ -5,8 +5,11 @@ import Logging
 import PostgresNIO
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Issue 24: the findings of the third outside security probe, each through the API against
 /// PostgreSQL.
@@ -184,7 +187,7 @@ import Testing
         config.port = try FreePort.pick()
         config.timeout = .seconds(2)
         config.lookup = { _ in ["127.0.0.1"] }
-        let fetched = await (try AppleFetcher(config: config)).fetch("https://loop.example.com/x")
+        let fetched = await (try OutboundClient(config: config)).fetch("https://loop.example.com/x")
         #expect(fetched.failure != nil)
         if case .privateAddress = fetched.failure { Issue.record("the flag allows private addresses") }
     }

@@ -6,8 +6,11 @@ import PostgresNIO
 import Synchronization
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Issue 41 through the API and the console: each finding's refusal, and the paging dialect a
 /// newcomer meets. (Finding 2 is `ServedFileBackPressureTests`, promotion `PromotionHardeningTests`,

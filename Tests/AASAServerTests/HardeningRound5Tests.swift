@@ -9,8 +9,11 @@ import Logging
 import PostgresNIO
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Issue 49 through the API: each finding's refusal. A date a request sets is bounded at the
 /// edge and can never trap in the store; a body is parsed only for a caller who may send it;

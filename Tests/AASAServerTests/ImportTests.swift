@@ -4,8 +4,11 @@ import Foundation
 import HTTPTypes
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// `POST /v1/imports` (issue 20): a domain's existing AASA file moved into teams, apps, grants and
 /// rules, with the proof that the registry serves what the file said. Against PostgreSQL.

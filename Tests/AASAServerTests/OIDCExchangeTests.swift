@@ -6,8 +6,11 @@ import Logging
 import PostgresNIO
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Issue 39: a CI job's OIDC ID token exchanged for a short-lived team token, against a real
 /// issuer stand-in (Tests/Support/oidc-issuer.py: TLS with a test CA, discovery, JWKS with RSA

@@ -6,8 +6,11 @@ import Foundation
 import HTTPTypes
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Issue 39: a whole release job, run as a runner runs it: a shell script with the CI's
 /// variables set, aasactl on the PATH, and no aasad secret anywhere. It logs in with the job's

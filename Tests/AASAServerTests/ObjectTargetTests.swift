@@ -6,8 +6,11 @@ import Logging
 import PostgresNIO
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Issue 38: publishing to S3-compatible storage and CDN purges, against real servers: moto
 /// (S3, STS, IAM, CloudFront; SigV4 verified), read back with boto3; Cloudflare's purge API, an

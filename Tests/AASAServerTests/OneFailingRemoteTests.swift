@@ -6,8 +6,11 @@ import Logging
 import Synchronization
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Issue 50, section 2: one remote that fails holds back no other. Apple's CDN answering 500 for one
 /// domain, and one webhook receiver that refuses connections, each among others that answer: the
@@ -25,7 +28,7 @@ import Testing
             try origin.behave(["cdnStatus": ["junk.test": 500]])
             var config = AppConfig(databaseURL: w.databaseURL)
             origin.configure(&config)
-            let fetcher = try AppleFetcher(config: config.fetch)
+            let fetcher = try OutboundClient(config: config.fetch)
             let checked = try await w.withDatabase { database in
                 try await CDNMonitor(
                     database: database, fetcher: fetcher, interval: .seconds(60), gap: .milliseconds(10),
@@ -106,7 +109,7 @@ extension OneFailingRemoteTests {
     static func onePass(_ w: TestWorld, _ origin: ProbeTests.Origin) async throws -> Int? {
         var config = AppConfig(databaseURL: w.databaseURL)
         origin.configure(&config)
-        let fetcher = try AppleFetcher(config: config.fetch)
+        let fetcher = try OutboundClient(config: config.fetch)
         return try await w.withDatabase { database in
             try await WebhookWorker(
                 database: database, fetcher: fetcher, interval: .seconds(60), retryBase: .seconds(600),

@@ -4,8 +4,11 @@ import HTTPTypes
 import Logging
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Issue 14: "is Apple seeing it?" against a local HTTPS origin and a local stand-in for Apple's
 /// CDN (Tests/Support/aasa-origin.py), with a throwaway CA that aasad is told to trust. Nothing
@@ -312,7 +315,7 @@ import Testing
             for host in ["good.test", "stale.test", "other.test"] { try await Self.publishDomain(w, host) }
             var config = AppConfig(databaseURL: w.databaseURL)
             origin.configure(&config)
-            let fetcher = try AppleFetcher(config: config.fetch)
+            let fetcher = try OutboundClient(config: config.fetch)
             try await w.withDatabase { database in
                 let replicas = (0..<2).map { _ in
                     CDNMonitor(
@@ -356,7 +359,7 @@ import Testing
             #expect(elapsed < .seconds(15), "the probe took \(elapsed)")
             var config = AppConfig(databaseURL: w.databaseURL)
             origin.configure(&config)
-            let fetcher = try AppleFetcher(config: config.fetch)
+            let fetcher = try OutboundClient(config: config.fetch)
             elapsed = try await clock.measure {
                 try await w.withDatabase { database in
                     let monitor = CDNMonitor(

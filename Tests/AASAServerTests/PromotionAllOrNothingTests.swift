@@ -5,7 +5,10 @@ import HTTPTypes
 import Logging
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
+@testable import AASAServices
 
 /// Issue 40: a promotion is all or nothing. Three targets are planned; then the second one's
 /// source publishes something else, and the stale plan is applied through the core's service

@@ -9,8 +9,11 @@ import NIOHTTP1
 import PostgresNIO
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Issue 43: the read model answers repeated reads from memory and never from before a change a
 /// client has seen acknowledged, on the replica that made it or any other.

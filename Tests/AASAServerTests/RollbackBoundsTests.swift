@@ -1,4 +1,7 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 import Foundation
 import HTTPTypes
 import Testing

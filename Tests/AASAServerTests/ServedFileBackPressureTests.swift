@@ -1,5 +1,8 @@
-import AASACore
+import AASAKernel
 import AASAModel
+import AASAOutbound
+import AASARules
+import AASAServices
 import AASATestSupport
 import Foundation
 import Testing

@@ -1,8 +1,11 @@
 import AASAStore
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// The in-memory served copy under the race CI met: a full reload reads the database, a publish
 /// lands, then the reload installs what it read.

@@ -2,7 +2,10 @@ import AASATestSupport
 import Foundation
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
+@testable import AASAServices
 
 /// The signer, differentially: botocore's `S3SigV4Auth` and `SigV4Auth` (Tests/Support/
 /// sigv4-botocore.py) sign the same requests, and both `Authorization` headers must be equal.

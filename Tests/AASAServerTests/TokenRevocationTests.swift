@@ -6,8 +6,11 @@ import Logging
 import PostgresNIO
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// What any cache of principals (issue 23 proposed one; the profile did not call for it yet) must
 /// keep: a revoked token is refused on every replica within a second, an expired one on the next

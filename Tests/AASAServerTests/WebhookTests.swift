@@ -8,8 +8,11 @@ import Logging
 import PostgresNIO
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// Issue 22: webhooks against PostgreSQL and a receiver started by the test (the probe tests' TLS
 /// stand-in, which records each POST), with the delivery worker running inside aasad.
@@ -40,7 +43,7 @@ import Testing
     static func deliverDue(_ w: TestWorld, _ origin: ProbeTests.Origin) async throws {
         var config = AppConfig(databaseURL: w.databaseURL)
         origin.configure(&config)
-        let fetcher = try AppleFetcher(config: config.fetch)
+        let fetcher = try OutboundClient(config: config.fetch)
         let delivered = try await w.withDatabase { database in
             let worker = WebhookWorker(
                 database: database, fetcher: fetcher, interval: .seconds(60), retryBase: .zero,

@@ -2,8 +2,11 @@ import Foundation
 import HummingbirdTesting
 import Testing
 
-@testable import AASACore
+@testable import AASAKernel
+@testable import AASAOutbound
+@testable import AASARules
 @testable import AASAServer
+@testable import AASAServices
 
 /// `WellKnownChannelHandler` answers the served files on the event loop; the router's
 /// `WellKnownMiddleware` answers whatever it lets through. Both must send the same bytes: each

@@ -1,6 +1,7 @@
 /// The events webhooks deliver, by stable name, and the sentence a chat channel shows for each.
-/// Most are audit actions that someone outside the service must hear about; the audit event that
-/// records the change also writes the webhook event, in the same transaction (`WebhookEvent.init(audit:)`).
+/// Most are audit actions that someone outside the service must hear about: AASAStore's `appendAudit`
+/// writes the webhook event (`init(auditAction:…)`) in the transaction of the audit event that
+/// records the change.
 public struct WebhookEvent: Sendable, Equatable {
     public var name: String
     public var domain: String?

@@ -1,6 +1,9 @@
 import AASAAPI
-import AASACore
+import AASAKernel
 import AASAModel
+import AASAOutbound
+import AASARules
+import AASAServices
 import AASAStore
 import Foundation
 import OpenAPIRuntime
@@ -25,18 +28,12 @@ extension APIImplementation {
     func listAssetLinksRevisions(_ input: Operations.ListAssetLinksRevisions.Input) async throws
         -> Operations.ListAssetLinksRevisions.Output
     {
-        let limit = try Names.limit(input.query.limit, default: 50)
-        let (host, items) = try await reads(try principal()).assetLinksRevisions(
-            input.path.host,
-            before: try PageCursor.revisionBefore(cursor: input.query.cursor, before: input.query.deprecatedBefore),
-            limit: limit)
-        let next = items.count == limit && (items.last?.number ?? 0) > 1 ? items.last?.number : nil
-        return .ok(
+        .ok(
             .init(
                 body: .json(
-                    .init(
-                        items: try items.map { try Self.revision($0, host: host, withDiff: false) },
-                        nextCursor: next.map { PageCursor.encode(.revisions, String($0)) }, nextBefore: next))))
+                    try await revisionPage(
+                        .assetLinks, host: input.path.host, cursor: input.query.cursor,
+                        before: input.query.deprecatedBefore, limit: input.query.limit))))
     }
 
     func diffAssetLinks(_ input: Operations.DiffAssetLinks.Input) async throws -> Operations.DiffAssetLinks.Output {

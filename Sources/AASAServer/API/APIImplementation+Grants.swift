@@ -1,6 +1,9 @@
 import AASAAPI
-import AASACore
+import AASAKernel
 import AASAModel
+import AASAOutbound
+import AASARules
+import AASAServices
 import AASAStore
 import Foundation
 

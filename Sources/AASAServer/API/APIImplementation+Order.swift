@@ -1,5 +1,8 @@
 import AASAAPI
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 import AASAStore
 import Foundation
 

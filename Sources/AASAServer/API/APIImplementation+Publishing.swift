@@ -1,6 +1,9 @@
 import AASAAPI
-import AASACore
+import AASAKernel
 import AASAModel
+import AASAOutbound
+import AASARules
+import AASAServices
 import AASAStore
 import Foundation
 import Logging
@@ -50,19 +53,25 @@ extension APIImplementation {
     }
 
     func listRevisions(_ input: Operations.ListRevisions.Input) async throws -> Operations.ListRevisions.Output {
-        let principal = try principal()
-        let limit = try Names.limit(input.query.limit, default: 50)
-        let (host, items) = try await reads(principal).revisions(
-            input.path.host,
-            before: try PageCursor.revisionBefore(cursor: input.query.cursor, before: input.query.deprecatedBefore),
-            limit: limit)
-        let next = items.count == limit && (items.last?.number ?? 0) > 1 ? items.last?.number : nil
-        return .ok(
+        .ok(
             .init(
                 body: .json(
-                    .init(
-                        items: try items.map { try Self.revision($0, host: host, withDiff: false) },
-                        nextCursor: next.map { PageCursor.encode(.revisions, String($0)) }, nextBefore: next))))
+                    try await revisionPage(
+                        .aasa, host: input.path.host, cursor: input.query.cursor,
+                        before: input.query.deprecatedBefore, limit: input.query.limit))))
+    }
+
+    /// One page of a published file's revisions, for the AASA's list route and assetlinks.json's alike.
+    func revisionPage(_ file: PublishedFile, host: String, cursor: String?, before: Int32?, limit: Int?)
+        async throws -> Components.Schemas.RevisionPage
+    {
+        let limit = try Names.limit(limit, default: 50)
+        let (host, items) = try await reads(try principal()).revisions(
+            of: file, host, before: try PageCursor.revisionBefore(cursor: cursor, before: before), limit: limit)
+        let next = items.count == limit && (items.last?.number ?? 0) > 1 ? items.last?.number : nil
+        return .init(
+            items: try items.map { try Self.revision($0, host: host, withDiff: false) },
+            nextCursor: next.map { PageCursor.encode(.revisions, String($0)) }, nextBefore: next)
     }
 
     func getRevision(_ input: Operations.GetRevision.Input) async throws -> Operations.GetRevision.Output {

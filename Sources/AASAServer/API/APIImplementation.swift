@@ -1,6 +1,9 @@
 import AASAAPI
-import AASACore
+import AASAKernel
 import AASAModel
+import AASAOutbound
+import AASARules
+import AASAServices
 import AASAStore
 import Foundation
 import Logging
@@ -21,7 +24,7 @@ struct APIImplementation: APIProtocol {
     /// The names of the credential sets this server has (what a target may name).
     var credentialSets: Set<String> = []
     /// Fetches as Apple's fetchers do: the origin probe and CDN checks.
-    let fetcher: AppleFetcher
+    let fetcher: OutboundClient
     /// One probe or CDN check per domain at a time, a few a minute.
     let fetchLimiter: FetchLimiter
     /// Google's Digital Asset Links API, and how long Google may lag a publish before `google.stale`.

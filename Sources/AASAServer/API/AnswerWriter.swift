@@ -1,5 +1,8 @@
-import AASACore
+import AASAKernel
 import AASAModel
+import AASAOutbound
+import AASARules
+import AASAServices
 
 /// Writes an encoded answer as Foundation's `JSONEncoder` does with `.sortedKeys, .prettyPrinted,
 /// .withoutEscapingSlashes` on Linux: two-space indents, `"key" : value`, keys in UTF-8 byte order,

@@ -1,6 +1,9 @@
 import AASAAPI
-import AASACore
+import AASAKernel
 import AASAModel
+import AASAOutbound
+import AASARules
+import AASAServices
 import Foundation
 
 /// AASAModel's `Explanation` as the API answers it: the model's own JSON (one mapping for the API

@@ -1,5 +1,8 @@
 import AASAAPI
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 import HTTPTypes
 import Hummingbird
 // The runtime's `Converter` (its Accept check and parameter decoding) is what the generated server

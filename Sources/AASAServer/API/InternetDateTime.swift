@@ -1,4 +1,7 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 import Foundation
 
 /// A date as the OpenAPI runtime's default transcoder writes it (`ISO8601DateFormatter` with its

@@ -1,5 +1,8 @@
-import AASACore
+import AASAKernel
 import AASAModel
+import AASAOutbound
+import AASARules
+import AASAServices
 
 /// A `Decoder` reading our `JSONValue`, so the runtime's free-form containers
 /// (`OpenAPIValueContainer`, `OpenAPIObjectContainer`) are built by their own `Decodable`

@@ -1,6 +1,9 @@
 import AASAAPI
-import AASACore
+import AASAKernel
 import AASAModel
+import AASAOutbound
+import AASARules
+import AASAServices
 import OpenAPIRuntime
 
 /// The core's manifest outcome written as the contract's schemas of the same names.

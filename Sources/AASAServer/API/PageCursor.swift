@@ -1,4 +1,7 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 import Foundation
 
 /// The one way every paged list pages (issue 41: revisions said `before`/`nextBefore`, the audit

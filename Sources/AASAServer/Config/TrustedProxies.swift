@@ -1,4 +1,7 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 import Foundation
 
 /// The proxies in front of aasad whose `X-Forwarded-For` is believed: addresses or CIDR ranges,

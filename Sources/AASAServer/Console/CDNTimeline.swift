@@ -1,4 +1,7 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 import Foundation
 
 /// Apple's CDN state over time as a picture: one band per recorded check, coloured by its state

@@ -1,4 +1,7 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 
 /// The console's one stylesheet, served by aasad (`/console/static/console.css`): nothing comes
 /// from a CDN, and the Content-Security-Policy (`default-src 'self'`) would refuse it if it did.

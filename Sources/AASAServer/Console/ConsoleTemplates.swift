@@ -1,4 +1,7 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 import Mustache
 
 /// The console's Mustache templates. `{{x}}` escapes HTML, so anything a team wrote (a display name,

@@ -1,5 +1,8 @@
-import AASACore
+import AASAKernel
 import AASAModel
+import AASAOutbound
+import AASARules
+import AASAServices
 
 /// The path space of one domain as a picture (issue 21): one row per path prefix (every grant's,
 /// every rule's literal prefix, every protected path), indented by depth, filled with the colour of

@@ -1,4 +1,7 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 
 /// Text made safe for SVG or HTML: the drawings are inserted unescaped (`{{{map}}}`), so every
 /// string that came from a team goes through here first.

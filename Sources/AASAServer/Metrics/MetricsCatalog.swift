@@ -1,4 +1,7 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 import Metrics
 
 /// Series the alert rules and the dashboard (deploy/) read, created at start so that a rule over a

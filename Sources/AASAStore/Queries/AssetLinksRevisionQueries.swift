@@ -74,23 +74,4 @@ extension DBSession {
             \(r.promotedFrom?.draftSHA256), \(r.promotedFrom?.draftBase))
             """)
     }
-
-    /// The current assetlinks.json of every domain (or of one) that has one, with the names it answers to.
-    public func servedAssetLinks(host: String? = nil) async throws -> [ServedRevision] {
-        typealias Row = (String, [String], Int, Data, String)
-        return try await all(
-            """
-            SELECT d.host,
-                   coalesce((SELECT array_agg(h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT \
-            h.is_primary), '{}'),
-                   r.number, r.bytes, r.sha256
-            FROM domains d JOIN LATERAL (
-                SELECT number, bytes, sha256 FROM assetlinks_revisions WHERE domain_id = d.id ORDER BY number DESC \
-            LIMIT 1) r ON true
-            WHERE \(host)::text IS NULL OR d.host = \(host)
-            """, as: Row.self
-        ).map {
-            ServedRevision(host: $0.0, aliases: $0.1, number: $0.2, bytes: [UInt8]($0.3), sha256: $0.4)
-        }
-    }
 }

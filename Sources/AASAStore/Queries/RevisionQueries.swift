@@ -96,6 +96,22 @@ extension DBSession {
 
     /// The current revision of every domain (or of one), with the names it answers to.
     public func servedRevisions(host: String? = nil) async throws -> [ServedRevision] {
+        try await served(
+            join: "JOIN revisions r ON r.domain_id = d.id AND r.number = d.current_revision", host: host)
+    }
+
+    /// The current assetlinks.json of every domain (or of one) that has one, with the names it answers to.
+    public func servedAssetLinks(host: String? = nil) async throws -> [ServedRevision] {
+        // An assetlinks.json revision is current by being the newest: domains keep no pointer to it.
+        try await served(
+            join: "JOIN LATERAL (SELECT number, bytes, sha256 FROM assetlinks_revisions WHERE domain_id = d.id "
+                + "ORDER BY number DESC LIMIT 1) r ON true",
+            host: host)
+    }
+
+    /// One served file of every domain (or of one): `join` picks each domain's current revision as `r`
+    /// (a constant of this file, never input).
+    private func served(join: String, host: String?) async throws -> [ServedRevision] {
         typealias Row = (String, [String], Int, Data, String)
         return try await all(
             """
@@ -103,7 +119,7 @@ extension DBSession {
                    coalesce((SELECT array_agg(h.host) FROM domain_hosts h WHERE h.domain_id = d.id AND NOT \
             h.is_primary), '{}'),
                    r.number, r.bytes, r.sha256
-            FROM domains d JOIN revisions r ON r.domain_id = d.id AND r.number = d.current_revision
+            FROM domains d \(unescaped: join)
             WHERE \(host)::text IS NULL OR d.host = \(host)
             """, as: Row.self
         ).map {

@@ -1,4 +1,7 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 
 /// Polls `condition` every `interval` until it holds or `timeout` has passed; answers whether it
 /// held. The one polling loop of the tests: a test waits for what it needs, never for a guessed delay.

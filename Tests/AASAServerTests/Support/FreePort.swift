@@ -1,4 +1,7 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 import Foundation
 
 /// A TCP port on 127.0.0.1 that nothing uses now, for a server started later (a child aasad, an

@@ -1,4 +1,7 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 import Foundation
 
 /// Runs blocking work (curl, a child process) on a Dispatch thread and awaits it. Blocking one of

@@ -1,4 +1,7 @@
-import AASACore
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAServices
 import Foundation
 
 /// HTTP/1.1 written by hand over one socket (python3's), for what no client library sends:

@@ -1,0 +1,44 @@
+import AASAKernel
+import AASAStore
+import Foundation
+import JWTKit
+
+/// An ID token checked end to end: its header read for `kid` and `alg`, the issuer it claims
+/// found among the trusted ones, the key fetched (`OIDCKeyCache`), the header's `alg` held to the
+/// key's, the signature verified by jwt-kit with that key only, then the claims judged
+/// (`OIDCClaimCheck`). Any failure is an `ExchangeRefusal` saying which step.
+package struct IDTokenVerifier: Sendable {
+    package let keys: OIDCKeyCache
+
+    package init(keys: OIDCKeyCache) { self.keys = keys }
+
+    package func verify(
+        _ token: String, now: Date, issuer find: (String) async throws -> OIDCIssuerRecord?
+    ) async throws -> (claims: JobClaims, issuer: OIDCIssuerRecord) {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard token.utf8.count <= 16 * 1024, parts.count == 3,
+            let unverified = UnverifiedJWT(header: parts[0], payload: parts[1])
+        else { throw ExchangeRefusal(.malformed, "the subject_token is not a signed JWT (header.payload.signature)") }
+        guard let alg = unverified.header.alg, ["RS256", "ES256"].contains(alg) else {
+            throw ExchangeRefusal(.algorithm, "the token's alg must be RS256 or ES256")
+        }
+        guard let kid = unverified.header.kid, !kid.isEmpty else {
+            throw ExchangeRefusal(.malformed, "the token's header names no kid")
+        }
+        guard let iss = unverified.issuer.iss, let issuer = try await find(iss) else {
+            throw ExchangeRefusal(.untrustedIssuer, "the token's issuer is not one this server trusts")
+        }
+        let key = try await keys.key(kid, of: issuer)
+        guard key.algorithm == alg else {
+            throw ExchangeRefusal(.algorithm, "the token's alg is not its key's (\(key.algorithm))")
+        }
+        let claims: JobClaims
+        do {
+            claims = try await key.keys.verify(token, as: JobClaims.self)
+        } catch {
+            throw ExchangeRefusal(.signature, "the token's signature does not verify with \(issuer.name)'s key")
+        }
+        try OIDCClaimCheck.check(claims, issuer: issuer, now: now)
+        return (claims, issuer)
+    }
+}

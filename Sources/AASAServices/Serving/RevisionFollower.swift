@@ -1,0 +1,76 @@
+import AASAKernel
+import AASAOutbound
+import AASARules
+import AASAStore
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Keeps this replica's served files on the current revisions after the load that runs before the
+/// port opens (`buildApplication`): LISTEN `aasa_revisions` (each publish NOTIFYs its host), plus a
+/// full reload every `interval` as a safety net for missed notifications, lost connections and
+/// deleted domains.
+package struct RevisionFollower: Service {
+    package let database: Database
+    package let served: WellKnownFiles
+    package let logger: Logger
+    package var interval: Duration = .seconds(30)
+
+    package init(database: Database, served: WellKnownFiles, logger: Logger, interval: Duration = .seconds(30)) {
+        self.database = database
+        self.served = served
+        self.logger = logger
+        self.interval = interval
+    }
+
+    package func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await listenForever() }
+                group.addTask { await reloadForever() }
+                await group.waitForAll()
+            }
+        }
+    }
+
+    package func reloadAll() async throws {
+        try await served.reloadAll(database, logger: logger)
+    }
+
+    /// The start-up load happened before the port opened, and listening reloads once it listens:
+    /// this loop is the safety net after that, so it waits first.
+    private func reloadForever() async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: interval) } catch { return }
+            do { try await reloadAll() } catch {
+                logger.warning(
+                    "could not load the current revisions", metadata: ["error": .string(String(describing: error))])
+            }
+        }
+    }
+
+    private func listenForever() async {
+        while !Task.isCancelled {
+            do {
+                try await database.client.withConnection { connection in
+                    try await connection.listen(on: "aasa_revisions") { notifications in
+                        // Anything published while we were not listening is picked up here.
+                        try await reloadAll()
+                        for try await notification in notifications {
+                            let host = notification.payload
+                            try await database.read(logger: logger) {
+                                try await served.refresh(host: host, session: $0)
+                            }
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning(
+                    "revision notifications interrupted; listening again",
+                    metadata: ["error": .string(String(describing: error))])
+            }
+            do { try await Task.sleep(for: .seconds(1)) } catch { return }
+        }
+    }
+}
