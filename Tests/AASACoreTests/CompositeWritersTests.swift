@@ -46,8 +46,7 @@ import Testing
         func rules(_ host: String, _ appID: String, _ paths: [String]) -> RuleSetChange {
             RuleSetChange(
                 host: host, appID: appID, ifMatch: nil, action: "rules.replace", maxRulesPerTeam: 3,
-                edit: { _ in paths.map { StoredRule(id: UUID(), component: .object(["/": .string($0)])) } },
-                bodyField: { _, _ in nil })
+                edit: .replace(paths.map { StoredRule(id: UUID(), component: .object(["/": .string($0)])) }))
         }
 
         /// An import's plan of an AASA file giving `appID` these rules (as `POST /v1/imports` without `apply`).
@@ -273,6 +272,6 @@ extension RuleSetChange {
     func withBudget(_ budget: Int) -> RuleSetChange {
         RuleSetChange(
             host: host, appID: appID, ifMatch: ifMatch, action: action, maxRulesPerTeam: budget, edit: edit,
-            bodyField: bodyField, manifestDecides: manifestDecides, fields: fields)
+            manifestDecides: manifestDecides, fields: fields)
     }
 }

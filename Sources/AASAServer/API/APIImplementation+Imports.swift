@@ -41,17 +41,11 @@ extension APIImplementation {
             .init(
                 host: body.host, aasa: aasa, android: android,
                 teamMap: ImportTeamMap(body.teamMap.additionalProperties), webRoots: body.webRoots ?? [],
-                environment: body.environment, apply: body.apply == true, ifMatch: input.headers.ifMatch))
+                environment: body.environment, apply: body.apply == true, ifMatch: input.headers.ifMatch,
+                publishReason: publishReason))
         var answer = try Self.importPlan(plan)
-        // The import is committed: its publish (asked, or the domain's auto-publish when it changed)
-        // is an outcome of the answer, never an error hiding the commit.
-        if plan.applied && (publishReason != nil || plan.changed) {
-            let published = await PublishAfterCommit(publisher: publisher).run(
-                host: plan.host, reason: publishReason, after: "import", actor: actor(principal), logger: logger,
-                authorize: PublishRights.check(principal))
-            answer.publish = try published.outcome.map(Self.publishResult)
-            answer.publishError = published.failure
-        }
+        answer.publish = try plan.published?.outcome.map(Self.publishResult)
+        answer.publishError = plan.published?.failure
         return .ok(.init(body: .json(answer)))
     }
 

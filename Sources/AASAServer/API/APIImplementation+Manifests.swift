@@ -30,19 +30,10 @@ extension APIImplementation {
         .run(manifest, team: input.path.team, ifMatch: input.headers.ifMatch, dryRun: dryRun)
 
         var domains = try result.domains.map(Components.Schemas.ManifestDomainResult.init)
-        if !dryRun {
-            let after = PublishAfterCommit(publisher: publisher)
-            for i in domains.indices {
-                let host = domains[i].host
-                // The manifest's own publish of the domains it names, or each changed domain's auto-publish.
-                let asked = manifest.publishReason != nil && manifest.domains.contains { $0.host == host }
-                guard asked || domains[i].changed && result.autoPublish.contains(host) else { continue }
-                let published = await after.run(
-                    host: host, reason: asked ? manifest.publishReason : nil, after: "manifest",
-                    actor: actor(principal), logger: logger, authorize: PublishRights.check(principal))
-                domains[i].publish = try published.outcome.map(Self.publishResult)
-                domains[i].publishError = published.failure
-            }
+        for i in domains.indices {
+            let published = result.published[domains[i].host]
+            domains[i].publish = try published?.outcome.map(Self.publishResult)
+            domains[i].publishError = published?.failure
         }
         let answer = Components.Schemas.ManifestResult(
             team: result.team, dryRun: dryRun, changed: result.changed,

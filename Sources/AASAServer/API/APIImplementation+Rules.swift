@@ -36,8 +36,7 @@ extension APIImplementation {
             return StoredRule(id: id, component: try rule.component(field: "/rules/\(i)"))
         }
         var replace = ruleChange(
-            input.path.host, input.path.appID, input.headers.ifMatch, "rules.replace",
-            bodyField: { _, index in "/rules/\(index)" }, edit: { _ in rules })
+            input.path.host, input.path.appID, input.headers.ifMatch, "rules.replace", .replace(rules))
         // A whole replacement says whether the manifest decides (absent: it does not).
         replace.manifestDecides = body.manifestDecides ?? false
         let changed = try await change(replace)
@@ -51,10 +50,7 @@ extension APIImplementation {
             }
         let rule = StoredRule(id: UUID(), component: try body.component(field: ""))
         let changed = try await change(
-            ruleChange(
-                input.path.host, input.path.appID, input.headers.ifMatch, "rules.append",
-                bodyField: { id, _ in id == rule.id ? "" : nil }
-            ) { $0 + [rule] })
+            ruleChange(input.path.host, input.path.appID, input.headers.ifMatch, "rules.append", .append(rule)))
         return .created(
             .init(headers: .init(eTag: ETag.of(changed.output.set.version)), body: .json(Self.ruleSet(changed))))
     }
@@ -62,26 +58,16 @@ extension APIImplementation {
     func deleteRule(_ input: Operations.DeleteRule.Input) async throws -> Operations.DeleteRule.Output {
         let id = try Names.uuid(input.path.ruleID, what: "rule")
         let changed = try await change(
-            ruleChange(
-                input.path.host, input.path.appID, input.headers.ifMatch, "rules.delete",
-                bodyField: { _, _ in nil }
-            ) { current in
-                guard current.contains(where: { $0.id == id }) else {
-                    throw ServiceError.notFound("no rule \(input.path.ruleID)")
-                }
-                return current.filter { $0.id != id }
-            })
+            ruleChange(input.path.host, input.path.appID, input.headers.ifMatch, "rules.delete", .delete(id)))
         return .ok(.init(headers: .init(eTag: ETag.of(changed.output.set.version)), body: .json(Self.ruleSet(changed))))
     }
 
     private func ruleChange(
-        _ host: String, _ appID: String, _ ifMatch: String?, _ action: String,
-        bodyField: @escaping @Sendable (UUID, Int) -> String?,
-        edit: @escaping @Sendable ([StoredRule]) throws -> [StoredRule]
+        _ host: String, _ appID: String, _ ifMatch: String?, _ action: String, _ edit: RuleSetChange.Edit
     ) -> RuleSetChange {
         RuleSetChange(
             host: host, appID: appID, ifMatch: ifMatch, action: action, maxRulesPerTeam: maxRulesPerTeamPerDomain,
-            edit: edit, bodyField: bodyField)
+            edit: edit)
     }
 
     static func ruleSet(_ changed: Changed<RuleSetChange.Output>) -> Components.Schemas.RuleSet {

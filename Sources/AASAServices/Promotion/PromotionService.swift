@@ -287,7 +287,7 @@ package struct PromotionService: Sendable {
         where existing[set.appPK]?.rules != set.rules || existing[set.appPK]?.manifestDecides != set.manifestDecides {
             let change = RuleSetChange(
                 host: target.host, appID: set.appID, ifMatch: nil, action: "promotion.rules.replace",
-                maxRulesPerTeam: maxRulesPerTeam, edit: { _ in set.rules }, bodyField: { _, _ in nil },
+                maxRulesPerTeam: maxRulesPerTeam, edit: .set(set.rules),
                 manifestDecides: set.manifestDecides)
             do {
                 audit += try await change.applyWithin(session, principal: principal).audit

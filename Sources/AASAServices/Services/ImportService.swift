@@ -45,11 +45,15 @@ package struct ImportService: Sendable {
         package var apply: Bool
         /// The plan's `stateTag`: the apply is refused (412) if the state changed since.
         package var ifMatch: String? = nil
+        /// Publish the domain once the import is committed, with this reason (nil: only the
+        /// domain's auto-publish, when the import changed it).
+        package var publishReason: String? = nil
 
         package init(
             host: String, aasa: [UInt8]? = nil, android: [UInt8]? = nil, teamMap: ImportTeamMap, webRoots: [String],
-            environment: String? = nil, apply: Bool, ifMatch: String? = nil
+            environment: String? = nil, apply: Bool, ifMatch: String? = nil, publishReason: String? = nil
         ) {
+            self.publishReason = publishReason
             self.host = host
             self.aasa = aasa
             self.android = android
@@ -99,6 +103,8 @@ package struct ImportService: Sendable {
         package var proofMilliseconds: Double
         /// The CMS-signed form's signer (named, not trusted), when the file came signed.
         package var signed: SignedFile?
+        /// What the publish after the commit did, when one was asked or the domain auto-publishes.
+        package var published: PublishAfterCommit.Result?
     }
 
     package func run(_ request: Request) async throws -> Plan {
@@ -118,6 +124,13 @@ package struct ImportService: Sendable {
             try await importLocked(host: host, request: request, files: files, session: session)
         }
         plan.signed = signed
+        // The import is committed: its publish (asked, or the domain's auto-publish when it changed)
+        // is an outcome of the plan, never an error hiding the commit.
+        if plan.applied && (request.publishReason != nil || plan.changed) {
+            plan.published = await PublishAfterCommit(publisher: pipeline.publisher).run(
+                host: plan.host, reason: request.publishReason, after: "import", actor: actor, logger: work.logger,
+                authorize: PublishRights.check(principal))
+        }
         return plan
     }
 
@@ -201,7 +214,7 @@ package struct ImportService: Sendable {
             record(
                 try await RuleSetChange(
                     host: domain.host, appID: app.appID, ifMatch: nil, action: "rules.replace",
-                    maxRulesPerTeam: maxRulesPerTeam, edit: { _ in rules }, bodyField: { _, _ in nil },
+                    maxRulesPerTeam: maxRulesPerTeam, edit: .set(rules),
                     manifestDecides: app.manifestDecides
                 ).applyWithin(session, principal: principal))
         }

@@ -39,8 +39,23 @@ package struct ManifestApply: Sendable {
                 work: work, pipeline: pipeline, principal: planner, actor: actor, maxRulesPerTeam: maxRulesPerTeam
             ).run(manifest, team: team, ifMatch: ifMatch, dryRun: true)
         }
-        return try await work.transaction(rollingBack: dryRun) { session in
+        var outcome = try await work.transaction(rollingBack: dryRun) { session in
             try await applyLocked(manifest, team: team, ifMatch: ifMatch, dryRun: dryRun, session: session)
+        }
+        if !dryRun { await publishAfterCommit(manifest, &outcome) }
+        return outcome
+    }
+
+    /// The manifest's own publish of the domains it names (with its `publishReason`), or each
+    /// changed domain's auto-publish: after the commit, each an outcome beside the committed change.
+    private func publishAfterCommit(_ manifest: ManifestRequest, _ outcome: inout Outcome) async {
+        let after = PublishAfterCommit(publisher: pipeline.publisher)
+        for domain in outcome.domains {
+            let asked = manifest.publishReason != nil && manifest.domains.contains { $0.host == domain.host }
+            guard asked || domain.changed && outcome.autoPublish.contains(domain.host) else { continue }
+            outcome.published[domain.host] = await after.run(
+                host: domain.host, reason: asked ? manifest.publishReason : nil, after: "manifest", actor: actor,
+                logger: work.logger, authorize: PublishRights.check(principal))
         }
     }
 
@@ -52,6 +67,8 @@ package struct ManifestApply: Sendable {
         package var domains: [ManifestDomainResult]
         /// Hosts of the changed domains that publish after every valid change.
         package var autoPublish: Set<String> = []
+        /// What each publish after the commit did, by host (an apply only).
+        package var published: [String: PublishAfterCommit.Result] = [:]
     }
 
     private func applyLocked(
@@ -331,7 +348,7 @@ package struct ManifestApply: Sendable {
                 // the manifest's pointers.
                 let change = RuleSetChange(
                     host: domain.host, appID: app.appID, ifMatch: nil, action: "rules.replace",
-                    maxRulesPerTeam: maxRulesPerTeam, edit: { _ in rules }, bodyField: { _, _ in nil },
+                    maxRulesPerTeam: maxRulesPerTeam, edit: .set(rules),
                     manifestDecides: manifestDecides,
                     fields: .init(
                         app: "\(base)/appID", domain: "\(entry?.pointer ?? app.pointer)/host", rules: "\(base)/rules",
