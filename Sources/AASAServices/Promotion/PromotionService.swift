@@ -122,10 +122,9 @@ package struct PromotionService: Sendable {
                         do {
                             try await Self.checkSourceUnmoved(domain, session: session)
                             _ = try await Self.checkPublished(target, session: session)
-                            let written = try await Self.write(
-                                domain.taken.rules, to: target, principal: principal,
+                            try await Self.write(
+                                domain.taken.rules, to: target, principal: principal, actor: actor,
                                 maxRulesPerTeam: maxRulesPerTeam, session: session)
-                            for entry in written.audit { try await session.appendAudit(entry.record(by: actor)) }
                             try await session.appendAudit(
                                 AuditEntry(
                                     action: "domain.promote", entityType: "domain", entityID: target.host,
@@ -178,8 +177,8 @@ package struct PromotionService: Sendable {
             guard let target = try await session.domain(id: pair.target.id, forUpdate: true) else { continue }
             let current = try await Self.checkPublished(target, session: session)
             let before = try await Self.write(
-                taken.rules, to: target, principal: principal, maxRulesPerTeam: maxRulesPerTeam, session: session
-            ).before
+                taken.rules, to: target, principal: principal, actor: actor, maxRulesPerTeam: maxRulesPerTeam,
+                session: session)
             let apps = taken.rules.compactMap { Self.appPlan($0, was: before[$0.appPK]?.rules ?? []) }
             let document = try await Judge(policies: publisher.policies).judge(
                 session, domain: target, stage: .publish(rollbackOf: nil), action: "domain.promote", actor: actor)
@@ -277,12 +276,11 @@ package struct PromotionService: Sendable {
     /// were, by app, and the audit entries of the writes.
     @discardableResult
     package static func write(
-        _ taken: [RuleSetRecord], to target: DomainRecord, principal: Principal, maxRulesPerTeam: Int,
+        _ taken: [RuleSetRecord], to target: DomainRecord, principal: Principal, actor: Actor, maxRulesPerTeam: Int,
         session: DBSession
-    ) async throws -> (before: [Int64: RuleSetRecord], audit: [AuditEntry]) {
+    ) async throws -> [Int64: RuleSetRecord] {
         let existing = Dictionary(
             try await session.listRuleSets(domainID: target.id).map { ($0.appPK, $0) }, uniquingKeysWith: { a, _ in a })
-        var audit: [AuditEntry] = []
         for set in taken
         where existing[set.appPK]?.rules != set.rules || existing[set.appPK]?.manifestDecides != set.manifestDecides {
             let change = RuleSetChange(
@@ -290,12 +288,12 @@ package struct PromotionService: Sendable {
                 maxRulesPerTeam: maxRulesPerTeam, edit: .set(set.rules),
                 manifestDecides: set.manifestDecides)
             do {
-                audit += try await change.applyWithin(session, principal: principal).audit
+                _ = try await change.applyWithin(session, principal: principal, actor: actor)
             } catch let error as ServiceError where error.kind == .invalid {
                 throw refusal(error, target: target.host, app: set.appID)
             }
         }
-        return (existing, audit)
+        return existing
     }
 
     /// A rule-write refusal as the promotion's: each field error says which target and app it is

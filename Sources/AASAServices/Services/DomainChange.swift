@@ -66,12 +66,28 @@ package struct Changed<Output: Sendable>: Sendable {
 }
 
 extension DomainChange {
-    /// Steps 1 to 4 inside a transaction someone else runs: for a change made of changes (an
-    /// import), whose caller then validates, runs the policies and writes the audit once for all.
-    package func applyWithin(_ session: DBSession, principal: Principal) async throws -> Applied<Output> {
+    /// Steps 1 to 4 and 7 inside a transaction someone else runs, for a writer made of changes (a
+    /// manifest, an import, a promotion): authorize, lock, If-Match, apply, and append the change's
+    /// audit as `actor`'s (an import's actions under `import.`), as the pipeline does for a change
+    /// of its own. The writer then validates and runs the policies once for all.
+    package func applyWithin(_ session: DBSession, principal: Principal, actor: Actor, auditPrefix: String = "")
+        async throws -> Applied<Output>
+    {
         try authorize(principal)
         let locked = try await lock(session, principal: principal)
         try checkIfMatch(locked)
-        return try await apply(locked, principal: principal, session: session)
+        let applied = try await apply(locked, principal: principal, session: session)
+        try await applied.appendAudit(by: actor, prefix: auditPrefix, session: session)
+        return applied
+    }
+}
+
+extension Applied {
+    /// The one place a change's audit entries become rows: the pipeline's run and `applyWithin`.
+    package func appendAudit(by actor: Actor, prefix: String = "", session: DBSession) async throws {
+        for var entry in audit {
+            entry.action = prefix + entry.action
+            try await session.appendAudit(entry.record(by: actor))
+        }
     }
 }

@@ -58,7 +58,7 @@ package struct DomainChangePipeline: Sendable {
                 documents.append(document)
                 if domain.autoPublish { autoPublish.append(domain.host) }
             }
-            for entry in applied.audit { try await session.appendAudit(entry.record(by: actor)) }
+            try await applied.appendAudit(by: actor, session: session)
             // Delivered on commit: every replica drops these hosts, or reloads what they serve.
             for host in applied.removedHosts + applied.refreshedHosts { try await session.notifyRevision(host: host) }
             return (applied, documents, autoPublish)

@@ -159,14 +159,9 @@ package struct ImportService: Sendable {
     private func importLocked(host: String, request: Request, files: ImportFiles, session: DBSession) async throws
         -> Plan
     {
-        var audit: [AuditEntry] = []
-        func record<Output>(_ applied: Applied<Output>) {
-            audit += applied.audit.map { entry in
-                var entry = entry
-                entry.action = "import." + entry.action
-                return entry
-            }
-        }
+        // Each change appends its own audit (under `import.`) as it is applied; the import counts
+        // them, to know whether it changed anything.
+        var writes = 0
         let reading = files.aasa?.reading
 
         // The domain: reused when it exists, created with the file's settings otherwise. Locked
@@ -186,8 +181,8 @@ package struct ImportService: Sendable {
                 webRoots: request.webRoots, autoPublish: nil, legacyRootPath: nil, current: nil,
                 bases: webRootBases, environment: request.environment)
             let created = try await DomainSettingsChange(kind: .create(host: host, settings: settings), ifMatch: nil)
-                .applyWithin(session, principal: principal)
-            record(created)
+                .applyWithin(session, principal: principal, actor: actor, auditPrefix: "import.")
+            writes += created.audit.count
             domain = created.output
         }
         guard let domain else { throw ServiceError.notFound("the domain was deleted") }
@@ -200,8 +195,8 @@ package struct ImportService: Sendable {
         // Each team read once, for the apps and then for the grants.
         var teams: [String: TeamRecord] = [:]
         for name in files.apps.map(\.team).uniqued() { teams[name] = try await session.team(named: name) }
-        let (apps, records) = try await registerApps(files.apps, teams: teams, session: session, record: record)
-        let grants = try await grant(apps, teams: teams, on: domain, session: session, record: record)
+        let (apps, records) = try await registerApps(files.apps, teams: teams, session: session, writes: &writes)
+        let grants = try await grant(apps, teams: teams, on: domain, session: session, writes: &writes)
 
         // Rules, each app's list in file order; an identical stored rule keeps its ID, so a second
         // import of the same file writes nothing.
@@ -211,22 +206,22 @@ package struct ImportService: Sendable {
             let rules = ManifestRequest.resolve(
                 app.rules.map { ManifestRequest.ManifestRule(id: nil, component: $0) }, current: current.rules)
             guard rules != current.rules || app.manifestDecides != current.manifestDecides else { continue }
-            record(
-                try await RuleSetChange(
+            writes +=
+                (try await RuleSetChange(
                     host: domain.host, appID: app.appID, ifMatch: nil, action: "rules.replace",
                     maxRulesPerTeam: maxRulesPerTeam, edit: .set(rules),
                     manifestDecides: app.manifestDecides
-                ).applyWithin(session, principal: principal))
+                ).applyWithin(session, principal: principal, actor: actor, auditPrefix: "import.")).audit.count
         }
 
         // The order each platform's file tries the apps in: the files' own.
         let order = files.apps.filter { $0.services.contains(.applinks) || $0.platform == .android }.map(\.appID)
         let locked = try await session.domain(id: domain.id, forUpdate: true) ?? domain
         if !order.isEmpty && Array(locked.appOrder.filter(order.contains).prefix(order.count)) != order {
-            record(
-                try await OrderChange(
+            writes +=
+                (try await OrderChange(
                     host: domain.host, apps: order + locked.appOrder.filter { !order.contains($0) }, ifMatch: nil
-                ).applyWithin(session, principal: principal))
+                ).applyWithin(session, principal: principal, actor: actor, auditPrefix: "import.")).audit.count
         }
 
         // The proofs, on the renders every publish would serve.
@@ -248,9 +243,9 @@ package struct ImportService: Sendable {
         if let androidProof, !androidProof.holds { throw Self.refusal(androidProof) }
         try await pipeline.checkPolicies(
             rendered, action: "import.apply", domain: current, actor: actor, session: session)
-        let changed = !audit.isEmpty
+        let changed = writes > 0
         if changed {
-            audit.append(
+            try await session.appendAudit(
                 AuditEntry(
                     action: "import.apply", entityType: "domain", entityID: host, domain: host,
                     after: .object([
@@ -263,8 +258,8 @@ package struct ImportService: Sendable {
                             (files.aasa == nil ? [] : [.string("aasa")])
                                 + (files.android == nil ? [] : [.string("assetlinks")])),
                         "createdDomain": .bool(createsDomain),
-                    ])))
-            for entry in audit { try await session.appendAudit(entry.record(by: actor)) }
+                    ])
+                ).record(by: actor))
         }
         return Plan(
             host: host, applied: request.apply, changed: changed, stateTag: stateTag, createsDomain: createsDomain,
@@ -282,7 +277,7 @@ package struct ImportService: Sendable {
     /// a key the file lists, is refused rather than changed: that would change other domains too.
     private func registerApps(
         _ wanted: [ImportFiles.App], teams: [String: TeamRecord], session: DBSession,
-        record: (Applied<AppRecord>) -> Void
+        writes: inout Int
     ) async throws -> ([AppPlan], [String: AppRecord]) {
         var apps: [AppPlan] = []
         var records: [String: AppRecord] = [:]
@@ -307,8 +302,8 @@ package struct ImportService: Sendable {
                 let created = try await AppChange(
                     kind: .create(team: app.team, appID: app.appID, services: app.services, android: app.fingerprints),
                     ifMatch: nil
-                ).applyWithin(session, principal: principal)
-                record(created)
+                ).applyWithin(session, principal: principal, actor: actor, auditPrefix: "import.")
+                writes += created.audit.count
                 records[app.appID] = created.output
             } catch let problem as ServiceError where problem.kind == .forbidden || problem.kind == .invalid {
                 errors.append(FieldError(field: app.field, rule: "app", message: problem.detail ?? problem.title))
@@ -350,7 +345,7 @@ package struct ImportService: Sendable {
     /// Each team's proposed grant (`GrantProposal`), joined with what it holds already.
     private func grant(
         _ apps: [AppPlan], teams: [String: TeamRecord], on domain: DomainRecord, session: DBSession,
-        record: (Applied<GrantRecord?>) -> Void
+        writes: inout Int
     ) async throws -> [GrantPlan] {
         var grants: [GrantPlan] = []
         for team in apps.map(\.team).uniqued() {
@@ -372,11 +367,11 @@ package struct ImportService: Sendable {
             let action = held == nil ? "create" : covered ? "keep" : "widen"
             if !covered && (!wanted.isEmpty || !services.isEmpty) {
                 let union = ((held?.pathPrefixes ?? []) + (wanted.isEmpty ? ["/"] : wanted)).uniqued()
-                record(
-                    try await GrantChange(
+                writes +=
+                    (try await GrantChange(
                         host: domain.host, team: team,
                         kind: .put(union, services: ((held?.services ?? []) + services).uniqued()), ifMatch: nil
-                    ).applyWithin(session, principal: principal))
+                    ).applyWithin(session, principal: principal, actor: actor, auditPrefix: "import.")).audit.count
             }
             grants.append(GrantPlan(team: team, prefixes: prefixes, action: action))
         }

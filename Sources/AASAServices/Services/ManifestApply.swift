@@ -240,8 +240,7 @@ package struct ManifestApply: Sendable {
                         fingerprints: app.platform == .android ? fingerprints : nil),
                     ifMatch: nil)
                 do {
-                    let applied = try await change.applyWithin(session, principal: principal)
-                    for entry in applied.audit { try await session.appendAudit(entry.record(by: actor)) }
+                    let applied = try await change.applyWithin(session, principal: principal, actor: actor)
                     state.apps[app.appID] = applied.output
                 } catch let refusal as ServiceError where refusal.kind == .invalid || refusal.kind == .conflict {
                     state.errors +=
@@ -355,8 +354,7 @@ package struct ManifestApply: Sendable {
                         rulePath: { "\(base)/rules/\($0)/~1" }))
                 let version: Int64
                 do {
-                    let applied = try await change.applyWithin(session, principal: principal)
-                    for entry in applied.audit { try await session.appendAudit(entry.record(by: actor)) }
+                    let applied = try await change.applyWithin(session, principal: principal, actor: actor)
                     version = applied.output.set.version
                 } catch let refusal as ServiceError where refusal.kind == .invalid {
                     for problem in refusal.errors where !state.errors.contains(problem) { state.errors.append(problem) }
