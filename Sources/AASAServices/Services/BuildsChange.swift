@@ -11,11 +11,15 @@ package struct BuildsChange: DomainChange {
     package let appID: String
     package let items: [BuildsInput.Item]
     package let ifMatch: String?
+    /// Where a refusal points in the request body: "" for the builds API, the app's pointer in a
+    /// manifest (`/apps/0`).
+    package var pointer = ""
 
-    package init(appID: String, items: [BuildsInput.Item], ifMatch: String?) {
+    package init(appID: String, items: [BuildsInput.Item], ifMatch: String?, pointer: String = "") {
         self.appID = appID
         self.items = items
         self.ifMatch = ifMatch
+        self.pointer = pointer
     }
     package var action: String { "app.builds" }
 
@@ -32,7 +36,7 @@ package struct BuildsChange: DomainChange {
     package func apply(_ app: AppRecord, principal: Principal, session: DBSession) async throws -> Applied<
         [BuildRecord]
     > {
-        let (before, builds) = try await Self.write(items, app: app, session: session)
+        let (before, builds) = try await Self.write(items, app: app, session: session, pointer: pointer)
         // Wherever the app is named: its rules' domains, the rules it follows, its team's grants.
         var domains = try await session.domainIDsWithRules(appPK: app.id)
         if let source = app.rulesFrom, let followed = try await session.app(appID: source) {
@@ -41,13 +45,16 @@ package struct BuildsChange: DomainChange {
         if AppChange.listsOnDomains(app.services) || app.platform == .android {
             domains += try await session.domainIDsGranted(teamID: app.teamID)
         }
+        // The same builds again change nothing, and the audit says nothing.
         return Applied(
             output: builds, domains: domains,
-            audit: [
-                AuditEntry(
-                    action: action, entityType: "app", entityID: app.appID, team: app.teamName, appID: app.appID,
-                    before: AuditJSON.builds(before), after: AuditJSON.builds(builds))
-            ])
+            audit: before == builds
+                ? []
+                : [
+                    AuditEntry(
+                        action: action, entityType: "app", entityID: app.appID, team: app.teamName,
+                        appID: app.appID, before: AuditJSON.builds(before), after: AuditJSON.builds(builds))
+                ])
     }
 
     /// Replaces the app's builds, for the builds API and a manifest alike: checked against the app

@@ -191,15 +191,10 @@ package struct ManifestApply: Sendable {
                     }
             }
             do {
-                let (before, after) = try await BuildsChange.write(
-                    items, app: record, session: session, pointer: app.pointer)
-                guard before != after else { continue }
+                let applied = try await BuildsChange(appID: app.appID, items: items, ifMatch: nil, pointer: app.pointer)
+                    .applyWithin(session, principal: principal, actor: actor)
+                guard !applied.audit.isEmpty else { continue }
                 state.apps[app.appID] = try await session.app(appID: app.appID) ?? record
-                try await session.appendAudit(
-                    AuditEntry(
-                        action: "app.builds", entityType: "app", entityID: app.appID, team: state.team.name,
-                        appID: app.appID, before: AuditJSON.builds(before), after: AuditJSON.builds(after)
-                    ).record(by: actor))
             } catch let problem as ServiceError where problem.kind != .forbidden {
                 state.errors += problem.errors
             }
@@ -243,12 +238,7 @@ package struct ManifestApply: Sendable {
                     let applied = try await change.applyWithin(session, principal: principal, actor: actor)
                     state.apps[app.appID] = applied.output
                 } catch let refusal as ServiceError where refusal.kind == .invalid || refusal.kind == .conflict {
-                    state.errors +=
-                        (refusal.errors.isEmpty
-                        ? [FieldError(field: "", rule: refusal.slug, message: refusal.detail ?? refusal.title)]
-                        : refusal.errors).map {
-                            FieldError(field: app.pointer + $0.field, rule: $0.rule, message: $0.message)
-                        }
+                    state.errors += Self.pointed(refusal, at: app.pointer)
                     continue
                 }
                 state.appChanges.append(
@@ -256,12 +246,18 @@ package struct ManifestApply: Sendable {
                         appID: app.appID, action: .update, services: services,
                         previousServices: current.services))
             } else {
+                // The apps API's own registration, and its audit.
                 let created: AppRecord
                 do {
-                    created = try await AppChange.register(
-                        appID: app.appID, team: team, services: app.services,
-                        fingerprints: app.platform == .android ? app.fingerprints : nil, session: session,
-                        field: "\(app.pointer)/appID")
+                    created = try await AppChange(
+                        kind: .create(
+                            team: team.name, appID: app.appID, services: app.services,
+                            android: app.platform == .android ? app.fingerprints : nil),
+                        ifMatch: nil
+                    ).applyWithin(session, principal: principal, actor: actor).output
+                } catch let problem as ServiceError where problem.kind == .conflict {
+                    throw ServiceError.conflict(
+                        problem.detail ?? problem.title, field: "\(app.pointer)/appID", rule: "unique")
                 } catch let problem as ServiceError where problem.kind == .forbidden {
                     // Among the manifest's other errors, a prefix the team may not use is one more field error.
                     state.errors.append(
@@ -271,11 +267,6 @@ package struct ManifestApply: Sendable {
                     continue
                 }
                 state.apps[app.appID] = created
-                try await session.appendAudit(
-                    AuditEntry(
-                        action: "app.create", entityType: "app", entityID: app.appID,
-                        team: team.name, appID: app.appID, after: AuditJSON.app(created)
-                    ).record(by: actor))
                 state.appChanges.append(.init(appID: app.appID, action: .create, services: services))
             }
         }
@@ -283,6 +274,8 @@ package struct ManifestApply: Sendable {
     }
 
     /// Stage 3: each Android app follows the iOS app the manifest names, or keeps its own rules.
+    /// Not through `AppChange`: the apps API refuses to make an app with rules of its own follow
+    /// another, while a manifest drops those rules in the next stage, in the same transaction.
     private func writeRulesFrom(_ manifest: ManifestRequest, _ state: inout ApplyState, session: DBSession) async throws
     {
         let team = state.team
@@ -310,6 +303,13 @@ package struct ManifestApply: Sendable {
                 ).record(by: actor))
         }
 
+    }
+
+    /// A refusal of one app's change among the manifest's errors, under the app's pointer.
+    private static func pointed(_ refusal: ServiceError, at pointer: String) -> [FieldError] {
+        (refusal.errors.isEmpty
+            ? [FieldError(field: "", rule: refusal.slug, message: refusal.detail ?? refusal.title)]
+            : refusal.errors).map { FieldError(field: pointer + $0.field, rule: $0.rule, message: $0.message) }
     }
 
     /// Stage 4: each named app's rules on each locked domain (of the manifest's environment, when it
