@@ -17,65 +17,6 @@ import Testing
     static let shop = "ABCDE12345.com.example.shop"
     static let news = "ABCDE12345.com.example.news"
 
-    /// The core as the server wires it, on one database, acting as an admin.
-    struct Core {
-        let database: Database
-        let logger = Logger(label: "core test")
-        let admin = Principal(tokenID: UUID(), tokenName: "core test", teamID: nil, teamName: nil, scopes: [.admin])
-        var actor: Actor { Actor(admin, requestID: nil) }
-        var work: RequestWork { RequestWork(database: database, logger: logger) }
-        var publisher: Publisher { Publisher(database: database, served: nil, webRootBases: []) }
-
-        @discardableResult
-        func run<Change: DomainChange>(_ change: Change) async throws -> Changed<Change.Output> {
-            try await DomainChangePipeline(database: database, publisher: publisher, served: WellKnownFiles())
-                .run(change, principal: admin, actor: actor, logger: logger)
-        }
-
-        func domain(_ host: String, environment: String? = nil) async throws {
-            let settings = try DomainSettings(
-                host: host, aliases: nil, variables: nil, defaults: nil, webRoots: nil, autoPublish: nil,
-                legacyRootPath: nil, current: nil, bases: [], environment: environment)
-            try await run(DomainSettingsChange(kind: .create(host: host, settings: settings), ifMatch: nil))
-        }
-
-        func grant(_ host: String, _ team: String, _ prefixes: [String]) async throws {
-            try await run(GrantChange(host: host, team: team, kind: .put(prefixes, services: []), ifMatch: nil))
-        }
-
-        func rules(_ host: String, _ appID: String, _ paths: [String]) -> RuleSetChange {
-            RuleSetChange(
-                host: host, appID: appID, ifMatch: nil, action: "rules.replace", maxRulesPerTeam: 3,
-                edit: .replace(paths.map { StoredRule(id: UUID(), component: .object(["/": .string($0)])) }))
-        }
-
-        /// An import's plan of an AASA file giving `appID` these rules (as `POST /v1/imports` without `apply`).
-        func importPlan(_ host: String, _ appID: String, _ paths: [String]) async throws -> ImportService.Plan {
-            let file: JSONValue = .object([
-                "applinks": .object([
-                    "details": .array([
-                        .object([
-                            "appIDs": .array([.string(appID)]),
-                            "components": .array(paths.map { .object(["/": .string($0)]) }),
-                        ])
-                    ])
-                ])
-            ])
-            return try await ImportService(
-                work: work,
-                pipeline: DomainChangePipeline(database: database, publisher: publisher, served: WellKnownFiles()),
-                principal: admin, actor: actor, maxRulesPerTeam: 3, webRootBases: []
-            ).run(
-                .init(
-                    host: host, aasa: JSONWriter().bytes(file), teamMap: ImportTeamMap(["ABCDE12345": "shop"]),
-                    webRoots: [], apply: false))
-        }
-
-        func publish(_ host: String) async throws {
-            _ = try await publisher.publish(host: host, reason: "test", source: .draft, actor: actor, logger: logger)
-        }
-    }
-
     /// What an import of the same rules gets. An import is an admin's act that proposes the grants
     /// its file needs (`GrantProposal`), so the grant rows do not refuse it: its plan widens the
     /// grant instead. An AASA file cannot carry an Android app's own rules, nor rules for an app
