@@ -256,6 +256,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The rules layer alone: the gate and each policy on a template clone, no service, no HTTP.
+        .testTarget(
+            name: "AASARulesTests",
+            dependencies: [
+                "AASARules", "AASAKernel", "AASAStore", "AASAModel", "AASATestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "AASAServerTests",
             dependencies: [
