@@ -61,7 +61,8 @@ let package = Package(
         .executableTarget(
             name: "aasactl",
             dependencies: [
-                "AASAModel",
+                // The API's answers read through the contract's own generated types.
+                "AASAModel", "AASAAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

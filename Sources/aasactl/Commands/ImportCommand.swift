@@ -267,7 +267,9 @@ enum ImportText {
                     ? "Applied."
                     : "Plan only: run again with --apply --if-match '\(Table.value(json, "stateTag"))' to write "
                         + "exactly this plan.")
-        if let publish = o["publish"] { lines += publishLines(publish) }
+        if let publish = o["publish"].flatMap({ ContractAnswer.decode(PublishResult.self, from: $0) }) {
+            lines += publishLines(publish)
+        }
         return lines
     }
 }

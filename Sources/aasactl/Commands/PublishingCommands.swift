@@ -1,77 +1,72 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
+typealias PublishResult = Components.Schemas.PublishResult
+typealias AssetLinksPublish = Components.Schemas.AssetLinksPublish
+
 /// The lines of a publish or rollback answer.
-func publishLines(_ json: JSONValue) -> [String] {
-    let created = json.objectValue?["created"]?.boolValue == true
+func publishLines(_ result: PublishResult) -> [String] {
+    let revision = result.revision
     var lines = [
-        created
+        result.created
             ? """
-            Published \(Table.value(json, "revision.host")) revision \(Table.value(json, "revision.number")) \
-            (\(Table.value(json, "revision.byteCount")) bytes, sha256 \
-            \(Table.value(json, "revision.sha256").prefix(12))).
+            Published \(revision.host) revision \(revision.number) (\(revision.byteCount) bytes, sha256 \
+            \(revision.sha256.prefix(12))).
             """
             : """
-            No change: \(Table.value(json, "revision.host")) revision \(Table.value(json, "revision.number")) has \
-            these bytes already; web roots written again.
+            No change: \(revision.host) revision \(revision.number) has these bytes already; web roots written \
+            again.
             """
     ]
-    for target in json.objectValue?["targets"]?.arrayValue ?? [] {
-        let ok = target.objectValue?["ok"]?.boolValue == true
+    lines += targetLines(result.targets)
+    if let android = result.assetLinks {
         lines.append(
-            """
-              \(ok ? "ok    " : "FAILED") \
-            \(Table.value(target, "webRoot"))\(ok ? "" : ": " + Table.value(target, "error"))
-            """
-        )
-    }
-    if let android = json.objectValue?["assetLinks"] {
-        let created = android.objectValue?["created"]?.boolValue == true
-        lines.append(
-            created
+            android.created
                 ? """
-                Published assetlinks.json revision \(Table.value(android, "revision.number")) \
-                (\(Table.value(android, "revision.byteCount")) bytes).
+                Published assetlinks.json revision \(android.revision.number) \
+                (\(android.revision.byteCount) bytes).
                 """
-                : "assetlinks.json unchanged at revision \(Table.value(android, "revision.number")).")
-        for target in android.objectValue?["targets"]?.arrayValue ?? []
-        where target.objectValue?["ok"]?.boolValue == false {
-            lines.append("  FAILED \(Table.value(target, "webRoot")): \(Table.value(target, "error"))")
+                : "assetlinks.json unchanged at revision \(android.revision.number).")
+        for target in android.targets where !target.ok {
+            lines.append("  FAILED \(target.webRoot): \(target.error ?? "-")")
         }
     }
-    if let cdn = json.objectValue?["cdn"]?.stringValue { lines.append(cdn) }
-    return lines + Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
+    if let cdn = result.cdn { lines.append(cdn) }
+    return lines + findingLines(result.warnings, heading: "Warnings:")
+}
+
+/// Each web root's outcome, one line each.
+func targetLines(_ targets: [Components.Schemas.TargetOutcome]) -> [String] {
+    targets.map { target in
+        "  \(target.ok ? "ok    " : "FAILED") \(target.webRoot)\(target.ok ? "" : ": " + (target.error ?? "-"))"
+    }
+}
+
+/// Findings under a heading, one line each; nothing when there are none.
+func findingLines(_ findings: [Components.Schemas.Finding]?, heading: String) -> [String] {
+    guard let findings, !findings.isEmpty else { return [] }
+    return [heading] + findings.map { "  \($0.code) \($0.path): \($0.message)" }
 }
 
 /// The lines of an assetlinks.json rollback answer.
-func assetLinksLines(_ json: JSONValue) -> [String] {
-    let created = json.objectValue?["created"]?.boolValue == true
-    var lines = [
-        created
+func assetLinksLines(_ result: AssetLinksPublish) -> [String] {
+    [
+        result.created
             ? """
-            Published assetlinks.json of \(Table.value(json, "revision.host")) as revision \
-            \(Table.value(json, "revision.number")).
+            Published assetlinks.json of \(result.revision.host) as revision \(result.revision.number).
             """
-            : "No change: assetlinks.json revision \(Table.value(json, "revision.number")) has these bytes already."
-    ]
-    for target in json.objectValue?["targets"]?.arrayValue ?? [] {
-        let ok = target.objectValue?["ok"]?.boolValue == true
-        lines.append(
-            """
-              \(ok ? "ok    " : "FAILED") \
-            \(Table.value(target, "webRoot"))\(ok ? "" : ": " + Table.value(target, "error"))
-            """
-        )
-    }
-    return lines
+            : "No change: assetlinks.json revision \(result.revision.number) has these bytes already."
+    ] + targetLines(result.targets)
 }
 
 /// Exit 1 when any web root failed: the revision stands, but a pipeline should notice.
-func failIfTargetFailed(_ json: JSONValue) throws {
-    let targets =
-        (json.objectValue?["targets"]?.arrayValue ?? [])
-        + (json.objectValue?["assetLinks"]?.objectValue?["targets"]?.arrayValue ?? [])
-    if targets.contains(where: { $0.objectValue?["ok"]?.boolValue == false }) { throw ExitCode(1) }
+func failIfTargetFailed(_ targets: [Components.Schemas.TargetOutcome]) throws {
+    if targets.contains(where: { !$0.ok }) { throw ExitCode(1) }
+}
+
+func failIfTargetFailed(_ result: PublishResult) throws {
+    try failIfTargetFailed(result.targets + (result.assetLinks?.targets ?? []))
 }
 
 struct Publish: AsyncParsableCommand {
@@ -89,8 +84,8 @@ struct Publish: AsyncParsableCommand {
     func run() async throws {
         let response = try await remote.client.send(
             .post, APIClient.path("v1", "domains", host, "publish"), body: .object(["reason": .string(reason)]))
-        try remote.show(response, publishLines)
-        try failIfTargetFailed(try response.json())
+        try remote.show(response, as: PublishResult.self, publishLines)
+        try failIfTargetFailed(try response.decode(PublishResult.self))
     }
 }
 
@@ -108,15 +103,15 @@ struct Rollback: AsyncParsableCommand {
             let response = try await remote.client.send(
                 .post, APIClient.path("v1", "domains", host, "assetlinks", "revisions", String(revision), "rollback"),
                 body: .object(["reason": .string(reason)]))
-            try remote.show(response, assetLinksLines)
-            try failIfTargetFailed(try response.json())
+            try remote.show(response, as: AssetLinksPublish.self, assetLinksLines)
+            try failIfTargetFailed(try response.decode(AssetLinksPublish.self).targets)
             return
         }
         let response = try await remote.client.send(
             .post, APIClient.path("v1", "domains", host, "revisions", String(revision), "rollback"),
             body: .object(["reason": .string(reason)]))
-        try remote.show(response, publishLines)
-        try failIfTargetFailed(try response.json())
+        try remote.show(response, as: PublishResult.self, publishLines)
+        try failIfTargetFailed(try response.decode(PublishResult.self))
     }
 }
 

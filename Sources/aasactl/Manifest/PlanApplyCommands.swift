@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 import Foundation
@@ -59,7 +60,11 @@ enum PlanText {
             counts.ruleSets += ruleChanges.count
             if applied {
                 // The plan was printed before; after applying, only what happened next.
-                if let publish = domain.objectValue?["publish"] { lines += publishLines(publish).map { "  " + $0 } }
+                if let publish = domain.objectValue?["publish"].flatMap({
+                    ContractAnswer.decode(PublishResult.self, from: $0)
+                }) {
+                    lines += publishLines(publish).map { "  " + $0 }
+                }
                 if let error = domain.objectValue?["publishError"]?.stringValue {
                     lines.append("  PUBLISH FAILED: \(error)")
                 }
@@ -231,9 +236,9 @@ struct Apply: AsyncParsableCommand {
                 remote.say("The server had already applied this request (Idempotency-Key \(key)); its answer follows.")
             }
             try remote.show(applied) { PlanText.lines($0, applied: true) }
-            let domains = try applied.json().objectValue?["domains"]?.arrayValue ?? []
-            if domains.contains(where: { $0.objectValue?["publishError"] != nil }) { throw ExitCode(1) }
-            for domain in domains { if let p = domain.objectValue?["publish"] { try failIfTargetFailed(p) } }
+            let domains = try applied.decode(Components.Schemas.ManifestResult.self).domains
+            if domains.contains(where: { $0.publishError != nil }) { throw ExitCode(1) }
+            for domain in domains { if let publish = domain.publish { try failIfTargetFailed(publish) } }
         } catch let failure as APIFailure {
             if failure.status == 412 {
                 CLIOutput.error(

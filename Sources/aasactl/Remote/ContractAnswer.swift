@@ -1,0 +1,47 @@
+import AASAAPI
+import AASAModel
+import Foundation
+
+/// The API's answers read through the contract's own types (AASAAPI, generated from openapi.yaml),
+/// not by string keys: a field the contract renames or retypes fails aasactl's build, not a
+/// user's table. Dates are RFC 3339 without fractions, as the server's transcoder writes them.
+enum ContractAnswer {
+    static func decode<Answer: Decodable>(_ type: Answer.Type, from bytes: [UInt8]) throws -> Answer {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard let date = ISO8601DateFormatter().date(from: text) else {
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 date-time: \(text)"))
+            }
+            return date
+        }
+        do { return try decoder.decode(Answer.self, from: Data(bytes)) } catch {
+            throw CLIFailure("the server's answer is not the contract's \(Answer.self): \(error)")
+        }
+    }
+
+    /// A part of an answer still read as JSON (an import plan's or a manifest domain's `publish`),
+    /// read as the contract's type; nil when it is not one.
+    static func decode<Answer: Decodable>(_ type: Answer.Type, from json: JSONValue) -> Answer? {
+        try? decode(type, from: JSONWriter().bytes(json))
+    }
+
+    /// A date as the server wrote it.
+    static func text(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+}
+
+extension APIResponse {
+    func decode<Answer: Decodable>(_ type: Answer.Type) throws -> Answer {
+        try ContractAnswer.decode(type, from: body)
+    }
+}
+
+extension RemoteOptions {
+    /// `show` for an answer read as the contract's type: JSON output stays the server's bytes.
+    func show<Answer: Decodable>(_ response: APIResponse, as type: Answer.Type, _ table: (Answer) -> [String]) throws {
+        guard output == .table else { return try show(response) { _ in [] } }
+        guard !quiet, !response.body.isEmpty else { return }
+        table(try response.decode(type)).forEach(CLIOutput.print)
+    }
+}
