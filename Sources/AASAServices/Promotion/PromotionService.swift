@@ -92,13 +92,22 @@ package struct PromotionService: Sendable {
         return try await apply(plan, from: request.from, to: request.to, reason: request.reason)
     }
 
-    /// The promotion run and rolled back: every target written, validated and judged by every
-    /// policy as its publish will be.
+    /// The promotion run dry: what each target would take is read, then the promotion's own
+    /// publish (`publishItems`) runs with `dryRun`, so every target is written, validated, judged by
+    /// every policy and given its revision exactly as the apply will, and rolled back.
     package func plan(_ request: Request) async throws -> Plan {
         guard principal.isAdmin else { throw ServiceError.forbidden("a promotion needs an admin token") }
-        return try await work.transaction(rollingBack: true) { session in
-            try await self.plan(request, session: session)
+        var (plan, current) = try await work.read { session in try await self.plan(request, session: session) }
+        let outcomes = try await publisher.publishAll(
+            publishItems(plan, from: request.from, to: request.to, reason: nil), actor: actor, logger: logger,
+            dryRun: true)
+        for (i, outcome) in outcomes.enumerated() {
+            plan.domains[i].warnings = outcome.warnings
+            plan.domains[i].diff = PublishedFile.aasa.diff(
+                from: current[i]?.bytes ?? Array(#"{"applinks":{"details":[]}}"#.utf8),
+                to: outcome.primary.revision.bytes, host: plan.domains[i].target)
         }
+        return plan
     }
 
     /// Applies a plan, all or nothing: every target's rules are written and its files published in
@@ -107,10 +116,14 @@ package struct PromotionService: Sendable {
     /// and policy). A refusal at any target leaves every target as it was, and names the target.
     /// Chosen over "each target's outcome" because a half-promoted environment (prod's first
     /// domain on the new rules, its second on the old) is the state a release must never be in.
-    package func apply(_ plan: Plan, from: String, to: String, reason: String?) async throws -> Plan {
-        guard principal.isAdmin else { throw ServiceError.forbidden("a promotion needs an admin token") }
-        var plan = plan
-        let items = plan.domains.map { domain in
+    /// The promotion as one publish of every target (`Publisher.publishAll`): each target's draft
+    /// after its source's rules are written in, checked again inside the transaction (its source
+    /// has not published since the plan, it has no unpublished change of its own), with the
+    /// `domain.promote` audit event. The plan runs it dry; the apply for real.
+    private func publishItems(_ plan: Plan, from: String, to: String, reason: String?) -> [(
+        host: String, reason: String, source: Publisher.Source
+    )] {
+        plan.domains.map { domain in
             (
                 host: domain.target,
                 reason: reason
@@ -145,6 +158,12 @@ package struct PromotionService: Sendable {
                     })
             )
         }
+    }
+
+    package func apply(_ plan: Plan, from: String, to: String, reason: String?) async throws -> Plan {
+        guard principal.isAdmin else { throw ServiceError.forbidden("a promotion needs an admin token") }
+        var plan = plan
+        let items = publishItems(plan, from: from, to: to, reason: reason)
         let outcomes = try await publisher.publishAll(items, actor: actor, logger: logger)
         for (i, outcome) in outcomes.enumerated() {
             plan.domains[i].revision = outcome.primary.created ? outcome.primary.revision.number : nil
@@ -153,7 +172,8 @@ package struct PromotionService: Sendable {
         return plan
     }
 
-    private func plan(_ request: Request, session: DBSession) async throws -> Plan {
+    /// What each pair would promote, read: the source's rules, the target's rules and current revision.
+    private func plan(_ request: Request, session: DBSession) async throws -> (Plan, [RevisionRecord?]) {
         let environments = try await session.listEnvironments().map(\.name)
         guard let fromIndex = environments.firstIndex(of: request.from) else {
             throw ServiceError.invalid(
@@ -172,26 +192,24 @@ package struct PromotionService: Sendable {
         let pairs = try await PromotionPairs.find(
             from: request.from, to: request.to, named: request.domains, session: session)
         var domains: [DomainPlan] = []
+        var current: [RevisionRecord?] = []
         for pair in pairs.pairs {
             let taken = try await Self.takeRules(pair.source, takeDrafts: request.takeDrafts, session: session)
-            guard let target = try await session.domain(id: pair.target.id, forUpdate: true) else { continue }
-            let current = try await Self.checkPublished(target, session: session)
-            let before = try await Self.write(
-                taken.rules, to: target, principal: principal, actor: actor, maxRulesPerTeam: maxRulesPerTeam,
-                session: session)
+            guard let target = try await session.domain(id: pair.target.id) else { continue }
+            current.append(try await Self.checkPublished(target, session: session))
+            let before = Dictionary(
+                try await session.listRuleSets(domainID: target.id).map { ($0.appPK, $0) },
+                uniquingKeysWith: { a, _ in a })
             let apps = taken.rules.compactMap { Self.appPlan($0, was: before[$0.appPK]?.rules ?? []) }
-            let document = try await Judge(policies: publisher.policies).judge(
-                session, domain: target, stage: .publish(rollbackOf: nil), action: "domain.promote", actor: actor)
             domains.append(
                 DomainPlan(
                     source: pair.source.host, sourceRevision: taken.currentRevision, fromDraft: taken.fromDraft,
-                    target: target.host, apps: apps,
-                    diff: PublishedFile.aasa.diff(
-                        from: current?.bytes ?? Array(#"{"applinks":{"details":[]}}"#.utf8), to: document.bytes,
-                        host: target.host),
-                    warnings: document.warningFindings, taken: taken))
+                    target: target.host, apps: apps, diff: nil, warnings: [], taken: taken))
         }
-        return Plan(from: request.from, to: request.to, domains: domains, unpaired: pairs.unpaired, applied: false)
+        return (
+            Plan(from: request.from, to: request.to, domains: domains, unpaired: pairs.unpaired, applied: false),
+            current
+        )
     }
 
     /// What a promotion takes from a source domain: its rule lists, and where each file's content

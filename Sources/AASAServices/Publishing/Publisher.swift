@@ -84,6 +84,9 @@ package struct Publisher: Sendable {
         package var assetLinks: FileOutcome? { files.first { $0.file == .assetLinks } }
     }
 
+    /// Ends `publishAll`'s dry run: its transaction rolled back, what it prepared kept outside it.
+    private struct DryRunAllRollback: Error {}
+
     /// Ends a dry run's transaction (rolled back) and carries what it would have stored out of it.
     private struct DryRunRollback: Error {
         var domain: DomainRecord
@@ -207,8 +210,10 @@ package struct Publisher: Sendable {
     /// publishing lock (in ID order, so two such publishes never deadlock), then one transaction
     /// doing each domain's publish in turn; a refusal or error at any of them rolls every one back.
     /// After the commit each domain is served and its web roots written, as a single publish does.
+    /// - Parameter dryRun: every domain's publish run and rolled back together, as `publish`'s
+    ///   dry run (a promotion's plan): nothing is stored, served or written.
     package func publishAll(
-        _ items: [(host: String, reason: String, source: Source)], actor: Actor, logger: Logger
+        _ items: [(host: String, reason: String, source: Source)], actor: Actor, logger: Logger, dryRun: Bool = false
     ) async throws -> [Outcome] {
         try await RequestWork(database: database, logger: logger).read { session in
             var ids: [(Int64, Int)] = []
@@ -221,13 +226,23 @@ package struct Publisher: Sendable {
             return try await holdingAll(ids.map(\.0).sorted(), session: session) {
                 // In the order given: a target's write may read what an earlier one wrote.
                 var prepared: [(DomainRecord, [(PublishedFile, RevisionRecord, Bool)], [Finding])] = []
-                try await session.inTransaction {
-                    for (id, k) in ids {
-                        var found: [Finding] = []
-                        let (domain, stored) = try await prepare(
-                            session, domainID: id, reason: items[k].reason, source: items[k].source, actor: actor,
-                            warnings: &found, authorize: { _, _ in })
-                        prepared.append((domain, stored, found))
+                do {
+                    try await session.inTransaction {
+                        for (id, k) in ids {
+                            var found: [Finding] = []
+                            let (domain, stored) = try await prepare(
+                                session, domainID: id, reason: items[k].reason, source: items[k].source, actor: actor,
+                                warnings: &found, authorize: { _, _ in })
+                            prepared.append((domain, stored, found))
+                        }
+                        if dryRun { throw DryRunAllRollback() }
+                    }
+                } catch is DryRunAllRollback {
+                    return prepared.map { domain, stored, found in
+                        Outcome(
+                            host: domain.host,
+                            files: stored.map { FileOutcome(file: $0.0, revision: $0.1, created: $0.2, targets: []) },
+                            warnings: found, dryRun: true)
                     }
                 }
                 var outcomes: [Outcome] = []
