@@ -63,6 +63,7 @@ let package = Package(
             dependencies: [
                 // The API's answers read through the contract's own generated types.
                 "AASAModel", "AASAAPI",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

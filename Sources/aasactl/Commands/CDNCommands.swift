@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
@@ -55,11 +56,11 @@ struct CDN: AsyncParsableCommand {
     func run() async throws {
         let path = APIClient.path("v1", "domains", host, "cdn") + (check ? "/check" : "")
         let response = try await remote.client.send(check ? .post : .get, path)
-        try remote.show(response) { json in
-            ["\(Table.value(json, "host")): \(Table.value(json, "state")): \(Table.value(json, "message"))"]
-                + (json.objectValue?["history"]?.arrayValue ?? []).map {
-                    "  \(Table.value($0, "at")) \(Table.value($0, "state"))"
-                        + ($0.objectValue?["revision"].map { " revision " + Table.text($0) } ?? "")
+        try remote.show(response, as: Components.Schemas.CDNStatus.self) { cdn in
+            ["\(cdn.host): \(cdn.state.rawValue): \(ContractAnswer.cell(cdn.message))"]
+                + cdn.history.map {
+                    "  \(ContractAnswer.text($0.at)) \(ContractAnswer.cell($0.state))"
+                        + ($0.revision.map { " revision \($0)" } ?? "")
                 }
         }
     }

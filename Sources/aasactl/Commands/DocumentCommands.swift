@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
@@ -21,37 +22,25 @@ struct Report: AsyncParsableCommand {
     @Argument var host: String
     func run() async throws {
         let response = try await remote.client.send(.get, APIClient.path("v1", "domains", host, "report"))
-        let json = try response.json()
-        try remote.show(response) { json in
-            var lines = [
-                """
-                \(Table.value(json, "host")): \
-                \(json.objectValue?["valid"]?.boolValue == true ? "valid" : "INVALID"), \
-                \(Table.value(json, "byteCount")) bytes
-                """
-            ]
-            lines += Table.findings(json.objectValue?["errors"], heading: "Errors:")
-            lines += Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
-            for s in json.objectValue?["shadowed"]?.arrayValue ?? [] {
+        let report = try response.decode(Components.Schemas.Report.self)
+        try remote.show(response, as: Components.Schemas.Report.self) { report in
+            var lines = ["\(report.host): \(report.valid ? "valid" : "INVALID"), \(report.byteCount) bytes"]
+            lines += findingLines(report.errors, heading: "Errors:")
+            lines += findingLines(report.warnings, heading: "Warnings:")
+            for s in report.shadowed {
                 lines.append(
-                    """
-                    shadowed: \(Table.value(s, "rule.appID")) \(Table.value(s, "rule.path")) by \
-                    \(Table.value(s, "shadowedBy.appID")) \(Table.value(s, "shadowedBy.path"))
-                    """
-                )
+                    "shadowed: \(s.rule.appID) \(s.rule.path) by \(s.shadowedBy.appID) \(s.shadowedBy.path)")
             }
-            for o in json.objectValue?["overlaps"]?.arrayValue ?? [] {
-                let cross = o.objectValue?["crossTeam"]?.boolValue == true ? " (cross-team)" : ""
+            for o in report.overlaps {
                 lines.append(
                     """
-                    overlap\(cross): \(Table.value(o, "first.appID")) \(Table.value(o, "first.path")) and \
-                    \(Table.value(o, "second.appID")) \(Table.value(o, "second.path")), e.g. \
-                    \(Table.value(o, "exampleURL")) opens \(Table.value(o, "opener"))
+                    overlap\(o.crossTeam ? " (cross-team)" : ""): \(o.first.appID) \(o.first.path) and \
+                    \(o.second.appID) \(o.second.path), e.g. \(o.exampleURL) opens \(ContractAnswer.cell(o.opener))
                     """
                 )
             }
             return lines
         }
-        if json.objectValue?["valid"]?.boolValue == false { throw ExitCode(1) }
+        if !report.valid { throw ExitCode(1) }
     }
 }

@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
@@ -12,27 +13,29 @@ struct Expectations: AsyncParsableCommand {
         APIClient.path(["v1", "domains", host, "expectations"] + rest)
     }
 
-    static func target(_ json: JSONValue) -> String {
-        let kind = Table.value(json, "kind")
-        return kind == "opensNone"
-            ? "opens no app"
-            : kind == "notApp" ? "never \(Table.value(json, "appID"))" : "opens \(Table.value(json, "appID"))"
+    static func target(_ expectation: Components.Schemas.Expectation) -> String {
+        target(kind: expectation.kind.rawValue, appID: expectation.appID)
+    }
+
+    /// What a golden URL expects, in words (`kind` as the contract spells it).
+    static func target(kind: String, appID: String?) -> String {
+        let app = ContractAnswer.cell(appID)
+        return kind == "opensNone" ? "opens no app" : kind == "notApp" ? "never \(app)" : "opens \(app)"
     }
 
     struct List: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var host: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.get, Expectations.path(host))) { json in
-                let items = json.objectValue?["items"]?.arrayValue ?? []
-                return Table.align(
+            let response = try await remote.client.send(.get, Expectations.path(host))
+            try remote.show(response, as: Components.Schemas.ExpectationList.self) { list in
+                Table.align(
                     [["ID", "TEAM", "URL", "EXPECTS", "SOURCE", "HOLDS"]]
-                        + items.map { item in
+                        + list.items.map { item in
                             [
-                                Table.value(item, "id"), Table.value(item, "team"), Table.value(item, "url"),
-                                Expectations.target(item),
-                                Table.value(item, "source"),
-                                item.objectValue?["holdsInDraft"]?.boolValue == false ? "broken (forced)" : "yes",
+                                ContractAnswer.cell(item.id), ContractAnswer.cell(item.team),
+                                ContractAnswer.cell(item.url), Expectations.target(item), item.source.rawValue,
+                                item.holdsInDraft ? "yes" : "broken (forced)",
                             ]
                         })
             }
@@ -76,11 +79,12 @@ struct Expectations: AsyncParsableCommand {
             if let description { body.append("description", .string(description)) }
             if let team { body.append("team", .string(team)) }
             let response = try await remote.client.send(.post, Expectations.path(host), body: .object(body))
-            try remote.show(response) { json in
-                Table.fields(
-                    json,
-                    [("ID", "id"), ("Team", "team"), ("URL", "url"), ("Source", "source"), ("Version", "version")])
-                    + ["Expects: " + Expectations.target(json)]
+            try remote.show(response, as: Components.Schemas.Expectation.self) { e in
+                Table.align([
+                    ["ID:", ContractAnswer.cell(e.id)], ["Team:", ContractAnswer.cell(e.team)],
+                    ["URL:", ContractAnswer.cell(e.url)], ["Source:", e.source.rawValue],
+                    ["Version:", String(e.version)],
+                ]) + ["Expects: " + Expectations.target(e)]
             }
         }
     }
@@ -103,32 +107,27 @@ struct Expectations: AsyncParsableCommand {
         @Argument var host: String
         func run() async throws {
             let response = try await remote.client.send(.get, Expectations.path(host, "check"))
-            try remote.show(response) { json in
-                let items = json.objectValue?["items"]?.arrayValue ?? []
-                func cell(_ outcome: JSONValue?) -> String {
+            try remote.show(response, as: Components.Schemas.ExpectationCheck.self) { check in
+                func cell(_ outcome: Components.Schemas.ExpectationOutcome?) -> String {
                     guard let outcome else { return "-" }
-                    let opener = outcome.objectValue?["appID"]?.stringValue ?? "no app"
-                    return (outcome.objectValue?["holds"]?.boolValue == true ? "ok" : "BROKEN") + " (\(opener))"
+                    return (outcome.holds ? "ok" : "BROKEN") + " (\(outcome.appID ?? "no app"))"
                 }
                 return Table.align(
                     [["TEAM", "URL", "EXPECTS", "DRAFT", "PUBLISHED"]]
-                        + items.map { item in
-                            let e = item.objectValue?["expectation"] ?? .null
-                            return [
-                                Table.value(e, "team"), Table.value(e, "url"), Expectations.target(e),
-                                cell(item.objectValue?["draft"]), cell(item.objectValue?["published"]),
+                        + check.items.map { item in
+                            [
+                                ContractAnswer.cell(item.expectation.team), ContractAnswer.cell(item.expectation.url),
+                                Expectations.target(item.expectation), cell(item.draft), cell(item.published),
                             ]
                         }) + [
                         """
-                        \(Table.value(json, "brokenInDraft")) broken in the draft, \
-                        \(Table.value(json, "brokenWhenPublished")) in the published revision
+                        \(check.brokenInDraft) broken in the draft, \
+                        \(check.brokenWhenPublished) in the published revision
                         """
                     ]
             }
-            let json = try response.json()
-            if Table.value(json, "brokenInDraft") != "0" || Table.value(json, "brokenWhenPublished") != "0" {
-                throw ExitCode(1)
-            }
+            let check = try response.decode(Components.Schemas.ExpectationCheck.self)
+            if check.brokenInDraft != 0 || check.brokenWhenPublished != 0 { throw ExitCode(1) }
         }
     }
 }
@@ -144,20 +143,21 @@ struct Guardrails: AsyncParsableCommand {
         host.map { APIClient.path("v1", "domains", $0, "guardrails") } ?? "/v1/guardrails"
     }
 
-    static func fields(_ json: JSONValue) -> [String] {
-        Table.fields(
-            json,
-            [
-                ("Protected paths", "protectedPaths"), ("Max rules per team", "maxRulesPerTeam"),
-                ("Max bytes per team", "maxBytesPerTeam"), ("Version", "version"),
-            ])
+    static func fields(_ g: Components.Schemas.Guardrails) -> [String] {
+        Table.align([
+            ["Protected paths:", ContractAnswer.cell(g.protectedPaths)],
+            ["Max rules per team:", ContractAnswer.cell(g.maxRulesPerTeam)],
+            ["Max bytes per team:", ContractAnswer.cell(g.maxBytesPerTeam)], ["Version:", String(g.version)],
+        ])
     }
 
     struct Show: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Option(help: "A domain's own guardrails instead of the organisation's.") var host: String?
         func run() async throws {
-            try remote.show(try await remote.client.send(.get, Guardrails.path(host)), Guardrails.fields)
+            try remote.show(
+                try await remote.client.send(.get, Guardrails.path(host)), as: Components.Schemas.Guardrails.self,
+                Guardrails.fields)
         }
     }
 
@@ -176,7 +176,7 @@ struct Guardrails: AsyncParsableCommand {
             try remote.show(
                 try await remote.client.send(
                     .put, Guardrails.path(host), body: .object(body), headers: ifMatchHeader(ifMatch)),
-                Guardrails.fields)
+                as: Components.Schemas.Guardrails.self, Guardrails.fields)
         }
     }
 }
@@ -194,14 +194,11 @@ struct Suspend: AsyncParsableCommand {
         let response = try await remote.client.send(
             .post, APIClient.path("v1", "domains", host, "suspensions"),
             body: .object(["team": .string(team), "reason": .string(reason)]))
-        try remote.show(response, Suspend.published)
+        try remote.show(response, as: Components.Schemas.SuspensionResult.self, Suspend.published)
     }
 
-    static func published(_ json: JSONValue) -> [String] {
-        (json.objectValue?["published"]?.arrayValue ?? []).map {
-            "\(Table.value($0, "host")): revision \(Table.value($0, "revision"))"
-                + ($0.objectValue?["created"]?.boolValue == true ? " published" : " (unchanged)")
-        }
+    static func published(_ result: Components.Schemas.SuspensionResult) -> [String] {
+        result.published.map { "\($0.host): revision \($0.revision)" + ($0.created ? " published" : " (unchanged)") }
     }
 }
 
@@ -213,6 +210,6 @@ struct Resume: AsyncParsableCommand {
     func run() async throws {
         try remote.show(
             try await remote.client.send(.delete, APIClient.path("v1", "domains", host, "suspensions", team)),
-            Suspend.published)
+            as: Components.Schemas.SuspensionResult.self, Suspend.published)
     }
 }

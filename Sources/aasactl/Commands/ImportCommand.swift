@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 import Foundation
@@ -99,10 +100,11 @@ struct Import: AsyncParsableCommand {
         let answer = try await remote.client.send(
             .post, APIClient.path("v1", "imports"), body: Self.body(host ?? "", shared: shared),
             headers: ifMatch.map { [("If-Match", $0)] } ?? [])
-        try remote.show(answer) { ImportText.lines($0) }
-        let plan = try answer.json()
-        if let writeManifests { try ImportManifests.write(ImportManifests.manifests(from: [plan]), to: writeManifests) }
-        if plan.objectValue?["changed"]?.boolValue == true { throw ExitCode(2) }
+        try remote.show(answer, as: Components.Schemas.ImportPlan.self) { ImportText.lines($0) }
+        if let writeManifests {
+            try ImportManifests.write(ImportManifests.manifests(from: [try answer.json()]), to: writeManifests)
+        }
+        if try answer.decode(Components.Schemas.ImportPlan.self).changed { throw ExitCode(2) }
     }
 
     /// The request for one host.
@@ -153,17 +155,14 @@ struct Import: AsyncParsableCommand {
         for (i, host) in list.enumerated() {
             if terminal { Self.progress(i, of: list.count, host: host) }
             do {
-                let plan = try await remote.client.send(
-                    .post, APIClient.path("v1", "imports"), body: Self.body(host, shared: shared)
-                )
-                .json()
-                plans.append(plan)
-                let o = plan.objectValue ?? [:]
-                let didChange = o["changed"]?.boolValue == true
-                changed = changed || didChange
+                let answer = try await remote.client.send(
+                    .post, APIClient.path("v1", "imports"), body: Self.body(host, shared: shared))
+                plans.append(try answer.json())
+                let plan = try answer.decode(Components.Schemas.ImportPlan.self)
+                changed = changed || plan.changed
                 rows.append([
-                    host, didChange ? (apply ? "applied" : "changes") : "no changes",
-                    String(o["apps"]?.arrayValue?.count ?? 0), Table.value(plan, "proof.urlsChecked"), "",
+                    host, plan.changed ? (apply ? "applied" : "changes") : "no changes", String(plan.apps.count),
+                    String(plan.proof.urlsChecked), "",
                 ])
             } catch let failure as APIFailure {
                 failed = true
@@ -220,56 +219,41 @@ struct Import: AsyncParsableCommand {
 
 /// An import plan for people: the domain, each app with its team and rules, the grants, the proof.
 enum ImportText {
-    static func lines(_ json: JSONValue) -> [String] {
-        let o = json.objectValue ?? [:]
+    static func lines(_ plan: Components.Schemas.ImportPlan) -> [String] {
         var lines: [String] = []
-        let host = Table.value(json, "host")
-        lines.append(o["createsDomain"]?.boolValue == true ? "+ domain \(host)" : "domain \(host)")
-        for app in o["apps"]?.arrayValue ?? [] {
-            let sign = Table.value(app, "action") == "create" ? "+" : " "
-            let rules = app.objectValue?["rules"]?.arrayValue?.count ?? 0
+        lines.append(plan.createsDomain ? "+ domain \(plan.host)" : "domain \(plan.host)")
+        for app in plan.apps {
             let what =
-                app.objectValue?["manifestDecides"]?.boolValue == true
-                ? "its manifest decides (no dynamic rules)" : "\(rules) rule(s)"
+                app.manifestDecides == true ? "its manifest decides (no dynamic rules)" : "\(app.rules.count) rule(s)"
             lines.append(
-                "\(sign) app \(Table.value(app, "appID")) → team \(Table.value(app, "team")) "
-                    + "(\(Table.value(app, "services"))), \(what)")
+                "\(app.action == .create ? "+" : " ") app \(app.appID) → team \(ContractAnswer.cell(app.team)) "
+                    + "(\(ContractAnswer.cell(app.services.map(\.rawValue)))), \(what)")
         }
-        for grant in o["grants"]?.arrayValue ?? [] {
-            let prefixes = (grant.objectValue?["pathPrefixes"]?.arrayValue ?? []).map { Table.value($0, "path") }
-            let wide =
-                grant.objectValue?["domainWide"]?.boolValue == true ? " (a catch-all rule: the whole domain)" : ""
+        for grant in plan.grants {
+            let wide = grant.domainWide ? " (a catch-all rule: the whole domain)" : ""
             lines.append(
-                "\(Table.value(grant, "action") == "keep" ? " " : "+") grant \(Table.value(grant, "team")): "
-                    + prefixes.joined(separator: ", ") + wide)
+                "\(grant.action == .keep ? " " : "+") grant \(ContractAnswer.cell(grant.team)): "
+                    + grant.pathPrefixes.map { ContractAnswer.cell($0.path) }.joined(separator: ", ") + wide)
         }
-        for note in o["notes"]?.arrayValue ?? [] { lines.append("note: \(note.stringValue ?? "")") }
-        lines += Table.findings(o["diagnostics"], heading: "The file's warnings:")
-        let proof = o["proof"]?.objectValue ?? [:]
-        if Table.value(json, "proof.urlsChecked") != "0" || o["androidProof"] == nil {
+        for note in plan.notes { lines.append("note: \(note)") }
+        lines += findingLines(plan.diagnostics, heading: "The file's warnings:")
+        if plan.proof.urlsChecked != 0 || plan.androidProof == nil {
             lines.append(
-                "Proof: \(proof["holds"]?.boolValue == true ? "holds" : "FAILS") on "
-                    + "\(Table.value(json, "proof.urlsChecked")) URL(s)"
-                    + (proof["sameBytes"]?.boolValue == true ? ", same bytes" : "; the bytes differ in form only"))
+                "Proof: \(plan.proof.holds ? "holds" : "FAILS") on \(plan.proof.urlsChecked) URL(s)"
+                    + (plan.proof.sameBytes ? ", same bytes" : "; the bytes differ in form only"))
         }
-        if let android = o["androidProof"]?.objectValue {
+        if let android = plan.androidProof {
             lines.append(
-                "assetlinks.json proof: \(android["holds"]?.boolValue == true ? "holds" : "FAILS") on "
-                    + "\(Table.value(json, "androidProof.urlsChecked")) URL(s)"
-                    + (android["sameBytes"]?.boolValue == true ? ", same bytes" : "; the bytes differ in form only"))
+                "assetlinks.json proof: \(android.holds ? "holds" : "FAILS") on \(android.urlsChecked) URL(s)"
+                    + (android.sameBytes ? ", same bytes" : "; the bytes differ in form only"))
         }
-        let changed = o["changed"]?.boolValue == true
-        let applied = o["applied"]?.boolValue == true
         lines.append(
-            !changed
+            !plan.changed
                 ? "No changes: the registry already says what the file says."
-                : applied
+                : plan.applied
                     ? "Applied."
-                    : "Plan only: run again with --apply --if-match '\(Table.value(json, "stateTag"))' to write "
-                        + "exactly this plan.")
-        if let publish = o["publish"].flatMap({ ContractAnswer.decode(PublishResult.self, from: $0) }) {
-            lines += publishLines(publish)
-        }
+                    : "Plan only: run again with --apply --if-match '\(plan.stateTag)' to write exactly this plan.")
+        if let publish = plan.publish { lines += publishLines(publish) }
         return lines
     }
 }

@@ -27,68 +27,51 @@ struct ManifestOptions: ParsableArguments {
 }
 
 /// Prints a plan or an apply's answer for people.
+typealias ManifestResult = Components.Schemas.ManifestResult
+
 enum PlanText {
-    static func lines(_ json: JSONValue, applied: Bool) -> [String] {
-        let o = json.objectValue ?? [:]
+    static func lines(_ result: Components.Schemas.ManifestResult, applied: Bool) -> [String] {
         var lines: [String] = []
         var counts = (create: 0, update: 0, ruleSets: 0, domains: 0)
-        for app in o["apps"]?.arrayValue ?? [] {
-            switch Table.value(app, "action") {
-            case "create":
+        for app in result.apps {
+            switch app.action {
+            case .create:
                 counts.create += 1
-                lines.append("+ app \(Table.value(app, "appID")) (\(Table.value(app, "services")))")
-            case "update":
+                lines.append("+ app \(app.appID) (\(ContractAnswer.cell(app.services.map(\.rawValue))))")
+            case .update:
                 counts.update += 1
+                let before = ContractAnswer.cell(app.previousServices.map { $0.map(\.rawValue) })
                 lines.append(
-                    """
-                    ~ app \(Table.value(app, "appID")) services \(Table.value(app, "previousServices")) -> \
-                    \(Table.value(app, "services"))
-                    """
-                )
-            default: break
+                    "~ app \(app.appID) services \(before) -> \(ContractAnswer.cell(app.services.map(\.rawValue)))")
+            case .unchanged: break
             }
         }
-        for domain in o["domains"]?.arrayValue ?? [] {
-            let changed = domain.objectValue?["changed"]?.boolValue == true
-            if changed { counts.domains += 1 }
-            let environment = domain.objectValue?["environment"]?.stringValue
-            let label = environment.map { $0 == "default" ? "" : " (\($0))" } ?? ""
-            lines.append("\(Table.value(domain, "host"))\(label):\(changed ? "" : " no changes")")
-            let ruleChanges = (domain.objectValue?["rules"]?.arrayValue ?? []).filter {
-                Table.value($0, "action") != "unchanged"
-            }
+        for domain in result.domains {
+            if domain.changed { counts.domains += 1 }
+            let label = domain.environment.map { $0 == "default" ? "" : " (\($0))" } ?? ""
+            lines.append("\(domain.host)\(label):\(domain.changed ? "" : " no changes")")
+            let ruleChanges = domain.rules.filter { $0.action != .unchanged }
             counts.ruleSets += ruleChanges.count
             if applied {
                 // The plan was printed before; after applying, only what happened next.
-                if let publish = domain.objectValue?["publish"].flatMap({
-                    ContractAnswer.decode(PublishResult.self, from: $0)
-                }) {
-                    lines += publishLines(publish).map { "  " + $0 }
-                }
-                if let error = domain.objectValue?["publishError"]?.stringValue {
-                    lines.append("  PUBLISH FAILED: \(error)")
-                }
+                if let publish = domain.publish { lines += publishLines(publish).map { "  " + $0 } }
+                if let error = domain.publishError { lines.append("  PUBLISH FAILED: \(error)") }
                 continue
             }
             for rules in ruleChanges {
                 lines.append(
-                    """
-                      ~ \(Table.value(rules, "appID")): \(Table.value(rules, "rulesBefore")) -> \
-                    \(Table.value(rules, "rulesAfter")) rules (\(Table.value(rules, "action")))
-                    """
-                )
+                    "  ~ \(rules.appID): \(rules.rulesBefore) -> \(rules.rulesAfter) rules (\(rules.action.rawValue))")
             }
-            for e in domain.objectValue?["expectations"]?.arrayValue ?? [] where Table.value(e, "action") != "unchanged"
-            {
-                let sign = ["create": "+", "delete": "-"][Table.value(e, "action")] ?? "~"
-                lines.append("  \(sign) expect \(Table.value(e, "url")) \(Expectations.target(e))")
+            for e in domain.expectations ?? [] where e.action != .unchanged {
+                let sign = e.action == .create ? "+" : e.action == .delete ? "-" : "~"
+                lines.append("  \(sign) expect \(e.url) \(Expectations.target(kind: e.kind.rawValue, appID: e.appID))")
             }
-            if changed, let diff = domain.objectValue?["diff"] {
+            if domain.changed, let diff = domain.diff.flatMap(ContractAnswer.json) {
                 lines += DocumentDiff.textLines(json: diff).map { "    " + $0 }
             }
-            lines += Table.findings(domain.objectValue?["warnings"], heading: "Warnings:").map { "  " + $0 }
+            lines += findingLines(domain.warnings, heading: "Warnings:").map { "  " + $0 }
         }
-        let changed = o["changed"]?.boolValue == true
+        let changed = result.changed
         if !changed {
             lines.append("No changes: the server already matches the manifest.")
         } else {
@@ -172,9 +155,9 @@ struct Plan: AsyncParsableCommand {
         if format == .markdown && remote.output == .table {
             if !remote.quiet { CLIOutput.print(markdown) }
         } else {
-            try remote.show(plan) { PlanText.lines($0, applied: false) }
+            try remote.show(plan, as: ManifestResult.self) { PlanText.lines($0, applied: false) }
         }
-        if json.objectValue?["changed"]?.boolValue == true { throw ExitCode(2) }
+        if try plan.decode(ManifestResult.self).changed { throw ExitCode(2) }
     }
 }
 
@@ -214,10 +197,10 @@ struct Apply: AsyncParsableCommand {
             let plan = try await client.send(
                 .post, ManifestOptions.endpoint(team), query: [("dryRun", "true")],
                 body: try manifest.body(environment: options.env))
-            let json = try plan.json()
-            let changed = json.objectValue?["changed"]?.boolValue == true
+            let result = try plan.decode(ManifestResult.self)
+            let changed = result.changed
             if !remote.quiet && remote.output == .table {
-                PlanText.lines(json, applied: false).forEach(CLIOutput.print)
+                PlanText.lines(result, applied: false).forEach(CLIOutput.print)
             }
             if !changed && !publish { return }
             if changed && !yes {
@@ -227,7 +210,7 @@ struct Apply: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("Apply these changes? Only 'yes' applies: ".utf8))
                 guard readLine() == "yes" else { throw CLIFailure("not applied") }
             }
-            let stateTag = json.objectValue?["stateTag"]?.stringValue ?? "*"
+            let stateTag = result.stateTag
             let key = idempotencyKey ?? UUID().uuidString.lowercased()
             let applied = try await client.send(
                 .post, ManifestOptions.endpoint(team), body: body,
@@ -235,8 +218,8 @@ struct Apply: AsyncParsableCommand {
             if applied.header("Idempotency-Replayed") == "true" {
                 remote.say("The server had already applied this request (Idempotency-Key \(key)); its answer follows.")
             }
-            try remote.show(applied) { PlanText.lines($0, applied: true) }
-            let domains = try applied.decode(Components.Schemas.ManifestResult.self).domains
+            try remote.show(applied, as: ManifestResult.self) { PlanText.lines($0, applied: true) }
+            let domains = try applied.decode(ManifestResult.self).domains
             if domains.contains(where: { $0.publishError != nil }) { throw ExitCode(1) }
             for domain in domains { if let publish = domain.publish { try failIfTargetFailed(publish) } }
         } catch let failure as APIFailure {

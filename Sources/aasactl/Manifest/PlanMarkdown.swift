@@ -66,7 +66,11 @@ enum PlanMarkdown {
         if !expectations.isEmpty {
             out += ["", "**Golden URLs**"]
             for e in expectations {
-                out.append("- \(Table.value(e, "action")) `\(Table.value(e, "url"))` \(Expectations.target(e))")
+                let target = Expectations.target(
+                    kind: Table.value(e, "kind"), appID: e.objectValue?["appID"]?.stringValue)
+                out.append(
+                    "- \(Table.value(e, "action")) `\(Table.value(e, "url"))` \(target)"
+                )
             }
         }
         let warnings = d["warnings"]?.arrayValue ?? []

@@ -1,6 +1,7 @@
 import AASAAPI
 import AASAModel
 import Foundation
+import OpenAPIRuntime
 
 /// The API's answers read through the contract's own types (AASAAPI, generated from openapi.yaml),
 /// not by string keys: a field the contract renames or retypes fails aasactl's build, not a
@@ -25,6 +26,28 @@ enum ContractAnswer {
     /// read as the contract's type; nil when it is not one.
     static func decode<Answer: Decodable>(_ type: Answer.Type, from json: JSONValue) -> Answer? {
         try? decode(type, from: JSONWriter().bytes(json))
+    }
+
+    /// A value in a table cell, as `Table.text` prints JSON: absent `-`, empty `""`, a list
+    /// comma-separated (`-` when empty), a flag yes or no.
+    static func cell(_ text: String?) -> String {
+        guard let text else { return "-" }
+        return text.isEmpty ? "\"\"" : text
+    }
+
+    static func cell(_ number: (some BinaryInteger)?) -> String { number.map { String($0) } ?? "-" }
+
+    static func cell(_ list: [String]?) -> String {
+        guard let list, !list.isEmpty else { return "-" }
+        return list.map { cell($0) }.joined(separator: ",")
+    }
+
+    static func cell(_ flag: Bool?) -> String { flag.map { $0 ? "yes" : "no" } ?? "-" }
+
+    /// A free-form part of an answer (a diff) as AASAModel's JSON, for the printers that read it.
+    static func json(_ container: OpenAPIValueContainer) -> JSONValue? {
+        guard let bytes = try? JSONEncoder().encode(container) else { return nil }
+        return try? JSONParser.parse([UInt8](bytes)).value
     }
 
     /// A date as the server wrote it.
