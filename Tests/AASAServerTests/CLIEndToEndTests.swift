@@ -314,6 +314,18 @@ import Testing
             #expect(plan.out.contains("https://example.com/shop/x: browser -> \(Self.shopApp)"), "\(plan)")
             let planJSON = try await cli("plan", "-f", manifest, "--profile", "shop", "--output", "json")
             #expect(planJSON.out.contains("\"stateTag\""))
+            // The reviewer's form, read through the contract's types (issue 51).
+            let markdown = try await cli("plan", "-f", manifest, "--profile", "shop", "--format", "markdown")
+            #expect(markdown.status == 2, "\(markdown)")
+            #expect(markdown.out.contains("### apple-app-site-association plan: team `shop`"), "\(markdown.out)")
+            #expect(markdown.out.contains("**1 domain(s) change**, 1 app(s) created or updated."), "\(markdown.out)")
+            #expect(
+                markdown.out.contains("- app `\(Self.shopApp)` created (applinks,webcredentials)"), "\(markdown.out)")
+            #expect(markdown.out.contains("#### example.com"), "\(markdown.out)")
+            #expect(markdown.out.contains("| `\(Self.shopApp)` | 0 | "), "\(markdown.out)")
+            let opened = "- `https://example.com/shop/x`: browser → `\(Self.shopApp)`"
+            #expect(markdown.out.contains(opened), "\(markdown.out)")
+            #expect(markdown.out.contains("  - gained `{\"/\":\"/shop/admin/*\",\"exclude\":true}`"), "\(markdown.out)")
 
             #expect(
                 try await cli("apply", "-f", manifest, "--profile", "shop").status == 1,

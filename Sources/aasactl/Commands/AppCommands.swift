@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
@@ -126,9 +127,8 @@ struct Entitlements: AsyncParsableCommand {
     func run() async throws {
         let response = try await remote.client.send(
             .get, APIClient.path("v1", "apps", appID, "entitlements"), query: [("mode", mode), ("env", env)])
-        try remote.show(response) { json in
-            if plist { return [json.objectValue?["plist"]?.stringValue ?? ""] }
-            return (json.objectValue?["associatedDomains"]?.arrayValue ?? []).compactMap(\.stringValue)
+        try remote.show(response, as: Components.Schemas.Entitlements.self) { entitlements in
+            plist ? [entitlements.plist] : entitlements.associatedDomains
         }
     }
 }

@@ -1,5 +1,7 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
+import OpenAPIRuntime
 
 /// `aasactl environments`: the organisation's environments in promotion order.
 struct Environments: AsyncParsableCommand {
@@ -39,15 +41,11 @@ struct Builds: AsyncParsableCommand {
         abstract: "An app's builds: its app ID (or package) and signing keys per environment.",
         subcommands: [Show.self, Set.self])
 
-    static func lines(_ json: JSONValue) -> [String] {
-        (json.objectValue?["builds"]?.arrayValue ?? []).map { build in
-            let o = build.objectValue ?? [:]
-            var line = "\(o["environment"]?.stringValue ?? "?")\t\(o["appID"]?.stringValue ?? "?")"
-            for f in o["fingerprints"]?.arrayValue ?? [] {
-                line +=
-                    "\t\(f.objectValue?["label"]?.stringValue ?? "?")=\(f.objectValue?["sha256"]?.stringValue ?? "")"
-            }
-            if o["playSigningAbsent"]?.boolValue == true { line += "\t(no play-signing key, acknowledged)" }
+    static func lines(_ list: Components.Schemas.BuildList) -> [String] {
+        list.builds.map { build in
+            var line = "\(build.environment)\t\(build.appID)"
+            for f in build.fingerprints ?? [] { line += "\t\(f.label)=\(f.sha256)" }
+            if build.playSigningAbsent == true { line += "\t(no play-signing key, acknowledged)" }
             return line
         }
     }
@@ -56,7 +54,9 @@ struct Builds: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var appID: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "apps", appID, "builds")), lines)
+            try remote.show(
+                try await remote.client.send(.get, APIClient.path("v1", "apps", appID, "builds")),
+                as: Components.Schemas.BuildList.self, lines)
         }
     }
 
@@ -98,7 +98,7 @@ struct Builds: AsyncParsableCommand {
             let response = try await remote.client.send(
                 .put, APIClient.path("v1", "apps", appID, "builds"), body: .object(["builds": .array(items)]),
                 headers: ifMatchHeader(ifMatch))
-            try remote.show(response, Builds.lines)
+            try remote.show(response, as: Components.Schemas.BuildList.self, Builds.lines)
         }
 
         static func split(_ s: String, _ usage: String) throws -> (String, String) {
@@ -135,47 +135,37 @@ struct Promote: AsyncParsableCommand {
         if apply { body.append("apply", .bool(true)) }
         if let reason { body.append("reason", .string(reason)) }
         let response = try await remote.client.send(.post, APIClient.path("v1", "promotions"), body: .object(body))
-        try remote.show(response, Self.lines)
-        let changes = (try response.json().objectValue?["domains"]?.arrayValue ?? []).contains {
-            !($0.objectValue?["apps"]?.arrayValue ?? []).isEmpty
-        }
+        try remote.show(response, as: Components.Schemas.Promotion.self, Self.lines)
+        let changes = try response.decode(Components.Schemas.Promotion.self).domains.contains { !$0.apps.isEmpty }
         if !apply && changes { throw ExitCode(2) }
     }
 
-    static func number(_ value: JSONValue?) -> String? {
-        if case .number(let n)? = value { return n }
-        return nil
-    }
-
-    static func lines(_ json: JSONValue) -> [String] {
-        let o = json.objectValue ?? [:]
+    static func lines(_ promotion: Components.Schemas.Promotion) -> [String] {
         var out: [String] = []
-        for domain in o["domains"]?.arrayValue ?? [] {
-            let d = domain.objectValue ?? [:]
-            let source = d["source"]?.stringValue ?? "?"
-            let revision = number(d["sourceRevision"]).map { "revision \($0)" } ?? "draft"
-            var head = "\(d["target"]?.stringValue ?? "?") ← \(source) \(revision)"
-            if d["fromDraft"]?.boolValue == true { head += " (draft)" }
-            if let new = number(d["revision"]) { head += ": published revision \(new)" }
+        for domain in promotion.domains {
+            let revision = domain.sourceRevision.map { "revision \($0)" } ?? "draft"
+            var head = "\(domain.target) ← \(domain.source) \(revision)"
+            if domain.fromDraft { head += " (draft)" }
+            if let new = domain.revision { head += ": published revision \(new)" }
             out.append(head)
-            for app in d["apps"]?.arrayValue ?? [] {
-                let a = app.objectValue ?? [:]
-                let gained = a["gained"]?.arrayValue ?? []
-                let lost = a["lost"]?.arrayValue ?? []
-                out.append("  \(a["appID"]?.stringValue ?? "?"): +\(gained.count) −\(lost.count) rules")
-                out +=
-                    gained.map { "    + \(JSONWriter().string($0))" } + lost.map { "    - \(JSONWriter().string($0))" }
+            let rule = { (component: OpenAPIObjectContainer) in
+                ContractAnswer.json(component).map { JSONWriter().string($0) } ?? "?"
             }
-            for change in d["diff"]?.objectValue?["openerChanges"]?.arrayValue ?? [] {
+            for app in domain.apps {
+                out.append("  \(app.appID): +\(app.gained.count) −\(app.lost.count) rules")
+                out += app.gained.map { "    + \(rule($0))" } + app.lost.map { "    - \(rule($0))" }
+            }
+            // The diff is AASAModel's `DocumentDiff`, free-form in the contract: read as its JSON.
+            let diff = domain.diff.flatMap(ContractAnswer.json)
+            for change in diff?.objectValue?["openerChanges"]?.arrayValue ?? [] {
                 let c = change.objectValue ?? [:]
                 out.append(
                     "  \(c["url"]?.stringValue ?? "?"): \(c["before"]?.stringValue ?? "no app") → "
                         + (c["after"]?.stringValue ?? "no app"))
             }
         }
-        for host in o["unpaired"]?.arrayValue ?? [] {
-            out.append(
-                "\(host.stringValue ?? "?"): no source domain in \(o["from"]?.stringValue ?? "?"), left as it is")
+        for host in promotion.unpaired {
+            out.append("\(host): no source domain in \(promotion.from), left as it is")
         }
         if out.isEmpty { out.append("Nothing to promote.") }
         return out

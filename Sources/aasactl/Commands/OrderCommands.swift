@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
@@ -7,11 +8,9 @@ struct Order: AsyncParsableCommand {
         subcommands: [Show.self, Set.self]
     )
 
-    static func lines(_ json: JSONValue) -> [String] {
-        let apps = (json.objectValue?["apps"]?.arrayValue ?? []).compactMap(\.stringValue)
-        return ["\(Table.value(json, "host")) (version \(Table.value(json, "version"))):"]
-            + apps.enumerated().map { "  \($0 + 1). \($1)" }
-            + Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
+    static func lines(_ order: Components.Schemas.DomainOrder) -> [String] {
+        ["\(order.host) (version \(order.version)):"] + order.apps.enumerated().map { "  \($0 + 1). \($1)" }
+            + findingLines(order.warnings, heading: "Warnings:")
     }
 
     struct Show: AsyncParsableCommand {
@@ -19,7 +18,8 @@ struct Order: AsyncParsableCommand {
         @Argument var host: String
         func run() async throws {
             try remote.show(
-                try await remote.client.send(.get, APIClient.path("v1", "domains", host, "order")), Order.lines)
+                try await remote.client.send(.get, APIClient.path("v1", "domains", host, "order")),
+                as: Components.Schemas.DomainOrder.self, Order.lines)
         }
     }
 
@@ -32,7 +32,7 @@ struct Order: AsyncParsableCommand {
             let response = try await remote.client.send(
                 .put, APIClient.path("v1", "domains", host, "order"),
                 body: .object(["apps": .array(apps.map(JSONValue.string))]), headers: ifMatchHeader(ifMatch))
-            try remote.show(response, Order.lines)
+            try remote.show(response, as: Components.Schemas.DomainOrder.self, Order.lines)
         }
     }
 }

@@ -146,8 +146,8 @@ struct Plan: AsyncParsableCommand {
             if format == .markdown { CLIOutput.print(text) }
             throw ExitCode(1)
         }
-        let json = try plan.json()
-        let markdown = PlanMarkdown.plan(json, team: team, environment: options.env, publish: publish)
+        let result = try plan.decode(ManifestResult.self)
+        let markdown = PlanMarkdown.plan(result, team: team, environment: options.env, publish: publish)
         if let forge {
             try await forge.post(markdown, marker: marker)
             remote.say("The plan is on the \(forge.forge == .github ? "pull" : "merge") request.")
@@ -157,7 +157,7 @@ struct Plan: AsyncParsableCommand {
         } else {
             try remote.show(plan, as: ManifestResult.self) { PlanText.lines($0, applied: false) }
         }
-        if try plan.decode(ManifestResult.self).changed { throw ExitCode(2) }
+        if result.changed { throw ExitCode(2) }
     }
 }
 

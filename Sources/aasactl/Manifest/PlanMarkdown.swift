@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 
 /// A plan written for a pull request's reviewer (`aasactl plan --format markdown`, `--comment`):
@@ -13,45 +14,41 @@ enum PlanMarkdown {
     /// How many URLs are shown per change of opening app before the rest are folded away.
     static let representatives = 3
 
-    static func plan(_ json: JSONValue, team: String, environment: String?, publish: Bool) -> String {
-        let o = json.objectValue ?? [:]
+    static func plan(_ result: ManifestResult, team: String, environment: String?, publish: Bool) -> String {
         var out = [
             marker(team: team, environment: environment), "### apple-app-site-association plan: team `\(team)`", "",
         ]
-        let changed = o["changed"]?.boolValue == true
-        let domains = o["domains"]?.arrayValue ?? []
-        let apps = (o["apps"]?.arrayValue ?? []).filter { ["create", "update"].contains(Table.value($0, "action")) }
-        guard changed else {
+        let apps = result.apps.filter { $0.action != .unchanged }
+        guard result.changed else {
             out.append("No changes: the server already matches the manifest.")
             return out.joined(separator: "\n") + "\n"
         }
-        let changedDomains = domains.filter { $0.objectValue?["changed"]?.boolValue == true }
+        let changedDomains = result.domains.filter(\.changed)
         out.append(
             "**\(changedDomains.count) domain(s) change**"
                 + (apps.isEmpty ? "" : ", \(apps.count) app(s) created or updated")
                 + ".")
         for app in apps {
-            let action = Table.value(app, "action") == "create" ? "created" : "updated"
-            out.append("- app `\(Table.value(app, "appID"))` \(action) (\(Table.value(app, "services")))")
+            let action = app.action == .create ? "created" : "updated"
+            out.append("- app `\(app.appID)` \(action) (\(ContractAnswer.cell(app.services.map(\.rawValue))))")
         }
         for domain in changedDomains { out += [""] + section(domain, publish: publish) }
         return out.joined(separator: "\n") + "\n"
     }
 
-    static func section(_ domain: JSONValue, publish: Bool) -> [String] {
-        let d = domain.objectValue ?? [:]
-        let environment = d["environment"]?.stringValue.map { $0 == "default" ? "" : " (\($0))" } ?? ""
-        var out = ["#### \(Table.value(domain, "host"))\(environment)", ""]
-        let ruleSets = (d["rules"]?.arrayValue ?? []).filter { Table.value($0, "action") != "unchanged" }
+    static func section(_ domain: Components.Schemas.ManifestDomainResult, publish: Bool) -> [String] {
+        let environment = domain.environment.map { $0 == "default" ? "" : " (\($0))" } ?? ""
+        var out = ["#### \(domain.host)\(environment)", ""]
+        let ruleSets = domain.rules.filter { $0.action != .unchanged }
         if !ruleSets.isEmpty {
             out += ["| App | Rules before | Rules after | |", "|---|---:|---:|---|"]
             for r in ruleSets {
-                let counts = "\(Table.value(r, "rulesBefore")) | \(Table.value(r, "rulesAfter"))"
-                out.append("| `\(Table.value(r, "appID"))` | \(counts) | \(Table.value(r, "action")) |")
+                out.append("| `\(r.appID)` | \(r.rulesBefore) | \(r.rulesAfter) | \(r.action.rawValue) |")
             }
             out.append("")
         }
-        let diff = d["diff"]?.objectValue ?? [:]
+        // The diff is AASAModel's `DocumentDiff`, free-form in the contract: read as its JSON.
+        let diff = domain.diff.flatMap(ContractAnswer.json)?.objectValue ?? [:]
         for change in diff["rules"]?.arrayValue ?? [] {
             let c = change.objectValue ?? [:]
             let text = { (r: JSONValue) in r.objectValue?["rule"].map { JSONWriter().string($0) } ?? "?" }
@@ -61,28 +58,23 @@ enum PlanMarkdown {
             if !lines.isEmpty { out += ["- `\(c["appID"]?.stringValue ?? "?")`:"] + lines }
         }
         out += openers(diff["openerChanges"]?.arrayValue ?? [])
-        out += android(d["androidChanges"]?.arrayValue ?? [])
-        let expectations = (d["expectations"]?.arrayValue ?? []).filter { Table.value($0, "action") != "unchanged" }
+        out += android(domain.androidChanges.flatMap(ContractAnswer.json)?.arrayValue ?? [])
+        let expectations = (domain.expectations ?? []).filter { $0.action != .unchanged }
         if !expectations.isEmpty {
             out += ["", "**Golden URLs**"]
             for e in expectations {
-                let target = Expectations.target(
-                    kind: Table.value(e, "kind"), appID: e.objectValue?["appID"]?.stringValue)
-                out.append(
-                    "- \(Table.value(e, "action")) `\(Table.value(e, "url"))` \(target)"
-                )
+                let target = Expectations.target(kind: e.kind.rawValue, appID: e.appID)
+                out.append("- \(e.action.rawValue) `\(e.url)` \(target)")
             }
         }
-        let warnings = d["warnings"]?.arrayValue ?? []
-        if !warnings.isEmpty {
+        if !domain.warnings.isEmpty {
             out += ["", "**Warnings**"]
-            for w in warnings { out.append("- \(Table.value(w, "code")): \(Table.value(w, "message"))") }
+            for w in domain.warnings { out.append("- \(w.code): \(w.message)") }
         }
-        let current = d["currentRevision"].map { " (after revision \(JSONWriter().string($0)))" } ?? ""
         out += [
             "",
             publish
-                ? "_On apply: a new revision is published at once\(current)._"
+                ? "_On apply: a new revision is published at once._"
                 : "_On apply: the draft changes; a publish makes it live._",
         ]
         return out

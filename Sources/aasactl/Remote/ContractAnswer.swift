@@ -45,8 +45,10 @@ enum ContractAnswer {
     static func cell(_ flag: Bool?) -> String { flag.map { $0 ? "yes" : "no" } ?? "-" }
 
     /// A free-form part of an answer (a diff) as AASAModel's JSON, for the printers that read it.
-    static func json(_ container: OpenAPIValueContainer) -> JSONValue? {
-        guard let bytes = try? JSONEncoder().encode(container) else { return nil }
+    static func json(_ container: some Encodable) -> JSONValue? {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let bytes = try? encoder.encode(container) else { return nil }
         return try? JSONParser.parse([UInt8](bytes)).value
     }
 
