@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
@@ -15,17 +16,16 @@ struct Google: AsyncParsableCommand {
     func run() async throws {
         let path = APIClient.path("v1", "domains", host, "google") + (check ? "/check" : "")
         let response = try await remote.client.send(check ? .post : .get, path)
-        let json = try response.json()
-        try remote.show(response) { json in
-            (json.objectValue?["packages"]?.arrayValue ?? []).map {
-                "\(Table.value($0, "package")): \(Table.value($0, "state")): \(Table.value($0, "message"))"
+        try remote.show(response, as: Components.Schemas.GoogleView.self) { view in
+            view.packages.map {
+                "\(ContractAnswer.cell($0.package)): \($0.state.rawValue): \(ContractAnswer.cell($0.message))"
             }
-                + (json.objectValue?["history"]?.arrayValue ?? []).map {
-                    "  \(Table.value($0, "at")) \(Table.value($0, "package")) \(Table.value($0, "state")) "
-                        + "(revision \(Table.value($0, "revision")))"
+                + view.history.map {
+                    "  \(ContractAnswer.text($0.at)) \(ContractAnswer.cell($0.package)) "
+                        + "\(ContractAnswer.cell($0.state)) (revision \($0.revision))"
                 }
         }
-        let packages = json.objectValue?["packages"]?.arrayValue ?? []
-        if packages.contains(where: { Table.value($0, "state") != "verified" }) { throw ExitCode(1) }
+        let view = try response.decode(Components.Schemas.GoogleView.self)
+        if view.packages.contains(where: { $0.state != .verified }) { throw ExitCode(1) }
     }
 }

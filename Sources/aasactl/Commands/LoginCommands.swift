@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 import Foundation
@@ -66,17 +67,18 @@ struct Login: AsyncParsableCommand {
             secret = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces)
         }
         guard let secret, !secret.isEmpty else { throw CLIFailure("no token given") }
-        let me = try await APIClient(server: server, token: secret).send(.get, "/v1/whoami").json()
+        let me = try await APIClient(server: server, token: secret).send(.get, "/v1/whoami")
+            .decode(Components.Schemas.Whoami.self)
         var profiles = try Profiles.load()
-        let team = me.objectValue?["team"]?.stringValue
+        let team = me.team
         profiles.profiles[profile] = .init(server: server, token: secret, team: team)
         if !noSwitch || profiles.current == nil { profiles.current = profile }
         try profiles.save()
         if !quiet {
             CLIOutput.print(
                 """
-                Logged in to \(server) as \(Table.value(me, "name")) (team \(team ?? "none, admin"), scopes \
-                \(Table.value(me, "scopes"))).
+                Logged in to \(server) as \(ContractAnswer.cell(me.name)) (team \(team ?? "none, admin"), scopes \
+                \(ContractAnswer.cell(me.scopes.map(\.rawValue)))).
                 """
             )
             CLIOutput.print("Profile \(profile) saved in \(Profiles.path).")
