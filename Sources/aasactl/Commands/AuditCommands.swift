@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
@@ -20,14 +21,16 @@ struct Audit: AsyncParsableCommand {
                 ("team", team), ("domain", domain), ("app", app), ("actor", actor), ("since", since), ("until", until),
                 ("limit", limit.map(String.init)), ("cursor", cursor),
             ])
-        try remote.show(response) { json in
+        try remote.show(response, as: Components.Schemas.AuditPage.self) { page in
             Table.rows(
-                json,
+                page.items,
                 [
-                    ("AT", "at"), ("ACTOR", "actor.name"), ("ACTION", "action"), ("ENTITY", "entityID"),
-                    ("REQUEST", "requestId"),
+                    ("AT", { ContractAnswer.cell($0.at) }), ("ACTOR", { ContractAnswer.cell($0.actor.name) }),
+                    ("ACTION", { ContractAnswer.cell($0.action) }),
+                    ("ENTITY", { ContractAnswer.cell($0.entityID) }),
+                    ("REQUEST", { ContractAnswer.cell($0.requestId) }),
                 ])
-                + (json.objectValue?["nextCursor"].map { ["more: --cursor \(Table.text($0))"] } ?? [])
+                + (page.nextCursor.map { ["more: --cursor \(ContractAnswer.cell($0))"] } ?? [])
         }
     }
 }

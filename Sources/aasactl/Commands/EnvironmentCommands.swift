@@ -9,15 +9,22 @@ struct Environments: AsyncParsableCommand {
         abstract: "Environments in promotion order (dev → staging → prod); the last is production.",
         subcommands: [List.self, Set.self])
 
-    static func rows(_ json: JSONValue) -> [String] {
+    static func rows(_ list: Components.Schemas.EnvironmentList) -> [String] {
         Table.rows(
-            json, [("ENVIRONMENT", "name"), ("PRODUCTION", "production"), ("DOMAINS", "domainCount")])
+            list.items,
+            [
+                ("ENVIRONMENT", { ContractAnswer.cell($0.name) }),
+                ("PRODUCTION", { ContractAnswer.cell($0.production) }),
+                ("DOMAINS", { ContractAnswer.cell($0.domainCount) }),
+            ])
     }
 
     struct List: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         func run() async throws {
-            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "environments")), Environments.rows)
+            try remote.show(
+                try await remote.client.send(.get, APIClient.path("v1", "environments")),
+                as: Components.Schemas.EnvironmentList.self, Environments.rows)
         }
     }
 
@@ -30,7 +37,7 @@ struct Environments: AsyncParsableCommand {
             let response = try await remote.client.send(
                 .put, APIClient.path("v1", "environments"),
                 body: .object(["environments": .array(names.map(JSONValue.string))]))
-            try remote.show(response, Environments.rows)
+            try remote.show(response, as: Components.Schemas.EnvironmentList.self, Environments.rows)
         }
     }
 }

@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
@@ -7,12 +8,16 @@ struct Grants: AsyncParsableCommand {
         subcommands: [List.self, Show.self, Set.self, Delete.self]
     )
 
-    static func fields(_ json: JSONValue) -> [String] {
+    typealias Grant = Components.Schemas.Grant
+
+    static func fields(_ grant: Grant) -> [String] {
         Table.fields(
-            json,
+            grant,
             [
-                ("Host", "host"), ("Team", "team"), ("Prefixes", "pathPrefixes"), ("Services", "services"),
-                ("Version", "version"),
+                ("Host", { ContractAnswer.cell($0.host) }), ("Team", { ContractAnswer.cell($0.team) }),
+                ("Prefixes", { ContractAnswer.cell($0.pathPrefixes) }),
+                ("Services", { ContractAnswer.cell($0.services?.map(\.rawValue)) }),
+                ("Version", { ContractAnswer.cell($0.version) }),
             ])
     }
 
@@ -20,10 +25,16 @@ struct Grants: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var host: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "domains", host, "grants"))) {
+            let response = try await remote.client.send(.get, APIClient.path("v1", "domains", host, "grants"))
+            try remote.show(response, as: Components.Schemas.GrantList.self) {
                 Table.rows(
-                    $0,
-                    [("TEAM", "team"), ("PREFIXES", "pathPrefixes"), ("SERVICES", "services"), ("VERSION", "version")])
+                    $0.items,
+                    [
+                        ("TEAM", { ContractAnswer.cell($0.team) }),
+                        ("PREFIXES", { ContractAnswer.cell($0.pathPrefixes) }),
+                        ("SERVICES", { ContractAnswer.cell($0.services?.map(\.rawValue)) }),
+                        ("VERSION", { ContractAnswer.cell($0.version) }),
+                    ])
             }
         }
     }
@@ -34,7 +45,8 @@ struct Grants: AsyncParsableCommand {
         @Argument var team: String
         func run() async throws {
             try remote.show(
-                try await remote.client.send(.get, APIClient.path("v1", "domains", host, "grants", team)), Grants.fields
+                try await remote.client.send(.get, APIClient.path("v1", "domains", host, "grants", team)),
+                as: Grants.Grant.self, Grants.fields
             )
         }
     }
@@ -62,7 +74,7 @@ struct Grants: AsyncParsableCommand {
                     "services": .array(services.map(JSONValue.string)),
                 ]),
                 headers: ifMatchHeader(ifMatch))
-            try remote.show(response, Grants.fields)
+            try remote.show(response, as: Grants.Grant.self, Grants.fields)
         }
     }
 

@@ -92,8 +92,14 @@ struct Whoami: AsyncParsableCommand {
 
     func run() async throws {
         let response = try await remote.client.send(.get, "/v1/whoami")
-        try remote.show(response) {
-            Table.fields($0, [("Token", "name"), ("ID", "tokenID"), ("Team", "team"), ("Scopes", "scopes")])
+        try remote.show(response, as: Components.Schemas.Whoami.self) {
+            Table.fields(
+                $0,
+                [
+                    ("Token", { ContractAnswer.cell($0.name) }), ("ID", { ContractAnswer.cell($0.tokenID) }),
+                    ("Team", { ContractAnswer.cell($0.team) }),
+                    ("Scopes", { ContractAnswer.cell($0.scopes.map(\.rawValue)) }),
+                ])
         }
     }
 }

@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 import Foundation
@@ -18,8 +19,14 @@ struct OIDC: AsyncParsableCommand {
         struct List: AsyncParsableCommand {
             @OptionGroup var remote: RemoteOptions
             func run() async throws {
-                try remote.show(try await remote.client.send(.get, "/v1/oidc/issuers")) {
-                    Table.rows($0, [("NAME", "name"), ("ISSUER", "issuer"), ("AUDIENCE", "audience")])
+                let response = try await remote.client.send(.get, "/v1/oidc/issuers")
+                try remote.show(response, as: Components.Schemas.OIDCIssuerList.self) {
+                    Table.rows(
+                        $0.items,
+                        [
+                            ("NAME", { ContractAnswer.cell($0.name) }), ("ISSUER", { ContractAnswer.cell($0.issuer) }),
+                            ("AUDIENCE", { ContractAnswer.cell($0.audience) }),
+                        ])
                 }
             }
         }

@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
@@ -7,23 +8,35 @@ struct Teams: AsyncParsableCommand {
         subcommands: [List.self, Show.self, Create.self, Update.self, Delete.self]
     )
 
-    static let columns = [
-        ("NAME", "name"), ("DISPLAY NAME", "displayName"), ("VERSION", "version"), ("UPDATED", "updatedAt"),
-    ]
-    static func fields(_ json: JSONValue) -> [String] {
+    typealias Team = Components.Schemas.Team
+
+    /// Computed, not stored: a stored list of `@Sendable` cells passed to `Table.rows`'s plain ones
+    /// compiled and then crashed at run time ("Could not cast value of type '@Sendable (Team) ->
+    /// String'", Swift 6.3).
+    static var columns: [(header: String, cell: (Team) -> String)] {
+        [
+            ("NAME", { ContractAnswer.cell($0.name) }), ("DISPLAY NAME", { ContractAnswer.cell($0.displayName) }),
+            ("VERSION", { ContractAnswer.cell($0.version) }),
+            ("UPDATED", { ContractAnswer.cell($0.updatedAt) }),
+        ]
+    }
+    static func fields(_ team: Team) -> [String] {
         Table.fields(
-            json,
+            team,
             [
-                ("Name", "name"), ("Display name", "displayName"), ("Apple Team IDs", "appleTeamIDs"),
-                ("Created", "createdAt"),
-                ("Updated", "updatedAt"), ("Version", "version"),
+                ("Name", { ContractAnswer.cell($0.name) }), ("Display name", { ContractAnswer.cell($0.displayName) }),
+                ("Apple Team IDs", { ContractAnswer.cell($0.appleTeamIDs) }),
+                ("Created", { ContractAnswer.cell($0.createdAt) }),
+                ("Updated", { ContractAnswer.cell($0.updatedAt) }), ("Version", { ContractAnswer.cell($0.version) }),
             ])
     }
 
     struct List: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         func run() async throws {
-            try remote.show(try await remote.client.sendAllPages("/v1/teams")) { Table.rows($0, Teams.columns) }
+            try remote.show(try await remote.client.sendAllPages("/v1/teams"), as: Components.Schemas.TeamList.self) {
+                Table.rows($0.items, Teams.columns)
+            }
         }
     }
 
@@ -31,7 +44,9 @@ struct Teams: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var name: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "teams", name)), Teams.fields)
+            try remote.show(
+                try await remote.client.send(.get, APIClient.path("v1", "teams", name)), as: Teams.Team.self,
+                Teams.fields)
         }
     }
 
@@ -42,7 +57,9 @@ struct Teams: AsyncParsableCommand {
         func run() async throws {
             var body: JSONObject = ["name": .string(name)]
             if let displayName { body.append("displayName", .string(displayName)) }
-            try remote.show(try await remote.client.send(.post, "/v1/teams", body: .object(body)), Teams.fields)
+            try remote.show(
+                try await remote.client.send(.post, "/v1/teams", body: .object(body)), as: Teams.Team.self, Teams.fields
+            )
         }
     }
 
@@ -70,7 +87,7 @@ struct Teams: AsyncParsableCommand {
             let response = try await remote.client.send(
                 .patch, APIClient.path("v1", "teams", name),
                 body: .object(body), headers: ifMatchHeader(ifMatch))
-            try remote.show(response, Teams.fields)
+            try remote.show(response, as: Teams.Team.self, Teams.fields)
         }
     }
 

@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
@@ -13,12 +14,15 @@ struct Tokens: AsyncParsableCommand {
         func run() async throws {
             let response = try await remote.client.send(
                 .get, APIClient.path("v1", "teams", try remote.team(team), "tokens"))
-            try remote.show(response) {
+            try remote.show(response, as: Components.Schemas.TokenList.self) {
                 Table.rows(
-                    $0,
+                    $0.items,
                     [
-                        ("ID", "id"), ("NAME", "name"), ("SCOPES", "scopes"), ("EXPIRES", "expiresAt"),
-                        ("REVOKED", "revokedAt"), ("LAST USED", "lastUsedAt"),
+                        ("ID", { ContractAnswer.cell($0.id) }), ("NAME", { ContractAnswer.cell($0.name) }),
+                        ("SCOPES", { ContractAnswer.cell($0.scopes.map(\.rawValue)) }),
+                        ("EXPIRES", { ContractAnswer.cell($0.expiresAt) }),
+                        ("REVOKED", { ContractAnswer.cell($0.revokedAt) }),
+                        ("LAST USED", { ContractAnswer.cell($0.lastUsedAt) }),
                     ])
             }
         }

@@ -52,6 +52,8 @@ enum ContractAnswer {
         return try? JSONParser.parse([UInt8](bytes)).value
     }
 
+    static func cell(_ date: Date?) -> String { date.map(text) ?? "-" }
+
     /// A date as the server wrote it.
     static func text(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
 }
@@ -68,5 +70,19 @@ extension RemoteOptions {
         guard output == .table else { return try show(response) { _ in [] } }
         guard !quiet, !response.body.isEmpty else { return }
         table(try response.decode(type)).forEach(CLIOutput.print)
+    }
+}
+
+extension Table {
+    /// Typed items as aligned columns: each column a header and the cell it prints of an item.
+    static func rows<Item>(_ items: [Item], _ columns: [(header: String, cell: (Item) -> String)])
+        -> [String]
+    {
+        align([columns.map(\.header)] + items.map { item in columns.map { $0.cell(item) } })
+    }
+
+    /// One typed item as `Label: value` lines.
+    static func fields<Item>(_ item: Item, _ fields: [(label: String, cell: (Item) -> String)]) -> [String] {
+        align(fields.map { ["\($0.label):", $0.cell(item)] })
     }
 }
