@@ -29,10 +29,14 @@ struct Apps: AsyncParsableCommand {
         func run() async throws {
             let response = try await remote.client.send(
                 .get, APIClient.path("v1", "teams", try remote.team(team), "apps"))
-            try remote.show(response) {
+            try remote.show(response, as: Components.Schemas.AppList.self) {
                 Table.rows(
-                    $0,
-                    [("APP ID", "appID"), ("PLATFORM", "platform"), ("SERVICES", "services"), ("VERSION", "version")])
+                    $0.items,
+                    [
+                        ("APP ID", { ContractAnswer.cell($0.appID) }), ("PLATFORM", { $0.platform.rawValue }),
+                        ("SERVICES", { ContractAnswer.cell($0.services.map(\.rawValue)) }),
+                        ("VERSION", { ContractAnswer.cell($0.version) }),
+                    ])
             }
         }
     }

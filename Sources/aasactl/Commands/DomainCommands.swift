@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
@@ -67,12 +68,15 @@ struct Domains: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         func run() async throws {
-            try remote.show(try await remote.client.sendAllPages("/v1/domains")) {
+            try remote.show(try await remote.client.sendAllPages("/v1/domains"), as: Components.Schemas.DomainList.self)
+            {
                 Table.rows(
-                    $0,
+                    $0.items,
                     [
-                        ("HOST", "host"), ("ALIASES", "aliases"), ("REVISION", "currentRevision"),
-                        ("AUTO", "autoPublish"), ("WEB ROOTS", "webRoots"),
+                        ("HOST", { ContractAnswer.cell($0.host) }), ("ALIASES", { ContractAnswer.cell($0.aliases) }),
+                        ("REVISION", { ContractAnswer.cell($0.currentRevision) }),
+                        ("AUTO", { ContractAnswer.cell($0.autoPublish) }),
+                        ("WEB ROOTS", { ContractAnswer.cell($0.webRoots) }),
                     ])
             }
         }

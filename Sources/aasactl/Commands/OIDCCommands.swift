@@ -46,8 +46,13 @@ struct OIDC: AsyncParsableCommand {
                     .put, APIClient.path("v1", "oidc", "issuers", name),
                     body: .object(["issuer": .string(issuer), "audience": .string(audience)]),
                     headers: ifMatchHeader(ifMatch))
-                try remote.show(response) {
-                    Table.fields($0, [("Name", "name"), ("Issuer", "issuer"), ("Audience", "audience")])
+                try remote.show(response, as: Components.Schemas.OIDCIssuer.self) {
+                    Table.fields(
+                        $0,
+                        [
+                            ("Name", { ContractAnswer.cell($0.name) }), ("Issuer", { ContractAnswer.cell($0.issuer) }),
+                            ("Audience", { ContractAnswer.cell($0.audience) }),
+                        ])
                 }
             }
         }

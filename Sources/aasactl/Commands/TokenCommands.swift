@@ -48,12 +48,15 @@ struct Tokens: AsyncParsableCommand {
                 CLIOutput.print(Table.value(try response.json(), "secret"))
                 return
             }
-            try remote.show(response) {
+            try remote.show(response, as: Components.Schemas.TokenCreated.self) {
                 Table.fields(
                     $0,
                     [
-                        ("ID", "token.id"), ("Name", "token.name"), ("Team", "token.team"), ("Scopes", "token.scopes"),
-                        ("Expires", "token.expiresAt"), ("Secret", "secret"),
+                        ("ID", { ContractAnswer.cell($0.token.id) }), ("Name", { ContractAnswer.cell($0.token.name) }),
+                        ("Team", { ContractAnswer.cell($0.token.team) }),
+                        ("Scopes", { ContractAnswer.cell($0.token.scopes.map(\.rawValue)) }),
+                        ("Expires", { ContractAnswer.cell($0.token.expiresAt) }),
+                        ("Secret", { ContractAnswer.cell($0.secret) }),
                     ]) + ["The secret is shown only now."]
             }
         }

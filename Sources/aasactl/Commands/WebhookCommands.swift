@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
@@ -13,10 +14,14 @@ struct Webhooks: AsyncParsableCommand {
             """,
         subcommands: [Add.self, List.self, Deliveries.self, Redeliver.self, Delete.self])
 
-    static func rows(_ json: JSONValue) -> [String] {
+    static func rows(_ webhooks: [Components.Schemas.Webhook]) -> [String] {
         Table.rows(
-            json,
-            [("ID", "id"), ("TEAM", "team"), ("URL", "url"), ("EVENTS", "events"), ("ACTIVE", "active")])
+            webhooks,
+            [
+                ("ID", { ContractAnswer.cell($0.id) }), ("TEAM", { ContractAnswer.cell($0.team) }),
+                ("URL", { ContractAnswer.cell($0.url) }), ("EVENTS", { ContractAnswer.cell($0.events) }),
+                ("ACTIVE", { ContractAnswer.cell($0.active) }),
+            ])
     }
 
     struct Add: AsyncParsableCommand {
@@ -32,10 +37,8 @@ struct Webhooks: AsyncParsableCommand {
             if !events.isEmpty { body.append("events", .array(events.map(JSONValue.string))) }
             if let description { body.append("description", .string(description)) }
             let response = try await remote.client.send(.post, APIClient.path("v1", "webhooks"), body: .object(body))
-            try remote.show(response) { json in
-                let webhook = json.objectValue?["webhook"] ?? .null
-                return Webhooks.rows(.array([webhook]))
-                    + ["secret (shown once): \(json.objectValue?["secret"]?.stringValue ?? "")"]
+            try remote.show(response, as: Components.Schemas.WebhookCreated.self) { created in
+                Webhooks.rows([created.webhook]) + ["secret (shown once): \(created.secret)"]
             }
         }
     }
@@ -43,7 +46,10 @@ struct Webhooks: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         func run() async throws {
-            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "webhooks")), Webhooks.rows)
+            try remote.show(
+                try await remote.client.send(.get, APIClient.path("v1", "webhooks")),
+                as: Components.Schemas.WebhookList.self
+            ) { Webhooks.rows($0.items) }
         }
     }
 
@@ -56,12 +62,16 @@ struct Webhooks: AsyncParsableCommand {
         func run() async throws {
             let response = try await remote.client.send(
                 .get, APIClient.path("v1", "webhooks", webhookID, "deliveries"), query: [("limit", String(limit))])
-            try remote.show(response) { json in
+            try remote.show(response, as: Components.Schemas.WebhookDeliveryList.self) { list in
                 Table.rows(
-                    json,
+                    list.items,
                     [
-                        ("DELIVERY", "id"), ("EVENT", "event"), ("STATUS", "status"), ("ATTEMPTS", "attempts"),
-                        ("LAST STATUS", "lastStatus"), ("LAST ERROR", "lastError"), ("NEXT ATTEMPT", "nextAttemptAt"),
+                        ("DELIVERY", { ContractAnswer.cell($0.id) }), ("EVENT", { ContractAnswer.cell($0.event) }),
+                        ("STATUS", { $0.status.rawValue }),
+                        ("ATTEMPTS", { ContractAnswer.cell($0.attempts) }),
+                        ("LAST STATUS", { ContractAnswer.cell($0.lastStatus) }),
+                        ("LAST ERROR", { ContractAnswer.cell($0.lastError) }),
+                        ("NEXT ATTEMPT", { ContractAnswer.cell($0.nextAttemptAt) }),
                     ])
             }
         }
