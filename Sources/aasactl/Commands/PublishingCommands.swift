@@ -136,14 +136,17 @@ struct Revisions: AsyncParsableCommand {
             let response = try await remote.client.send(
                 .get, path,
                 query: [("limit", limit.map(String.init)), ("cursor", cursor), ("before", before.map(String.init))])
-            try remote.show(response) { json in
+            try remote.show(response, as: Components.Schemas.RevisionPage.self) { page in
                 Table.rows(
-                    json,
+                    page.items,
                     [
-                        ("#", "number"), ("CREATED", "createdAt"), ("BY", "actor.name"), ("BYTES", "byteCount"),
-                        ("ROLLBACK OF", "rollbackOf"), ("REASON", "reason"),
+                        ("#", { ContractAnswer.cell($0.number) }), ("CREATED", { ContractAnswer.cell($0.createdAt) }),
+                        ("BY", { ContractAnswer.cell($0.actor.name) }),
+                        ("BYTES", { ContractAnswer.cell($0.byteCount) }),
+                        ("ROLLBACK OF", { ContractAnswer.cell($0.rollbackOf) }),
+                        ("REASON", { ContractAnswer.cell($0.reason) }),
                     ])
-                    + (json.objectValue?["nextCursor"].map { ["more: --cursor \(Table.text($0))"] } ?? [])
+                    + (page.nextCursor.map { ["more: --cursor \(ContractAnswer.cell($0))"] } ?? [])
             }
         }
     }
@@ -155,15 +158,19 @@ struct Revisions: AsyncParsableCommand {
         func run() async throws {
             let response = try await remote.client.send(
                 .get, APIClient.path("v1", "domains", host, "revisions", String(number)))
-            try remote.show(response) { json in
-                Table.fields(
-                    json,
-                    [
-                        ("Host", "host"), ("Revision", "number"), ("Created", "createdAt"), ("By", "actor.name"),
-                        ("Reason", "reason"), ("Bytes", "byteCount"), ("SHA-256", "sha256"),
-                        ("Rollback of", "rollbackOf"),
-                    ])
-                    + ["Changes:"] + DocumentDiff.textLines(json: json.objectValue?["diff"] ?? .null).map { "  " + $0 }
+            try remote.show(response, as: Components.Schemas.Revision.self) { revision in
+                // The diff is AASAModel's `DocumentDiff`, free-form in the contract: read as its JSON.
+                let diff: JSONValue = revision.diff.flatMap { ContractAnswer.json($0) } ?? .null
+                let fields: [(label: String, cell: (Components.Schemas.Revision) -> String)] = [
+                    ("Host", { ContractAnswer.cell($0.host) }), ("Revision", { ContractAnswer.cell($0.number) }),
+                    ("Created", { ContractAnswer.cell($0.createdAt) }),
+                    ("By", { ContractAnswer.cell($0.actor.name) }), ("Reason", { ContractAnswer.cell($0.reason) }),
+                    ("Bytes", { ContractAnswer.cell($0.byteCount) }),
+                    ("SHA-256", { ContractAnswer.cell($0.sha256) }),
+                    ("Rollback of", { ContractAnswer.cell($0.rollbackOf) }),
+                ]
+                return Table.fields(revision, fields) + ["Changes:"]
+                    + DocumentDiff.textLines(json: diff).map { "  " + $0 }
             }
         }
     }

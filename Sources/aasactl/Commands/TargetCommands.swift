@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 import Foundation
@@ -8,29 +9,27 @@ struct Targets: AsyncParsableCommand {
         subcommands: [Show.self, Set.self]
     )
 
-    static func rows(_ json: JSONValue) -> [String] {
+    static func rows(_ targets: Components.Schemas.DomainTargets) -> [String] {
         Table.rows(
-            json,
+            targets.targets,
             [
-                ("KIND", "target.kind"), ("NAME", "target.name"), ("OK", "last.ok"), ("REVISION", "last.revision"),
-                ("ERROR", "last.error"),
-            ], items: "targets")
-            + edgeLines(json)
+                ("KIND", { $0.target.kind.rawValue }), ("NAME", { ContractAnswer.cell($0.target.name) }),
+                ("OK", { ContractAnswer.cell($0.last?.ok) }),
+                ("REVISION", { ContractAnswer.cell($0.last?.revision) }),
+                ("ERROR", { ContractAnswer.cell($0.last?.error) }),
+            ])
+            + edgeLines(targets)
     }
 
     /// What the edge served after the last publish, one line per URL that does not serve it.
-    static func edgeLines(_ json: JSONValue) -> [String] {
-        var lines: [String] = []
-        for target in json.objectValue?["targets"]?.arrayValue ?? [] {
-            for edge in target.objectValue?["last"]?.objectValue?["edge"]?.arrayValue ?? []
-            where edge.objectValue?["servesRevision"]?.boolValue == false {
-                let codes = (edge.objectValue?["findings"]?.arrayValue ?? []).map { Table.value($0, "code") }
-                lines.append(
-                    "edge: \(Table.value(edge, "url")) does not serve revision \(Table.value(edge, "expected")) "
-                        + "(serves revision \(Table.value(edge, "revision")); \(codes.joined(separator: ", ")))")
+    static func edgeLines(_ targets: Components.Schemas.DomainTargets) -> [String] {
+        targets.targets.flatMap { target in
+            (target.last?.edge ?? []).filter { !$0.servesRevision }.map { edge in
+                let codes = edge.findings.map(\.code).joined(separator: ", ")
+                return "edge: \(edge.url) does not serve revision \(edge.expected) "
+                    + "(serves revision \(ContractAnswer.cell(edge.revision)); \(codes))"
             }
         }
-        return lines
     }
 
     struct Show: AsyncParsableCommand {
@@ -39,7 +38,9 @@ struct Targets: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var host: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "domains", host, "targets")), rows)
+            try remote.show(
+                try await remote.client.send(.get, APIClient.path("v1", "domains", host, "targets")),
+                as: Components.Schemas.DomainTargets.self, rows)
         }
     }
 
@@ -66,7 +67,7 @@ struct Targets: AsyncParsableCommand {
             let response = try await remote.client.send(
                 .put, APIClient.path("v1", "domains", host, "targets"),
                 body: .object(["targets": .array(targets)]), headers: ifMatchHeader(ifMatch))
-            try remote.show(response, rows)
+            try remote.show(response, as: Components.Schemas.DomainTargets.self, rows)
         }
     }
 }
