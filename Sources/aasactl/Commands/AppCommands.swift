@@ -12,15 +12,19 @@ struct Apps: AsyncParsableCommand {
         subcommands: [List.self, Show.self, Create.self, Update.self, Delete.self, AppKeys.self]
     )
 
-    static func fields(_ json: JSONValue) -> [String] {
-        Table.fields(
-            json,
-            [
-                ("App ID", "appID"), ("Team", "team"), ("Platform", "platform"), ("Services", "services"),
-                ("Fingerprints", "fingerprints"), ("Key labels", "keyLabels"), ("Rules from", "rulesFrom"),
-                ("Version", "version"),
-                ("Updated", "updatedAt"),
-            ])
+    typealias App = Components.Schemas.App
+
+    static func fields(_ app: App) -> [String] {
+        let fields: [(label: String, cell: (App) -> String)] = [
+            ("App ID", { ContractAnswer.cell($0.appID) }), ("Team", { ContractAnswer.cell($0.team) }),
+            ("Platform", { $0.platform.rawValue }),
+            ("Services", { ContractAnswer.cell($0.services.map(\.rawValue)) }),
+            ("Fingerprints", { ContractAnswer.cell($0.fingerprints) }),
+            ("Key labels", { $0.keyLabels.map { ContractAnswer.cell(object: $0) } ?? "-" }),
+            ("Rules from", { ContractAnswer.cell($0.rulesFrom) }), ("Version", { ContractAnswer.cell($0.version) }),
+            ("Updated", { ContractAnswer.cell($0.updatedAt) }),
+        ]
+        return Table.fields(app, fields)
     }
 
     struct List: AsyncParsableCommand {
@@ -45,7 +49,8 @@ struct Apps: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var appID: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "apps", appID)), Apps.fields)
+            try remote.show(
+                try await remote.client.send(.get, APIClient.path("v1", "apps", appID)), as: Apps.App.self, Apps.fields)
         }
     }
 
@@ -81,7 +86,7 @@ struct Apps: AsyncParsableCommand {
             if !fingerprints.isEmpty { body.append("fingerprints", .array(fingerprints.map(JSONValue.string))) }
             let response = try await remote.client.send(
                 .post, APIClient.path("v1", "teams", try remote.team(team), "apps"), body: .object(body))
-            try remote.show(response, Apps.fields)
+            try remote.show(response, as: Apps.App.self, Apps.fields)
         }
     }
 
@@ -102,7 +107,7 @@ struct Apps: AsyncParsableCommand {
             if let moveToTeam { body.append("team", .string(moveToTeam)) }
             let response = try await remote.client.send(
                 .patch, APIClient.path("v1", "apps", appID), body: .object(body), headers: ifMatchHeader(ifMatch))
-            try remote.show(response, Apps.fields)
+            try remote.show(response, as: Apps.App.self, Apps.fields)
         }
     }
 

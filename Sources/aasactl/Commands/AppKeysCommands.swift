@@ -1,3 +1,4 @@
+import AASAAPI
 import AASAModel
 import ArgumentParser
 
@@ -34,7 +35,7 @@ struct AppKeys: AsyncParsableCommand {
             let response = try await remote.client.send(
                 .post, APIClient.path("v1", "apps", appID, "keys", "play-signing"), body: snippet,
                 headers: ifMatchHeader(ifMatch))
-            try remote.show(response, Apps.fields)
+            try remote.show(response, as: Apps.App.self, Apps.fields)
         }
     }
 
@@ -58,7 +59,7 @@ struct AppKeys: AsyncParsableCommand {
             let response = try await remote.client.send(
                 .patch, APIClient.path("v1", "apps", appID), body: .object(["keyLabels": .object(labels)]),
                 headers: ifMatchHeader(ifMatch))
-            try remote.show(response, Apps.fields)
+            try remote.show(response, as: Apps.App.self, Apps.fields)
         }
     }
 }

@@ -8,16 +8,21 @@ struct Domains: AsyncParsableCommand {
         subcommands: [List.self, Show.self, Create.self, Update.self, Delete.self]
     )
 
-    static func fields(_ json: JSONValue) -> [String] {
-        Table.fields(
-            json,
-            [
-                ("Host", "host"), ("Environment", "environment"), ("Unicode", "unicodeHost"), ("Aliases", "aliases"),
-                ("Web roots", "webRoots"),
-                ("Defaults", "defaults"), ("Variables", "substitutionVariables"), ("Auto-publish", "autoPublish"),
-                ("Legacy root path", "legacyRootPath"), ("Current revision", "currentRevision"), ("Version", "version"),
-            ])
-            + Table.findings(json.objectValue?["warnings"], heading: "Warnings:")
+    typealias Domain = Components.Schemas.Domain
+
+    static func fields(_ domain: Domain) -> [String] {
+        let fields: [(label: String, cell: (Domain) -> String)] = [
+            ("Host", { ContractAnswer.cell($0.host) }), ("Environment", { ContractAnswer.cell($0.environment) }),
+            ("Unicode", { ContractAnswer.cell($0.unicodeHost) }),
+            ("Aliases", { ContractAnswer.cell($0.aliases) }), ("Web roots", { ContractAnswer.cell($0.webRoots) }),
+            ("Defaults", { ContractAnswer.cell(object: $0.defaults) }),
+            ("Variables", { ContractAnswer.cell(object: $0.substitutionVariables) }),
+            ("Auto-publish", { ContractAnswer.cell($0.autoPublish) }),
+            ("Legacy root path", { ContractAnswer.cell($0.legacyRootPath) }),
+            ("Current revision", { ContractAnswer.cell($0.currentRevision) }),
+            ("Version", { ContractAnswer.cell($0.version) }),
+        ]
+        return Table.fields(domain, fields) + findingLines(domain.warnings, heading: "Warnings:")
     }
 
     /// The settings `create` and `update` share; only what is given is sent.
@@ -86,7 +91,9 @@ struct Domains: AsyncParsableCommand {
         @OptionGroup var remote: RemoteOptions
         @Argument var host: String
         func run() async throws {
-            try remote.show(try await remote.client.send(.get, APIClient.path("v1", "domains", host)), Domains.fields)
+            try remote.show(
+                try await remote.client.send(.get, APIClient.path("v1", "domains", host)), as: Domains.Domain.self,
+                Domains.fields)
         }
     }
 
@@ -97,7 +104,9 @@ struct Domains: AsyncParsableCommand {
         func run() async throws {
             var body: JSONObject = ["host": .string(host)]
             try settings.apply(to: &body)
-            try remote.show(try await remote.client.send(.post, "/v1/domains", body: .object(body)), Domains.fields)
+            try remote.show(
+                try await remote.client.send(.post, "/v1/domains", body: .object(body)), as: Domains.Domain.self,
+                Domains.fields)
         }
     }
 
@@ -111,7 +120,7 @@ struct Domains: AsyncParsableCommand {
             try settings.apply(to: &body)
             let response = try await remote.client.send(
                 .patch, APIClient.path("v1", "domains", host), body: .object(body), headers: ifMatchHeader(ifMatch))
-            try remote.show(response, Domains.fields)
+            try remote.show(response, as: Domains.Domain.self, Domains.fields)
         }
     }
 

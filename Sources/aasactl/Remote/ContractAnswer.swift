@@ -54,6 +54,9 @@ enum ContractAnswer {
 
     static func cell(_ date: Date?) -> String { date.map(text) ?? "-" }
 
+    /// An object of the answer (a domain's defaults, its variables, an app's key labels), as JSON.
+    static func cell(object: some Encodable) -> String { json(object).map { JSONWriter().string($0) } ?? "-" }
+
     /// A date as the server wrote it.
     static func text(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
 }
