@@ -21,28 +21,23 @@ struct Probe: AsyncParsableCommand {
     @Argument var host: String
     func run() async throws {
         let response = try await remote.client.send(.post, APIClient.path("v1", "domains", host, "probe"))
-        try remote.show(response) { json in
+        try remote.show(response, as: Components.Schemas.ProbeReport.self) { report in
             var lines: [String] = []
-            for r in json.objectValue?["results"]?.arrayValue ?? [] {
-                let status = r.objectValue?["status"].map(Table.text) ?? "no answer"
-                let revision = r.objectValue?["revision"].map { "revision " + Table.text($0) } ?? "no revision"
-                lines.append("\(Table.value(r, "url")): \(status), \(revision), \(Table.value(r, "elapsedMs")) ms")
-                for f in r.objectValue?["findings"]?.arrayValue ?? [] {
-                    lines.append(
-                        """
-                          \(Table.value(f, "code")) \(Table.value(f, "name")) (\(Table.value(f, "severity"))): \
-                        \(Table.value(f, "message"))
-                        """
-                    )
+            for r in report.results {
+                let status = r.status.map { String($0) } ?? "no answer"
+                let revision = r.revision.map { "revision \($0)" } ?? "no revision"
+                lines.append(
+                    "\(ContractAnswer.cell(r.url)): \(status), \(revision), \(ContractAnswer.number(r.elapsedMs)) ms")
+                for f in r.findings {
+                    let what = "\(ContractAnswer.cell(f.code)) \(ContractAnswer.cell(f.name))"
+                    lines.append("  \(what) (\(f.severity.rawValue)): \(ContractAnswer.cell(f.message))")
                 }
             }
             return lines + [
-                json.objectValue?["ok"]?.boolValue == true
-                    ? "ok: every origin serves the current revision"
-                    : "NOT OK: see the findings above"
+                report.ok ? "ok: every origin serves the current revision" : "NOT OK: see the findings above"
             ]
         }
-        if try response.json().objectValue?["ok"]?.boolValue != true { throw ExitCode(1) }
+        if !(try response.decode(Components.Schemas.ProbeReport.self).ok) { throw ExitCode(1) }
     }
 }
 

@@ -86,7 +86,9 @@ struct Webhooks: AsyncParsableCommand {
         func run() async throws {
             let response = try await remote.client.send(
                 .post, APIClient.path("v1", "webhooks", webhookID, "deliveries", deliveryID, "redeliver"))
-            try remote.show(response) { json in ["queued \(Table.value(json, "id")) (\(Table.value(json, "event")))"] }
+            try remote.show(response, as: Components.Schemas.WebhookDelivery.self) {
+                ["queued \(ContractAnswer.cell($0.id)) (\(ContractAnswer.cell($0.event)))"]
+            }
         }
     }
 

@@ -54,6 +54,11 @@ enum ContractAnswer {
 
     static func cell(_ date: Date?) -> String { date.map(text) ?? "-" }
 
+    /// A number as JSON writes it: a whole one without a fraction (`12`, not `12.0`).
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
     /// An object of the answer (a domain's defaults, its variables, an app's key labels), as JSON.
     static func cell(object: some Encodable) -> String { json(object).map { JSONWriter().string($0) } ?? "-" }
 
