@@ -12,8 +12,9 @@ import Testing
 /// Issue 51, tests in the middle: each service's refusals called directly on a real PostgreSQL (a
 /// clone of the migrated template per test), with no HTTP in between. Each test asserts the kind of
 /// refusal, the field and rule that name it where it has them, and that it wrote nothing (no audit
-/// row, the state as it was).
-@Suite struct ServiceRefusalTests {
+/// row, the state as it was). One test at a time: each clones a database and opens a pool, and the
+/// whole suite runs beside the rest, whose servers need PostgreSQL's connections more.
+@Suite(.serialized) struct ServiceRefusalTests {
     static let shop = "ABCDE12345.com.example.shop"
     static let news = "ABCDE12345.com.example.news"
     static let android = "com.example.shop.android"

@@ -10,7 +10,8 @@ import Testing
 /// Issue 51, tests in the middle: the rules layer alone (the gate, each policy, the rule-write check,
 /// grant coverage) judged on a template clone of PostgreSQL, with no service and no HTTP. The state
 /// is written straight through AASAStore, as a service would have left it; the rules only read it.
-@Suite struct RulesOnTheDatabaseTests {
+/// One test at a time, so that its clones and pools leave PostgreSQL's connections to the rest.
+@Suite(.serialized) struct RulesOnTheDatabaseTests {
     static let shop = "ABCDE12345.com.example.shop"
     static let actor = Actor(tokenID: nil, name: "rules test", team: nil, requestID: nil)
 
