@@ -110,12 +110,6 @@ package struct PromotionService: Sendable {
         return plan
     }
 
-    /// Applies a plan, all or nothing: every target's rules are written and its files published in
-    /// one transaction (`Publisher.publishAll`), each checked again inside it (its source has not
-    /// published since the plan, it has no unpublished change of its own, every rule-write check
-    /// and policy). A refusal at any target leaves every target as it was, and names the target.
-    /// Chosen over "each target's outcome" because a half-promoted environment (prod's first
-    /// domain on the new rules, its second on the old) is the state a release must never be in.
     /// The promotion as one publish of every target (`Publisher.publishAll`): each target's draft
     /// after its source's rules are written in, checked again inside the transaction (its source
     /// has not published since the plan, it has no unpublished change of its own), with the
@@ -160,6 +154,12 @@ package struct PromotionService: Sendable {
         }
     }
 
+    /// Applies a plan, all or nothing: every target's rules are written and its files published in
+    /// one transaction (`Publisher.publishAll`), each checked again inside it (its source has not
+    /// published since the plan, it has no unpublished change of its own, every rule-write check
+    /// and policy). A refusal at any target leaves every target as it was, and names the target.
+    /// Chosen over "each target's outcome" because a half-promoted environment (prod's first
+    /// domain on the new rules, its second on the old) is the state a release must never be in.
     package func apply(_ plan: Plan, from: String, to: String, reason: String?) async throws -> Plan {
         guard principal.isAdmin else { throw ServiceError.forbidden("a promotion needs an admin token") }
         var plan = plan
@@ -197,9 +197,7 @@ package struct PromotionService: Sendable {
             let taken = try await Self.takeRules(pair.source, takeDrafts: request.takeDrafts, session: session)
             guard let target = try await session.domain(id: pair.target.id) else { continue }
             current.append(try await Self.checkPublished(target, session: session))
-            let before = Dictionary(
-                try await session.listRuleSets(domainID: target.id).map { ($0.appPK, $0) },
-                uniquingKeysWith: { a, _ in a })
+            let before = try await Self.ruleSets(of: target, session: session)
             let apps = taken.rules.compactMap { Self.appPlan($0, was: before[$0.appPK]?.rules ?? []) }
             domains.append(
                 DomainPlan(
@@ -290,15 +288,12 @@ package struct PromotionService: Sendable {
     /// through the rules API's own change (`RuleSetChange`), so every write meets the one rule-write
     /// check against the target's grants and budgets (issue 41: promotion once saved the rules as
     /// they were, and a catch-all granted on staging reached production past a `/blog` grant).
-    /// A refusal names the target, the app and the rule. Returns the target's rule sets as they
-    /// were, by app, and the audit entries of the writes.
-    @discardableResult
+    /// A refusal names the target, the app and the rule.
     package static func write(
         _ taken: [RuleSetRecord], to target: DomainRecord, principal: Principal, actor: Actor, maxRulesPerTeam: Int,
         session: DBSession
-    ) async throws -> [Int64: RuleSetRecord] {
-        let existing = Dictionary(
-            try await session.listRuleSets(domainID: target.id).map { ($0.appPK, $0) }, uniquingKeysWith: { a, _ in a })
+    ) async throws {
+        let existing = try await ruleSets(of: target, session: session)
         for set in taken
         where existing[set.appPK]?.rules != set.rules || existing[set.appPK]?.manifestDecides != set.manifestDecides {
             let change = RuleSetChange(
@@ -311,7 +306,12 @@ package struct PromotionService: Sendable {
                 throw refusal(error, target: target.host, app: set.appID)
             }
         }
-        return existing
+    }
+
+    /// The target's rule sets, by app: what the plan compares against and the write leaves alone.
+    private static func ruleSets(of target: DomainRecord, session: DBSession) async throws -> [Int64: RuleSetRecord] {
+        Dictionary(
+            try await session.listRuleSets(domainID: target.id).map { ($0.appPK, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// A rule-write refusal as the promotion's: each field error says which target and app it is

@@ -84,13 +84,14 @@ package struct Publisher: Sendable {
         package var assetLinks: FileOutcome? { files.first { $0.file == .assetLinks } }
     }
 
-    /// Ends `publishAll`'s dry run: its transaction rolled back, what it prepared kept outside it.
-    private struct DryRunAllRollback: Error {}
-
-    /// Ends a dry run's transaction (rolled back) and carries what it would have stored out of it.
-    private struct DryRunRollback: Error {
-        var domain: DomainRecord
-        var stored: [(PublishedFile, RevisionRecord, Bool)]
+    /// What a dry run would have stored, as its outcome: nothing served, no web root written.
+    private static func dryRunOutcome(
+        _ domain: DomainRecord, stored: [(PublishedFile, RevisionRecord, Bool)], warnings: [Finding]
+    ) -> Outcome {
+        Outcome(
+            host: domain.host,
+            files: stored.map { FileOutcome(file: $0.0, revision: $0.1, created: $0.2, targets: []) },
+            warnings: warnings, dryRun: true)
     }
 
     /// The steps of every publish and rollback, for either file: lock the domain (across replicas,
@@ -143,18 +144,10 @@ package struct Publisher: Sendable {
         authorize: @Sendable (DBSession, DomainRecord) async throws -> Void
     ) async throws -> Outcome {
         var warnings: [Finding] = []
-        let domain: DomainRecord
-        let stored: [(PublishedFile, RevisionRecord, Bool)]
-        do {
-            (domain, stored) = try await transaction(
-                session, domainID: domainID, reason: reason, source: source, actor: actor, dryRun: dryRun,
-                warnings: &warnings, authorize: authorize)
-        } catch let rolledBack as DryRunRollback {
-            return Outcome(
-                host: rolledBack.domain.host,
-                files: rolledBack.stored.map { FileOutcome(file: $0.0, revision: $0.1, created: $0.2, targets: []) },
-                warnings: warnings, dryRun: true)
-        }
+        let (domain, stored) = try await transaction(
+            session, domainID: domainID, reason: reason, source: source, actor: actor, dryRun: dryRun,
+            warnings: &warnings, authorize: authorize)
+        if dryRun { return Self.dryRunOutcome(domain, stored: stored, warnings: warnings) }
         return await finish(session, domain: domain, stored: stored, warnings: warnings)
     }
 
@@ -226,25 +219,16 @@ package struct Publisher: Sendable {
             return try await holdingAll(ids.map(\.0).sorted(), session: session) {
                 // In the order given: a target's write may read what an earlier one wrote.
                 var prepared: [(DomainRecord, [(PublishedFile, RevisionRecord, Bool)], [Finding])] = []
-                do {
-                    try await session.inTransaction {
-                        for (id, k) in ids {
-                            var found: [Finding] = []
-                            let (domain, stored) = try await prepare(
-                                session, domainID: id, reason: items[k].reason, source: items[k].source, actor: actor,
-                                warnings: &found, authorize: { _, _ in })
-                            prepared.append((domain, stored, found))
-                        }
-                        if dryRun { throw DryRunAllRollback() }
-                    }
-                } catch is DryRunAllRollback {
-                    return prepared.map { domain, stored, found in
-                        Outcome(
-                            host: domain.host,
-                            files: stored.map { FileOutcome(file: $0.0, revision: $0.1, created: $0.2, targets: []) },
-                            warnings: found, dryRun: true)
+                try await session.inTransaction(rollingBack: dryRun) {
+                    for (id, k) in ids {
+                        var found: [Finding] = []
+                        let (domain, stored) = try await prepare(
+                            session, domainID: id, reason: items[k].reason, source: items[k].source, actor: actor,
+                            warnings: &found, authorize: { _, _ in })
+                        prepared.append((domain, stored, found))
                     }
                 }
+                if dryRun { return prepared.map { Self.dryRunOutcome($0.0, stored: $0.1, warnings: $0.2) } }
                 var outcomes: [Outcome] = []
                 for (domain, stored, found) in prepared {
                     outcomes.append(await finish(session, domain: domain, stored: stored, warnings: found))
@@ -264,19 +248,17 @@ package struct Publisher: Sendable {
         }
     }
 
-    /// The publish's one transaction: committed, or (a dry run) rolled back by `DryRunRollback`.
+    /// The publish's one transaction: committed, or (a dry run) rolled back.
     private func transaction(
         _ session: DBSession, domainID: Int64, reason: String, source: Source, actor: Actor, dryRun: Bool,
         warnings: inout [Finding], authorize: @Sendable (DBSession, DomainRecord) async throws -> Void
     ) async throws -> (DomainRecord, [(PublishedFile, RevisionRecord, Bool)]) {
         var found: [Finding] = []
         defer { warnings = found }
-        return try await session.inTransaction {
-            let prepared = try await prepare(
+        return try await session.inTransaction(rollingBack: dryRun) {
+            try await prepare(
                 session, domainID: domainID, reason: reason, source: source, actor: actor, warnings: &found,
                 authorize: authorize)
-            if dryRun { throw DryRunRollback(domain: prepared.0, stored: prepared.1) }
-            return prepared
         }
     }
 

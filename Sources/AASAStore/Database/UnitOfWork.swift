@@ -59,6 +59,22 @@ extension DBSession {
         }
     }
 
+    /// Runs `body` in one transaction and, when `rollingBack`, undoes everything it did while still
+    /// answering what it returned: a dry run (a publish preview, a promotion's plan) is the change
+    /// itself, rolled back.
+    public func inTransaction<Result>(rollingBack: Bool, _ body: () async throws -> Result) async throws -> Result {
+        guard rollingBack else { return try await inTransaction(body) }
+        try await run("BEGIN")
+        do {
+            let result = try await body()
+            try await run("ROLLBACK")
+            return result
+        } catch {
+            _ = try? await run("ROLLBACK")
+            throw error
+        }
+    }
+
     /// Takes `lock` until the current transaction ends (commit or rollback releases it).
     public func lockUntilCommit(_ lock: AdvisoryLock) async throws {
         try await run(lock.query("pg_advisory_xact_lock"))
