@@ -21,7 +21,8 @@ struct Probe: AsyncParsableCommand {
     @Argument var host: String
     func run() async throws {
         let response = try await remote.client.send(.post, APIClient.path("v1", "domains", host, "probe"))
-        try remote.show(response, as: Components.Schemas.ProbeReport.self) { report in
+        let report = try response.decode(Components.Schemas.ProbeReport.self)
+        try remote.show(response, report) { report in
             var lines: [String] = []
             for r in report.results {
                 let status = r.status.map { String($0) } ?? "no answer"
@@ -37,7 +38,7 @@ struct Probe: AsyncParsableCommand {
                 report.ok ? "ok: every origin serves the current revision" : "NOT OK: see the findings above"
             ]
         }
-        if !(try response.decode(Components.Schemas.ProbeReport.self).ok) { throw ExitCode(1) }
+        if !report.ok { throw ExitCode(1) }
     }
 }
 

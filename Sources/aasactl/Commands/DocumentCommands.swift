@@ -23,7 +23,7 @@ struct Report: AsyncParsableCommand {
     func run() async throws {
         let response = try await remote.client.send(.get, APIClient.path("v1", "domains", host, "report"))
         let report = try response.decode(Components.Schemas.Report.self)
-        try remote.show(response, as: Components.Schemas.Report.self) { report in
+        try remote.show(response, report) { report in
             var lines = ["\(report.host): \(report.valid ? "valid" : "INVALID"), \(report.byteCount) bytes"]
             lines += findingLines(report.errors, heading: "Errors:")
             lines += findingLines(report.warnings, heading: "Warnings:")

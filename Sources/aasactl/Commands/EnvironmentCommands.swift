@@ -142,8 +142,9 @@ struct Promote: AsyncParsableCommand {
         if apply { body.append("apply", .bool(true)) }
         if let reason { body.append("reason", .string(reason)) }
         let response = try await remote.client.send(.post, APIClient.path("v1", "promotions"), body: .object(body))
-        try remote.show(response, as: Components.Schemas.Promotion.self, Self.lines)
-        let changes = try response.decode(Components.Schemas.Promotion.self).domains.contains { !$0.apps.isEmpty }
+        let promotion = try response.decode(Components.Schemas.Promotion.self)
+        try remote.show(response, promotion, Self.lines)
+        let changes = promotion.domains.contains { !$0.apps.isEmpty }
         if !apply && changes { throw ExitCode(2) }
     }
 

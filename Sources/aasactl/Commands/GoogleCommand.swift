@@ -16,7 +16,8 @@ struct Google: AsyncParsableCommand {
     func run() async throws {
         let path = APIClient.path("v1", "domains", host, "google") + (check ? "/check" : "")
         let response = try await remote.client.send(check ? .post : .get, path)
-        try remote.show(response, as: Components.Schemas.GoogleView.self) { view in
+        let view = try response.decode(Components.Schemas.GoogleView.self)
+        try remote.show(response, view) { view in
             view.packages.map {
                 "\(ContractAnswer.cell($0.package)): \($0.state.rawValue): \(ContractAnswer.cell($0.message))"
             }
@@ -25,7 +26,6 @@ struct Google: AsyncParsableCommand {
                         + "\(ContractAnswer.cell($0.state)) (revision \($0.revision))"
                 }
         }
-        let view = try response.decode(Components.Schemas.GoogleView.self)
         if view.packages.contains(where: { $0.state != .verified }) { throw ExitCode(1) }
     }
 }

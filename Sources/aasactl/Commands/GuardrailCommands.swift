@@ -107,7 +107,8 @@ struct Expectations: AsyncParsableCommand {
         @Argument var host: String
         func run() async throws {
             let response = try await remote.client.send(.get, Expectations.path(host, "check"))
-            try remote.show(response, as: Components.Schemas.ExpectationCheck.self) { check in
+            let check = try response.decode(Components.Schemas.ExpectationCheck.self)
+            try remote.show(response, check) { check in
                 func cell(_ outcome: Components.Schemas.ExpectationOutcome?) -> String {
                     guard let outcome else { return "-" }
                     return (outcome.holds ? "ok" : "BROKEN") + " (\(outcome.appID ?? "no app"))"
@@ -126,7 +127,6 @@ struct Expectations: AsyncParsableCommand {
                         """
                     ]
             }
-            let check = try response.decode(Components.Schemas.ExpectationCheck.self)
             if check.brokenInDraft != 0 || check.brokenWhenPublished != 0 { throw ExitCode(1) }
         }
     }

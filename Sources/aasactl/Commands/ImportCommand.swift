@@ -100,11 +100,12 @@ struct Import: AsyncParsableCommand {
         let answer = try await remote.client.send(
             .post, APIClient.path("v1", "imports"), body: Self.body(host ?? "", shared: shared),
             headers: ifMatch.map { [("If-Match", $0)] } ?? [])
-        try remote.show(answer, as: Components.Schemas.ImportPlan.self) { ImportText.lines($0) }
+        let plan = try answer.decode(Components.Schemas.ImportPlan.self)
+        try remote.show(answer, plan) { ImportText.lines($0) }
         if let writeManifests {
             try ImportManifests.write(ImportManifests.manifests(from: [try answer.json()]), to: writeManifests)
         }
-        if try answer.decode(Components.Schemas.ImportPlan.self).changed { throw ExitCode(2) }
+        if plan.changed { throw ExitCode(2) }
     }
 
     /// The request for one host.

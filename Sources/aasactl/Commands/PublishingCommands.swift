@@ -84,8 +84,9 @@ struct Publish: AsyncParsableCommand {
     func run() async throws {
         let response = try await remote.client.send(
             .post, APIClient.path("v1", "domains", host, "publish"), body: .object(["reason": .string(reason)]))
-        try remote.show(response, as: PublishResult.self, publishLines)
-        try failIfTargetFailed(try response.decode(PublishResult.self))
+        let result = try response.decode(PublishResult.self)
+        try remote.show(response, result, publishLines)
+        try failIfTargetFailed(result)
     }
 }
 
@@ -103,15 +104,17 @@ struct Rollback: AsyncParsableCommand {
             let response = try await remote.client.send(
                 .post, APIClient.path("v1", "domains", host, "assetlinks", "revisions", String(revision), "rollback"),
                 body: .object(["reason": .string(reason)]))
-            try remote.show(response, as: AssetLinksPublish.self, assetLinksLines)
-            try failIfTargetFailed(try response.decode(AssetLinksPublish.self).targets)
+            let result = try response.decode(AssetLinksPublish.self)
+            try remote.show(response, result, assetLinksLines)
+            try failIfTargetFailed(result.targets)
             return
         }
         let response = try await remote.client.send(
             .post, APIClient.path("v1", "domains", host, "revisions", String(revision), "rollback"),
             body: .object(["reason": .string(reason)]))
-        try remote.show(response, as: PublishResult.self, publishLines)
-        try failIfTargetFailed(try response.decode(PublishResult.self))
+        let result = try response.decode(PublishResult.self)
+        try remote.show(response, result, publishLines)
+        try failIfTargetFailed(result)
     }
 }
 

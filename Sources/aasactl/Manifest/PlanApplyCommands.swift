@@ -155,7 +155,7 @@ struct Plan: AsyncParsableCommand {
         if format == .markdown && remote.output == .table {
             if !remote.quiet { CLIOutput.print(markdown) }
         } else {
-            try remote.show(plan, as: ManifestResult.self) { PlanText.lines($0, applied: false) }
+            try remote.show(plan, result) { PlanText.lines($0, applied: false) }
         }
         if result.changed { throw ExitCode(2) }
     }
@@ -218,8 +218,9 @@ struct Apply: AsyncParsableCommand {
             if applied.header("Idempotency-Replayed") == "true" {
                 remote.say("The server had already applied this request (Idempotency-Key \(key)); its answer follows.")
             }
-            try remote.show(applied, as: ManifestResult.self) { PlanText.lines($0, applied: true) }
-            let domains = try applied.decode(ManifestResult.self).domains
+            let appliedResult = try applied.decode(ManifestResult.self)
+            try remote.show(applied, appliedResult) { PlanText.lines($0, applied: true) }
+            let domains = appliedResult.domains
             if domains.contains(where: { $0.publishError != nil }) { throw ExitCode(1) }
             for domain in domains { if let publish = domain.publish { try failIfTargetFailed(publish) } }
         } catch let failure as APIFailure {

@@ -75,9 +75,19 @@ extension APIResponse {
 extension RemoteOptions {
     /// `show` for an answer read as the contract's type: JSON output stays the server's bytes.
     func show<Answer: Decodable>(_ response: APIResponse, as type: Answer.Type, _ table: (Answer) -> [String]) throws {
+        try show(response, try response.decode(type), table)
+    }
+
+    /// `show` for an answer the caller has read already (for its exit status too), read only when
+    /// a table is printed.
+    func show<Answer>(
+        _ response: APIResponse, _ answer: @autoclosure () throws -> Answer, _ table: (Answer) -> [String]
+    )
+        throws
+    {
         guard output == .table else { return try show(response) { _ in [] } }
         guard !quiet, !response.body.isEmpty else { return }
-        table(try response.decode(type)).forEach(CLIOutput.print)
+        table(try answer()).forEach(CLIOutput.print)
     }
 }
 
