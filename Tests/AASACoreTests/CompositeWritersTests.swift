@@ -131,8 +131,7 @@ import Testing
                 do {
                     _ = try await ManifestApply(
                         work: core.work,
-                        pipeline: DomainChangePipeline(
-                            database: database, publisher: core.publisher, served: WellKnownFiles()),
+                        pipeline: core.pipeline,
                         principal: core.admin, actor: core.actor, maxRulesPerTeam: 3
                     ).run(manifest, team: "shop", ifMatch: nil, dryRun: true)
                 } catch let error as ServiceError {

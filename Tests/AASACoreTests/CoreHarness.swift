@@ -25,11 +25,13 @@ struct Core {
     var actor: Actor { Actor(admin, requestID: nil) }
     var work: RequestWork { RequestWork(database: database, logger: logger) }
     var publisher: Publisher { Publisher(database: database, served: nil, webRootBases: []) }
+    var pipeline: DomainChangePipeline {
+        DomainChangePipeline(database: database, publisher: publisher, served: WellKnownFiles())
+    }
 
     @discardableResult
     func run<Change: DomainChange>(_ change: Change) async throws -> Changed<Change.Output> {
-        try await DomainChangePipeline(database: database, publisher: publisher, served: WellKnownFiles())
-            .run(change, principal: admin, actor: actor, logger: logger)
+        try await run(change, as: admin)
     }
 
     func domain(_ host: String, environment: String? = nil) async throws {
@@ -63,7 +65,7 @@ struct Core {
         ])
         return try await ImportService(
             work: work,
-            pipeline: DomainChangePipeline(database: database, publisher: publisher, served: WellKnownFiles()),
+            pipeline: pipeline,
             principal: admin, actor: actor, maxRulesPerTeam: 3, webRootBases: []
         ).run(
             .init(
@@ -95,8 +97,7 @@ extension Core {
     /// Runs `change` as `principal`.
     @discardableResult
     func run<Change: DomainChange>(_ change: Change, as principal: Principal) async throws -> Changed<Change.Output> {
-        try await DomainChangePipeline(database: database, publisher: publisher, served: WellKnownFiles())
-            .run(change, principal: principal, actor: Actor(principal, requestID: nil), logger: logger)
+        try await pipeline.run(change, principal: principal, actor: Actor(principal, requestID: nil), logger: logger)
     }
 
     /// The number of audit rows: a refusal adds none.

@@ -418,8 +418,7 @@ import Testing
             let refused = await refusal {
                 _ = try await ManifestApply(
                     work: core.work,
-                    pipeline: DomainChangePipeline(
-                        database: core.database, publisher: core.publisher, served: WellKnownFiles()),
+                    pipeline: core.pipeline,
                     principal: core.admin, actor: core.actor, maxRulesPerTeam: 3
                 ).run(manifest, team: "shop", ifMatch: "\"m-000000000000000000000000\"", dryRun: false)
             }
@@ -435,8 +434,7 @@ import Testing
             let refused = await refusal {
                 _ = try await ImportService(
                     work: core.work,
-                    pipeline: DomainChangePipeline(
-                        database: core.database, publisher: core.publisher, served: WellKnownFiles()),
+                    pipeline: core.pipeline,
                     principal: token, actor: Actor(token, requestID: nil), maxRulesPerTeam: 3, webRootBases: []
                 ).run(
                     .init(
@@ -455,8 +453,7 @@ import Testing
                     .utf8)
             let service = ImportService(
                 work: core.work,
-                pipeline: DomainChangePipeline(
-                    database: core.database, publisher: core.publisher, served: WellKnownFiles()),
+                pipeline: core.pipeline,
                 principal: core.admin, actor: core.actor, maxRulesPerTeam: 3, webRootBases: [])
             let request = ImportService.Request(
                 host: "example.com", aasa: file, teamMap: ImportTeamMap(["ABCDE12345": "shop"]), webRoots: [],
