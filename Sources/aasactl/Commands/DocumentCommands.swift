@@ -25,8 +25,8 @@ struct Report: AsyncParsableCommand {
         let report = try response.decode(Components.Schemas.Report.self)
         try remote.show(response, report) { report in
             var lines = ["\(report.host): \(report.valid ? "valid" : "INVALID"), \(report.byteCount) bytes"]
-            lines += findingLines(report.errors, heading: "Errors:")
-            lines += findingLines(report.warnings, heading: "Warnings:")
+            lines += Table.findings(report.errors, heading: "Errors:")
+            lines += Table.findings(report.warnings, heading: "Warnings:")
             for s in report.shadowed {
                 lines.append(
                     "shadowed: \(s.rule.appID) \(s.rule.path) by \(s.shadowedBy.appID) \(s.shadowedBy.path)")

@@ -22,7 +22,7 @@ struct Domains: AsyncParsableCommand {
             ("Current revision", { ContractAnswer.cell($0.currentRevision) }),
             ("Version", { ContractAnswer.cell($0.version) }),
         ]
-        return Table.fields(domain, fields) + findingLines(domain.warnings, heading: "Warnings:")
+        return Table.fields(domain, fields) + Table.findings(domain.warnings, heading: "Warnings:")
     }
 
     /// The settings `create` and `update` share; only what is given is sent.

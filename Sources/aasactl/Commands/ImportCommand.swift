@@ -237,7 +237,7 @@ enum ImportText {
                     + grant.pathPrefixes.map { ContractAnswer.cell($0.path) }.joined(separator: ", ") + wide)
         }
         for note in plan.notes { lines.append("note: \(note)") }
-        lines += findingLines(plan.diagnostics, heading: "The file's warnings:")
+        lines += Table.findings(plan.diagnostics, heading: "The file's warnings:")
         if plan.proof.urlsChecked != 0 || plan.androidProof == nil {
             lines.append(
                 "Proof: \(plan.proof.holds ? "holds" : "FAILS") on \(plan.proof.urlsChecked) URL(s)"

@@ -10,7 +10,7 @@ struct Order: AsyncParsableCommand {
 
     static func lines(_ order: Components.Schemas.DomainOrder) -> [String] {
         ["\(order.host) (version \(order.version)):"] + order.apps.enumerated().map { "  \($0 + 1). \($1)" }
-            + findingLines(order.warnings, heading: "Warnings:")
+            + Table.findings(order.warnings, heading: "Warnings:")
     }
 
     struct Show: AsyncParsableCommand {

@@ -33,7 +33,7 @@ func publishLines(_ result: PublishResult) -> [String] {
         }
     }
     if let cdn = result.cdn { lines.append(cdn) }
-    return lines + findingLines(result.warnings, heading: "Warnings:")
+    return lines + Table.findings(result.warnings, heading: "Warnings:")
 }
 
 /// Each web root's outcome, one line each.
@@ -41,12 +41,6 @@ func targetLines(_ targets: [Components.Schemas.TargetOutcome]) -> [String] {
     targets.map { target in
         "  \(target.ok ? "ok    " : "FAILED") \(target.webRoot)\(target.ok ? "" : ": " + (target.error ?? "-"))"
     }
-}
-
-/// Findings under a heading, one line each; nothing when there are none.
-func findingLines(_ findings: [Components.Schemas.Finding]?, heading: String) -> [String] {
-    guard let findings, !findings.isEmpty else { return [] }
-    return [heading] + findings.map { "  \($0.code) \($0.path): \($0.message)" }
 }
 
 /// The lines of an assetlinks.json rollback answer.

@@ -69,7 +69,7 @@ enum PlanText {
             if domain.changed, let diff = domain.diff.flatMap(ContractAnswer.json) {
                 lines += DocumentDiff.textLines(json: diff).map { "    " + $0 }
             }
-            lines += findingLines(domain.warnings, heading: "Warnings:").map { "  " + $0 }
+            lines += Table.findings(domain.warnings, heading: "Warnings:").map { "  " + $0 }
         }
         let changed = result.changed
         if !changed {

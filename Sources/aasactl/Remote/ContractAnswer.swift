@@ -22,12 +22,6 @@ enum ContractAnswer {
         }
     }
 
-    /// A part of an answer still read as JSON (an import plan's or a manifest domain's `publish`),
-    /// read as the contract's type; nil when it is not one.
-    static func decode<Answer: Decodable>(_ type: Answer.Type, from json: JSONValue) -> Answer? {
-        try? decode(type, from: JSONWriter().bytes(json))
-    }
-
     /// A value in a table cell, as `Table.text` prints JSON: absent `-`, empty `""`, a list
     /// comma-separated (`-` when empty), a flag yes or no.
     static func cell(_ text: String?) -> String {
@@ -97,6 +91,13 @@ extension Table {
         -> [String]
     {
         align([columns.map(\.header)] + items.map { item in columns.map { $0.cell(item) } })
+    }
+
+    /// Findings (`code path message`) under a heading, or nothing: `findings(_:heading:)` for the
+    /// contract's type.
+    static func findings(_ findings: [Components.Schemas.Finding]?, heading: String) -> [String] {
+        guard let findings, !findings.isEmpty else { return [] }
+        return [heading] + findings.map { "  \($0.code) \($0.path): \($0.message)" }
     }
 
     /// One typed item as `Label: value` lines.
