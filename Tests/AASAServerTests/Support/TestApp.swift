@@ -21,6 +21,8 @@ struct TestWorld: Sendable {
     let client: any TestClientProtocol
     let databaseURL: DatabaseURL
     let adminToken: String
+    /// This world's entry in `WorldPhases`: each call names itself there while it runs.
+    var phases: UUID? = nil
 
     /// Runs `body` against a live server on a fresh database.
     /// With `databaseURL`, the server runs on that database (another world's, for two servers on
@@ -33,10 +35,13 @@ struct TestWorld: Sendable {
         configure: @Sendable (inout AppConfig) -> Void = { _ in },
         _ body: @Sendable (TestWorld) async throws -> Void
     ) async throws {
+        let phases = WorldPhases.shared.begin("cloning its database")
+        defer { WorldPhases.shared.end(phases) }
         let url: DatabaseURL
         if let databaseURL { url = databaseURL } else { url = try await TestDatabase.shared.clone() }
         let owned = databaseURL == nil
         do {
+            WorldPhases.shared.enter(phases, "making the admin token")
             let token = try await TestDatabase.shared.withClient(url: url) { database in
                 try await makeToken(database, teamID: nil, scopes: [.admin], name: "test admin")
             }
@@ -57,13 +62,18 @@ struct TestWorld: Sendable {
             config.reconcileInterval = .seconds(3600)
             configure(&config)
             let app = try buildApplication(config: config)
+            WorldPhases.shared.enter(phases, "starting the application's services")
             try await app.test(live ? .live : .router) { client in
-                try await body(TestWorld(client: client, databaseURL: url, adminToken: token))
+                WorldPhases.shared.enter(phases, "running the test's body")
+                try await body(TestWorld(client: client, databaseURL: url, adminToken: token, phases: phases))
+                WorldPhases.shared.enter(phases, "shutting the application's services down")
             }
         } catch {
+            WorldPhases.shared.enter(phases, "dropping its database, after \(error)")
             if owned { await TestDatabase.shared.drop(url) }
             throw error
         }
+        WorldPhases.shared.enter(phases, "dropping its database")
         if owned { await TestDatabase.shared.drop(url) }
     }
 
@@ -127,7 +137,9 @@ struct TestWorld: Sendable {
         }
         for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
         let started = ContinuousClock.now
+        if let phases { WorldPhases.shared.enter(phases, "calling \(method) \(path.prefix(200))") }
         defer {
+            if let phases { WorldPhases.shared.enter(phases, "running the test's body") }
             // A call this slow says where a test's time went (the suite runs dozens of servers on 2 cores).
             if ContinuousClock.now - started > .seconds(10) {
                 print("slow test call: \(method) \(path) took \(ContinuousClock.now - started)")
