@@ -66,7 +66,8 @@ import Testing
                             json: ["appID": "ABCDE12345.com.shop.app"])
                         created.withLock { $0 = reply.status }
                     }
-                    let done = try await eventually(timeout: .seconds(10)) { created.withLock { $0 } != nil }
+                    // The guard is for a hang, not a speed: under the whole suite a call can take 15 s.
+                    let done = try await eventually(timeout: .seconds(60)) { created.withLock { $0 } != nil }
                     #expect(done && created.withLock { $0 } == 201, "a registration does not wait for one in flight")
                     let bound = Mutex<Int?>(nil)
                     let binding = Task {
