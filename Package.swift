@@ -209,6 +209,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "aasa-bench-passkeys",
+            dependencies: [
+                "AASAKernel", "AASAOutbound", "AASARules", "AASAServices", "AASAStore", "AASAModel",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/PasskeysBenchmark",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "aasa-bench-encoder",
             dependencies: [
                 "AASAServer", "AASAKernel", "AASAOutbound", "AASARules", "AASAServices", "AASAModel", "AASAAPI",

@@ -50,8 +50,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     // The served file is answered first, by Host, before request IDs, metrics or routing; a
     // request with two Host headers never reaches it.
     router.add(middleware: SingleHostMiddleware())
-    router.add(middleware: WellKnownMiddleware(path: WellKnownMiddleware.aasaPath, served: served.aasa))
-    router.add(middleware: WellKnownMiddleware(path: WellKnownMiddleware.assetLinksPath, served: served.assetLinks))
+    router.add(middleware: WellKnownMiddleware(files: served))
     // Request ID, problem+json, the read generation after a write, HTTP metrics: one turn.
     router.add(middleware: RequestMiddleware(generation: generation))
     let routes = RouteTable()
@@ -95,6 +94,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     routes.add(.get, CLIDownloads.binaryPath)
     routes.add(.get, RevisionFileRoute.path)
     routes.add(.get, RevisionFileRoute.assetLinksPath)
+    routes.add(.get, RevisionFileRoute.webauthnPath)
     if config.console {
         _ = try ConsoleTemplates.loaded.get()
         let sessions = ConsoleSessionService(
@@ -104,7 +104,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         ConsoleRoutes(api: api, sessions: sessions, trustedProxies: config.trustedProxies)
             .register(on: router, routes: routes)
     }
-    for path in [WellKnownMiddleware.aasaPath, WellKnownMiddleware.assetLinksPath] {
+    for path in WellKnownMiddleware.paths {
         routes.add(.get, path)
         routes.add(.head, path)
     }
@@ -143,7 +143,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         ? .init(
             // Evaluated for each connection: each gets a handler of its own.
             additionalChannelHandlers: [
-                WellKnownChannelHandler(aasa: served.aasa, assetLinks: served.assetLinks, serverName: serverName)
+                WellKnownChannelHandler(files: served, serverName: serverName)
             ])
         : .init()
     var app = Application(

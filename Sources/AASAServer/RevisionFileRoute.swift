@@ -8,7 +8,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// `GET /v1/domains/{host}/revisions/{number}/file` (and `…/assetlinks/revisions/{number}/file`):
+/// `GET /v1/domains/{host}/revisions/{number}/file` (and `…/assetlinks/…`, `…/webauthn/…`):
 /// a revision's exact bytes. A plain route (tag `files` in openapi.yaml, left out of generation) so
 /// the runtime's JSON encoder never touches them.
 struct RevisionFileRoute: Sendable {
@@ -16,6 +16,7 @@ struct RevisionFileRoute: Sendable {
 
     static let path = "/v1/domains/{host}/revisions/{number}/file"
     static let assetLinksPath = "/v1/domains/{host}/assetlinks/revisions/{number}/file"
+    static let webauthnPath = "/v1/domains/{host}/webauthn/revisions/{number}/file"
 
     func register(on router: Router<AppRequestContext>) {
         route(on: router, Self.path, what: "revision") { session, domain, number in
@@ -23,6 +24,9 @@ struct RevisionFileRoute: Sendable {
         }
         route(on: router, Self.assetLinksPath, what: "assetlinks.json revision") { session, domain, number in
             try await session.assetLinksRevision(domainID: domain.id, number: number)
+        }
+        route(on: router, Self.webauthnPath, what: "webauthn revision") { session, domain, number in
+            try await session.fileRevision(.webauthn, domainID: domain.id, number: number)
         }
     }
 

@@ -26,7 +26,7 @@ struct AASACtl: AsyncParsableCommand {
             Rules.self, Order.self, Draft.self, Report.self, Publish.self, Revisions.self, Rollback.self,
             Probe.self, CDN.self, Entitlements.self, Expectations.self, Guardrails.self, Suspend.self, Resume.self,
             Audit.self, Plan.self, Apply.self, Import.self, Environments.self, Builds.self, Promote.self, Webhooks.self,
-            Targets.self, Google.self, OIDC.self,
+            Targets.self, Google.self, OIDC.self, Passkeys.self,
         ]
     )
 

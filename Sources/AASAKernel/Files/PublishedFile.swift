@@ -1,17 +1,21 @@
 import AASAModel
 import AASAStore
 
-/// Which of a domain's two published files: everything publishing, rollback and reconciliation do
+/// Which of a domain's three published files: everything publishing, rollback and reconciliation do
 /// differently for one and the other, so that each of them is written once and takes the file as data.
 package enum PublishedFile: Sendable, CaseIterable {
     case aasa
     case assetLinks
+    /// WebAuthn's Related Origin Requests (issue 52): the other web origins that may use the
+    /// domain as their relying party ID.
+    case webauthn
 
     /// The file's name under `.well-known`.
     package var name: String {
         switch self {
         case .aasa: "apple-app-site-association"
         case .assetLinks: "assetlinks.json"
+        case .webauthn: "webauthn"
         }
     }
 
@@ -20,6 +24,7 @@ package enum PublishedFile: Sendable, CaseIterable {
         switch self {
         case .aasa: rollback ? "domain.rollback" : "domain.publish"
         case .assetLinks: rollback ? "assetlinks.rollback" : "assetlinks.publish"
+        case .webauthn: rollback ? "webauthn.rollback" : "webauthn.publish"
         }
     }
 
@@ -27,6 +32,7 @@ package enum PublishedFile: Sendable, CaseIterable {
         switch self {
         case .aasa: "revision"
         case .assetLinks: "assetlinks-revision"
+        case .webauthn: "webauthn-revision"
         }
     }
 
@@ -34,47 +40,48 @@ package enum PublishedFile: Sendable, CaseIterable {
     package func revisionName(_ number: Int) -> String {
         switch self {
         case .aasa: "revision \(number)"
-        case .assetLinks: "assetlinks.json revision \(number)"
+        case .assetLinks, .webauthn: "\(name) revision \(number)"
+        }
+    }
+
+    /// The file's own revision table, for the two beside the AASA's.
+    package var stream: RevisionStream? {
+        switch self {
+        case .aasa: nil
+        case .assetLinks: .assetLinks
+        case .webauthn: .webauthn
         }
     }
 
     package func current(_ session: DBSession, domain: DomainRecord) async throws -> RevisionRecord? {
-        switch self {
-        case .aasa: try await session.currentRevision(of: domain)
-        case .assetLinks: try await session.currentAssetLinksRevision(domainID: domain.id)
-        }
+        guard let stream else { return try await session.currentRevision(of: domain) }
+        return try await session.currentFileRevision(stream, domainID: domain.id)
     }
 
     package func revision(_ session: DBSession, domainID: Int64, number: Int) async throws -> RevisionRecord? {
-        switch self {
-        case .aasa: try await session.revision(domainID: domainID, number: number)
-        case .assetLinks: try await session.assetLinksRevision(domainID: domainID, number: number)
-        }
+        guard let stream else { return try await session.revision(domainID: domainID, number: number) }
+        return try await session.fileRevision(stream, domainID: domainID, number: number)
     }
 
     /// A page of the file's revisions, newest first, older than `before` when given.
     package func revisions(_ session: DBSession, domainID: Int64, before: Int?, limit: Int) async throws
         -> [RevisionRecord]
     {
-        switch self {
-        case .aasa: try await session.listRevisions(domainID: domainID, before: before, limit: limit)
-        case .assetLinks: try await session.listAssetLinksRevisions(domainID: domainID, before: before, limit: limit)
+        guard let stream else {
+            return try await session.listRevisions(domainID: domainID, before: before, limit: limit)
         }
+        return try await session.listFileRevisions(stream, domainID: domainID, before: before, limit: limit)
     }
 
     /// The newest revision of the file with these bytes (by SHA-256), nil when none has them.
     package func revisionNumber(_ session: DBSession, domainID: Int64, sha256: String) async throws -> Int? {
-        switch self {
-        case .aasa: try await session.revisionNumber(domainID: domainID, sha256: sha256)
-        case .assetLinks: try await session.assetLinksRevisionNumber(domainID: domainID, sha256: sha256)
-        }
+        guard let stream else { return try await session.revisionNumber(domainID: domainID, sha256: sha256) }
+        return try await session.fileRevisionNumber(stream, domainID: domainID, sha256: sha256)
     }
 
     package func insert(_ session: DBSession, _ record: RevisionRecord) async throws {
-        switch self {
-        case .aasa: try await session.insertRevision(record)
-        case .assetLinks: try await session.insertAssetLinksRevision(record)
-        }
+        guard let stream else { return try await session.insertRevision(record) }
+        try await session.insertFileRevision(stream, record)
     }
 
     /// What changed between two revisions, stored with the new one (the AASA's semantic diff; an
@@ -92,6 +99,7 @@ package enum PublishedFile: Sendable, CaseIterable {
         switch self {
         case .aasa: (root, "revision")
         case .assetLinks: (root + "/.well-known/" + name, "assetLinksRevision")
+        case .webauthn: (root + "/.well-known/" + name, "webauthnRevision")
         }
     }
 }

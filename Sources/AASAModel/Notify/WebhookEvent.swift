@@ -24,7 +24,8 @@ public struct WebhookEvent: Sendable, Equatable {
     public static let names: [String] = [
         "domain.publish", "domain.rollback", "assetlinks.publish", "assetlinks.rollback", "publish.reconcile",
         "publish.target-failed", "policy.override", "team.suspend", "team.resume", "cdn.stale", "cdn.converged",
-        "cdn.error", "google.stale", "google.converged", "monitor.error", "expectation.broken",
+        "cdn.error", "google.stale", "google.converged", "monitor.error", "expectation.broken", "webauthn.publish",
+        "webauthn.rollback", "passkeys.origins-changed",
     ]
 
     /// The webhook event an audit event raises, or nil for an action nobody is told about.
@@ -40,6 +41,11 @@ public struct WebhookEvent: Sendable, Equatable {
         case "assetlinks.publish": text = "\(actor) published\(revision) of assetlinks.json\(on)"
         case "assetlinks.rollback":
             text = "\(actor) rolled assetlinks.json\(on) back\(revision.isEmpty ? "" : " as\(revision)")"
+        case "webauthn.publish": text = "\(actor) published\(revision) of /.well-known/webauthn\(on)"
+        case "webauthn.rollback":
+            text = "\(actor) rolled /.well-known/webauthn\(on) back\(revision.isEmpty ? "" : " as\(revision)")"
+        case "passkeys.origins-changed":
+            text = "the origins relying party \(entityID)'s passkey server must accept changed (\(actor))"
         case "publish.reconcile": text = "a web root\(on) had drifted from the current revision and was rewritten"
         case "policy.override": text = "\(actor) forced a change\(on) past a policy"
         case "team.suspend": text = "team \(team ?? entityID) was suspended\(on) by \(actor)"

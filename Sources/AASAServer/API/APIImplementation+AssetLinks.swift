@@ -63,20 +63,28 @@ extension APIImplementation {
     func rollbackAssetLinks(_ input: Operations.RollbackAssetLinks.Input) async throws
         -> Operations.RollbackAssetLinks.Output
     {
-        let principal = try principal()
         let body =
             switch input.body {
             case .json(let body): body
             }
+        let (created, result) = try await rollback(.assetLinks, host: input.path.host, number: input.path.number, body)
+        return created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
+    }
+
+    /// A rollback of one of the files beside the AASA (assetlinks.json, webauthn): a new revision
+    /// with revision `number`'s bytes, the other files left alone; a team only over its own part.
+    func rollback(_ file: PublishedFile, host: String, number: Int32, _ body: Components.Schemas.PublishRequest)
+        async throws -> (created: Bool, result: Components.Schemas.AssetLinksPublish)
+    {
+        let principal = try principal()
         let reason = try Self.reason(body)
-        let host = try Names.pathHost(input.path.host)
+        let host = try Names.pathHost(host)
         let outcome = try await publisher.publish(
             host: host, reason: reason,
-            source: .revision(.assetLinks, Int(input.path.number), team: principal.isAdmin ? nil : principal.teamName),
+            source: .revision(file, Int(number), team: principal.isAdmin ? nil : principal.teamName),
             actor: actor(principal), logger: logger, authorize: PublishRights.check(principal)
         ).primary
-        let result = Self.assetLinksPublish(outcome, host: host)
-        return outcome.created ? .created(.init(body: .json(result))) : .ok(.init(body: .json(result)))
+        return (outcome.created, Self.assetLinksPublish(outcome, host: host))
     }
 
     static func assetLinksPublish(_ o: Publisher.FileOutcome, host: String)

@@ -171,14 +171,15 @@ extension APIImplementation {
             warnings: o.warnings.map(Components.Schemas.Finding.init),
             dryRun: o.dryRun ? true : nil,
             cdn: o.dryRun ? nil : cdnNote(o.host),
-            assetLinks: o.assetLinks.map { assetLinksPublish($0, host: o.host) })
+            assetLinks: o.assetLinks.map { assetLinksPublish($0, host: o.host) },
+            webauthn: o.files.first { $0.file == .webauthn }.map { assetLinksPublish($0, host: o.host) })
     }
 
     /// Each file a publish settled, the AASA first: its current revision and whether this made it.
     static func fileRevisions(_ o: Publisher.Outcome) -> [Components.Schemas.FileRevision] {
         o.files.map {
             .init(
-                file: $0.file == .aasa ? .appleAppSiteAssociation : .assetlinks_json,
+                file: .init(rawValue: $0.file.name) ?? .appleAppSiteAssociation,
                 revision: $0.revision.number, created: $0.created)
         }
     }

@@ -83,6 +83,10 @@ struct ConsoleAPI: Sendable {
         try await api.getTargets(.init(path: .init(host: host))).ok.body.json
     }
 
+    func relatedOrigins(_ host: String) async throws -> Schemas.RelatedOriginList {
+        try await api.listRelatedOrigins(.init(path: .init(host: host))).ok.body.json
+    }
+
     func suspensions(_ host: String) async throws -> Schemas.SuspensionList {
         try await api.listSuspensions(.init(path: .init(host: host))).ok.body.json
     }

@@ -112,6 +112,7 @@ struct ConsolePages {
         async let suspensionsRead = api.suspensions(canonical)
         async let targetsRead = api.targets(canonical)
         async let protectedRead = api.protectedPaths(canonical)
+        async let originsRead = api.relatedOrigins(canonical)
         let draft = try await draftRead
         let grants = try await grantsRead.items
         let report = try await reportRead
@@ -191,6 +192,11 @@ struct ConsolePages {
                 "aasa": served.aasa.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) } as Any,
                 "assetLinks": served.assetLinks.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) }
                     as Any,
+                "webauthn": served.webauthn.file(for: canonical).map { String(decoding: $0.bytes, as: UTF8.self) }
+                    as Any,
+                "relatedOrigins": try await originsRead.items.map {
+                    ["origin": $0.origin, "label": $0.label, "team": $0.team ?? "an admin"] as [String: Any]
+                },
             ], crumbs: [("Overview", "/console/")])
     }
 

@@ -32,8 +32,7 @@ final class WellKnownChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    private let aasa: ServedFiles
-    private let assetLinks: ServedFiles
+    private let files: WellKnownFiles
     private let serverName: String
     /// Requests let through to the router whose answer's end has not been written yet.
     private var unanswered = 0
@@ -47,9 +46,8 @@ final class WellKnownChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// Set while `drain` runs: a write inside it can report writability again, re-entrantly.
     private var draining = false
 
-    init(aasa: ServedFiles, assetLinks: ServedFiles, serverName: String) {
-        self.aasa = aasa
-        self.assetLinks = assetLinks
+    init(files: WellKnownFiles, serverName: String) {
+        self.files = files
         self.serverName = serverName
     }
 
@@ -122,12 +120,7 @@ final class WellKnownChannelHandler: ChannelDuplexHandler, RemovableChannelHandl
     private func servedFiles(for request: HTTPRequest) -> ServedFiles? {
         guard request.method == .get || request.method == .head, let target = request.path else { return nil }
         let path = target.firstIndex(of: "?").map { target[..<$0] } ?? Substring(target)
-        let served: ServedFiles
-        switch path {
-        case WellKnownMiddleware.aasaPath: served = aasa
-        case WellKnownMiddleware.assetLinksPath: served = assetLinks
-        default: return nil
-        }
+        guard let served = WellKnownMiddleware.served(path, in: files) else { return nil }
         let fields = request.headerFields
         // A second Host is the router's 400 (`SingleHostMiddleware`); a body is the router's to read.
         guard fields[SingleHostMiddleware.host] == nil, fields[.transferEncoding] == nil,

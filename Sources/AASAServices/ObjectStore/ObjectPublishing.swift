@@ -33,8 +33,8 @@ package struct ObjectPublishing: Sendable {
         _ session: DBSession, domain: DomainRecord, files: [File], specs: [TargetSpec], webRootsOK: Bool,
         only: Set<String>? = nil
     ) async -> [ObjectOutcome] {
-        // assetlinks.json first: an AASA never points at apps whose Android half is not out yet.
-        let ordered = files.sorted { a, _ in a.file == .assetLinks }
+        // assetlinks.json and webauthn first: an AASA never points at apps whose other files are not out yet.
+        let ordered = files.sorted { $0.file.objectOrder < $1.file.objectOrder }
         var outcomes: [ObjectOutcome] = []
         for spec in specs where spec.kind == .s3 && (only?.contains(spec.name ?? "") ?? true) {
             outcomes.append(await write(spec, domain: domain, files: ordered))
@@ -159,10 +159,8 @@ package struct ObjectPublishing: Sendable {
         for (file, revision) in files {
             let url = root + "/.well-known/" + file.name
             let fetched = await edge.fetch(url)
-            let verdict =
-                file == .aasa
-                ? try? await FetchedFile.verdict(fetched, domain: domain, current: revision, session: session)
-                : try? await FetchedFile.assetLinksVerdict(fetched, domain: domain, current: revision, session: session)
+            let verdict = try? await FetchedFile.verdict(
+                file, fetched, domain: domain, current: revision, session: session)
             let findings = (verdict?.findings ?? []).map {
                 ObjectOutcome.Edge.Finding(code: $0.code.name, message: $0.message)
             }
@@ -214,4 +212,15 @@ extension ObjectOutcome {
     package var jsonText: String { StoredJSON.encode(self) }
 
     package static func decode(_ text: String) -> ObjectOutcome? { StoredJSON.decode(ObjectOutcome.self, text) }
+}
+
+extension PublishedFile {
+    /// The order a bucket is written in: the AASA last.
+    fileprivate var objectOrder: Int {
+        switch self {
+        case .assetLinks: 0
+        case .webauthn: 1
+        case .aasa: 2
+        }
+    }
 }

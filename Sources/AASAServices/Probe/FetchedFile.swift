@@ -181,17 +181,12 @@ package enum FetchedFile {
     package static func assetLinksVerdict(
         _ fetched: Fetched, domain: DomainRecord, current: RevisionRecord?, session: DBSession
     ) async throws -> FileVerdict {
-        var verdict = FileVerdict()
-        if fetched.failure == nil && fetched.status == 404 {
-            if let current {
-                verdict.findings.append(
-                    ProbeFinding(
-                        code: .status,
-                        message: "HTTP 404: the origin does not serve assetlinks.json, "
-                            + "whose revision \(current.number) is current; Android cannot verify the app links"))
-            }
-            return verdict
+        if let missing = notServed(
+            fetched, .assetLinks, current: current, consequence: "Android cannot verify the app links")
+        {
+            return missing
         }
+        var verdict = FileVerdict()
         guard
             let bytes = transport(
                 fetched, verifier: "Android's verifier", jsonNote: "Google asks for it", verdict: &verdict)
@@ -213,5 +208,58 @@ package enum FetchedFile {
             return AssetLinksDiff(from: served, to: current).jsonValue
         }
         return verdict
+    }
+
+    /// `/.well-known/webauthn` (issue 52): fetched the same way (a browser follows no redirect to
+    /// another origin), read as `{"origins": [...]}` and compared with the domain's webauthn
+    /// revisions. A 404 is no finding for a domain that has no webauthn revision.
+    package static func webauthnVerdict(
+        _ fetched: Fetched, domain: DomainRecord, current: RevisionRecord?, session: DBSession
+    ) async throws -> FileVerdict {
+        if let missing = notServed(
+            fetched, .webauthn, current: current, consequence: "browsers refuse the related origins' passkeys")
+        {
+            return missing
+        }
+        var verdict = FileVerdict()
+        guard let bytes = transport(fetched, verifier: "a browser", jsonNote: "WebAuthn asks for it", verdict: &verdict)
+        else { return verdict }
+        guard RelatedOrigins.parse(bytes) != nil else {
+            verdict.findings.append(
+                ProbeFinding(code: .unparseable, message: "not a WebAuthn related origins file ({\"origins\": [...]})"))
+            return verdict
+        }
+        try await judge(
+            &verdict, .webauthn, bytes: bytes, lint: [], domain: domain, current: current, session: session
+        ) { _ in nil }
+        return verdict
+    }
+
+    /// A 404 for a file beside the AASA: a finding when the domain has a current revision of it,
+    /// none when it has never had one; nil for any other answer.
+    private static func notServed(
+        _ fetched: Fetched, _ file: PublishedFile, current: RevisionRecord?, consequence: String
+    ) -> FileVerdict? {
+        guard fetched.failure == nil && fetched.status == 404 else { return nil }
+        var verdict = FileVerdict()
+        if let current {
+            verdict.findings.append(
+                ProbeFinding(
+                    code: .status,
+                    message: "HTTP 404: the origin does not serve /.well-known/\(file.name), whose revision "
+                        + "\(current.number) is current; \(consequence)"))
+        }
+        return verdict
+    }
+
+    /// The verdict on one fetched file of any of the three kinds.
+    package static func verdict(
+        _ file: PublishedFile, _ fetched: Fetched, domain: DomainRecord, current: RevisionRecord?, session: DBSession
+    ) async throws -> FileVerdict {
+        switch file {
+        case .aasa: try await verdict(fetched, domain: domain, current: current, session: session)
+        case .assetLinks: try await assetLinksVerdict(fetched, domain: domain, current: current, session: session)
+        case .webauthn: try await webauthnVerdict(fetched, domain: domain, current: current, session: session)
+        }
     }
 }

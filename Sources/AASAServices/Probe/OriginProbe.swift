@@ -41,21 +41,24 @@ package struct OriginProbe: Sendable {
     }
 
     package func probe(_ host: String) async throws -> Report {
-        let (domain, current, android) = try await work.read { session in
+        let (domain, current) = try await work.read { session in
             let domain = try await Lookup.domain(host, session: session)
-            return (
-                domain, try await session.currentRevision(of: domain),
-                try await session.currentAssetLinksRevision(domainID: domain.id)
-            )
+            var current: [PublishedFile: RevisionRecord] = [:]
+            for file in PublishedFile.allCases { current[file] = try await file.current(session, domain: domain) }
+            return (domain, current)
         }
-        var targets: [(host: String, url: String, android: Bool)] = []
+        var targets: [(host: String, url: String, file: PublishedFile)] = []
         for name in [domain.host] + domain.aliases {
             targets.append(
-                (name, fetcher.originURL(host: name, path: "/.well-known/apple-app-site-association"), false))
+                (name, fetcher.originURL(host: name, path: "/.well-known/apple-app-site-association"), .aasa))
             if domain.legacyRootPath {
-                targets.append((name, fetcher.originURL(host: name, path: "/apple-app-site-association"), false))
+                targets.append((name, fetcher.originURL(host: name, path: "/apple-app-site-association"), .aasa))
             }
-            targets.append((name, fetcher.originURL(host: name, path: "/.well-known/assetlinks.json"), true))
+            targets.append((name, fetcher.originURL(host: name, path: "/.well-known/assetlinks.json"), .assetLinks))
+            // Only where there is one: most domains are no relying party, and a 404 there says nothing.
+            if current[.webauthn] != nil {
+                targets.append((name, fetcher.originURL(host: name, path: "/.well-known/webauthn"), .webauthn))
+            }
         }
         // Every URL at once: the probe takes as long as the slowest host, not their sum.
         let fetched = await withTaskGroup(of: (Int, Fetched).self) { group in
@@ -66,25 +69,23 @@ package struct OriginProbe: Sendable {
         }
         var results: [Result] = []
         for (target, f) in zip(targets, fetched) {
+            let revision = current[target.file]
             let verdict = try await work.read { session in
-                target.android
-                    ? try await FetchedFile.assetLinksVerdict(f, domain: domain, current: android, session: session)
-                    : try await FetchedFile.verdict(f, domain: domain, current: current, session: session)
+                try await FetchedFile.verdict(target.file, f, domain: domain, current: revision, session: session)
             }
             for finding in verdict.findings {
                 Counter(label: "aasad_probe_failures_total", dimensions: [("code", finding.code.rawValue)]).increment()
             }
+            // A domain with no assetlinks.json revision is fine with none served; the AASA must match.
             let ok =
-                target.android
-                ? verdict.ok && (android == nil || verdict.revision == android?.number)
-                : verdict.ok && verdict.revision == current?.number
-            results.append(
-                Result(
-                    file: target.android ? "assetlinks.json" : "apple-app-site-association", host: target.host,
-                    fetched: f, verdict: verdict, ok: ok))
+                target.file == .aasa
+                ? verdict.ok && verdict.revision == revision?.number
+                : verdict.ok && (revision == nil || verdict.revision == revision?.number)
+            results.append(Result(file: target.file.name, host: target.host, fetched: f, verdict: verdict, ok: ok))
         }
         let report = Report(
-            host: domain.host, currentRevision: current?.number, currentAssetLinksRevision: android?.number,
+            host: domain.host, currentRevision: current[.aasa]?.number,
+            currentAssetLinksRevision: current[.assetLinks]?.number,
             results: results)
         // The last probe is kept for whoever looks next (the console's overview, GET …/probe).
         try await work.transaction { session in

@@ -11,6 +11,7 @@ extension PublishedFile {
         switch self {
         case .aasa: files.aasa
         case .assetLinks: files.assetLinks
+        case .webauthn: files.webauthn
         }
     }
 
@@ -18,7 +19,7 @@ extension PublishedFile {
     package func write(_ bytes: [UInt8], root: String, domain: DomainRecord, bases: [String]) throws -> [String] {
         switch self {
         case .aasa: try WebRootWriter.write(bytes, root: root, legacy: domain.legacyRootPath, bases: bases)
-        case .assetLinks: [try WebRootWriter.writeAssetLinks(bytes, root: root, bases: bases)]
+        case .assetLinks, .webauthn: [try WebRootWriter.writeWellKnown(name, bytes, root: root, bases: bases)]
         }
     }
 
@@ -43,6 +44,9 @@ extension PublishedFile {
                 try await AssetLinksRollbackBounds.checkOwnPart(
                     old: old.bytes, current: current?.bytes ?? [], number: old.number, team: team, session: session)
             }
+        case .webauthn:
+            try await RelatedOriginsRollbackBounds.check(
+                old.bytes, number: old.number, domain: domain, current: current, team: team, session: session)
         }
     }
 
@@ -61,6 +65,11 @@ extension PublishedFile {
                 stage: .publish(rollbackOf: old.number), action: action(rollback: true), domain: domain,
                 document: nil, bytes: try await session.currentRevision(of: domain)?.bytes ?? [], actor: actor,
                 assetLinks: old.bytes)
+        case .webauthn:
+            // The origins file carries no rules: the policies judge the AASA as it is today.
+            PolicyCandidate(
+                stage: .publish(rollbackOf: old.number), action: action(rollback: true), domain: domain,
+                document: nil, bytes: try await session.currentRevision(of: domain)?.bytes ?? [], actor: actor)
         }
     }
 }

@@ -40,7 +40,8 @@ package struct Publisher: Sendable {
     }
 
     package enum Source: Sendable {
-        /// The draft: the AASA, and assetlinks.json when the domain has (or had) something for Android.
+        /// The draft: the AASA, assetlinks.json when the domain has (or had) something for Android, and
+        /// `/.well-known/webauthn` when it has (or had) related origins.
         case draft
         /// Republish an old revision of one file as its newest, leaving the other file as it is.
         /// `team` is the acting team for a team token (it may then change only its own part of the
@@ -294,6 +295,12 @@ package struct Publisher: Sendable {
                 next.append(
                     NextRevision(
                         file: .assetLinks, bytes: draft.android.bytes, promotedFrom: promotedFrom.assetLinks))
+            }
+            // Likewise `/.well-known/webauthn`: from the first related origin on, `{"origins": []}` after the last.
+            let origins = try await session.relatedOrigins(domainID: domain.id).map(\.origin)
+            let hadWebauthn = try await PublishedFile.webauthn.current(session, domain: domain) != nil
+            if !origins.isEmpty || hadWebauthn {
+                next.append(NextRevision(file: .webauthn, bytes: RelatedOrigins.render(origins)))
             }
         case .revision(let file, let number, let team):
             guard let old = try await file.revision(session, domainID: domainID, number: number) else {

@@ -87,12 +87,16 @@ package struct Reconciler: Service {
     /// three queries, one after another: 81 s for 20,000 domains (`scripts/bench/scale`).
     /// Returns the suspects, and how many file copies the clean domains had checked.
     private func suspects(_ domains: [DomainRecord]) async throws -> (domains: [DomainRecord], checked: Int) {
-        let (aasa, assetLinks) = try await database.read(logger: logger) { session in
-            (try await session.servedRevisions(), try await session.servedAssetLinks())
+        let (aasa, assetLinks, webauthn) = try await database.read(logger: logger) { session in
+            (
+                try await session.servedRevisions(), try await session.servedAssetLinks(),
+                try await session.servedFiles(.webauthn)
+            )
         }
         var byHost: [String: [(PublishedFile, [UInt8])]] = [:]
         for r in aasa { byHost[r.host, default: []].append((.aasa, r.bytes)) }
         for r in assetLinks { byHost[r.host, default: []].append((.assetLinks, r.bytes)) }
+        for r in webauthn { byHost[r.host, default: []].append((.webauthn, r.bytes)) }
         let current = byHost
         let bases = publisher.webRootBases
         var suspects: [DomainRecord] = []

@@ -47,9 +47,15 @@ package enum WebRootWriter {
 
     /// Writes `bytes` to `<root>/.well-known/assetlinks.json`, the same way. Returns the path written.
     package static func writeAssetLinks(_ bytes: [UInt8], root: String, bases: [String] = []) throws -> String {
+        try writeWellKnown(assetLinksName, bytes, root: root, bases: bases)
+    }
+
+    /// Writes `bytes` to `<root>/.well-known/<name>` (a name of `PublishedFile`), the same way.
+    package static func writeWellKnown(_ name: String, _ bytes: [UInt8], root: String, bases: [String] = []) throws
+        -> String
+    {
         let realRoot = try resolvedRoot(root, bases: bases)
-        return try replace(
-            directory: try wellKnownDirectory(realRoot, create: true), name: assetLinksName, bytes: bytes)
+        return try replace(directory: try wellKnownDirectory(realRoot, create: true), name: name, bytes: bytes)
     }
 
     /// The root's real directory, refused when it lies outside every base (when there are bases).
@@ -121,7 +127,7 @@ package enum WebRootWriter {
         for directory in (wellKnown.map { [$0] } ?? []) + (legacy ? [realRoot] : []) {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             for name in names
-            where (name.hasPrefix(".\(fileName).") || name.hasPrefix(".\(assetLinksName).")) && name.hasSuffix(".tmp") {
+            where PublishedFile.allCases.contains(where: { name.hasPrefix(".\($0.name).") }) && name.hasSuffix(".tmp") {
                 paths.append(directory + "/" + name)
             }
         }

@@ -78,6 +78,7 @@ extension DomainChange {
         try checkIfMatch(locked)
         let applied = try await apply(locked, principal: principal, session: session)
         try await applied.appendAudit(by: actor, prefix: auditPrefix, session: session)
+        try await PasskeyOrigins.announceChanges(session, actor: actor)
         return applied
     }
 }

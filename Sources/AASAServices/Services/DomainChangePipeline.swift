@@ -59,6 +59,8 @@ package struct DomainChangePipeline: Sendable {
                 if domain.autoPublish { autoPublish.append(domain.host) }
             }
             try await applied.appendAudit(by: actor, session: session)
+            // A key added or rotated, an origin or a client marked: told by the change that made it.
+            try await PasskeyOrigins.announceChanges(session, actor: actor)
             // Delivered on commit: every replica drops these hosts, or reloads what they serve.
             for host in applied.removedHosts + applied.refreshedHosts { try await session.notifyRevision(host: host) }
             return (applied, documents, autoPublish)

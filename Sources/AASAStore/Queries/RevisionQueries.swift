@@ -102,9 +102,14 @@ extension DBSession {
 
     /// The current assetlinks.json of every domain (or of one) that has one, with the names it answers to.
     public func servedAssetLinks(host: String? = nil) async throws -> [ServedRevision] {
-        // An assetlinks.json revision is current by being the newest: domains keep no pointer to it.
+        try await servedFiles(.assetLinks, host: host)
+    }
+
+    /// The current revision of a file of its own stream, for every domain (or one) that has one.
+    public func servedFiles(_ stream: RevisionStream, host: String? = nil) async throws -> [ServedRevision] {
+        // Such a revision is current by being the newest: domains keep no pointer to it.
         try await served(
-            join: "JOIN LATERAL (SELECT number, bytes, sha256 FROM assetlinks_revisions WHERE domain_id = d.id "
+            join: "JOIN LATERAL (SELECT number, bytes, sha256 FROM \(stream.table) WHERE domain_id = d.id "
                 + "ORDER BY number DESC LIMIT 1) r ON true",
             host: host)
     }

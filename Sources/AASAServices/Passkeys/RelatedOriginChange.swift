@@ -1,0 +1,120 @@
+import AASAKernel
+import AASAModel
+import AASAOutbound
+import AASARules
+import AASAStore
+import Foundation
+
+/// Adding an origin to a domain's `/.well-known/webauthn`, or taking one away (issue 52). A team
+/// that holds a grant with `webcredentials` on the domain adds origins as its own and removes only
+/// its own; an admin adds origins of no team and removes any. The whole list is checked after the
+/// change (https, no path, no duplicate, at most five labels), and the file follows at the next
+/// publish of the domain, as the other two do.
+package struct RelatedOriginChange: DomainChange {
+    package enum Kind: Sendable {
+        case add(String)
+        case remove(String)
+    }
+
+    package let host: String
+    package let kind: Kind
+    package let ifMatch: String?
+
+    package init(host: String, kind: Kind, ifMatch: String?) {
+        self.host = host
+        self.kind = kind
+        self.ifMatch = ifMatch
+    }
+
+    package var action: String {
+        switch kind {
+        case .add: "related-origin.add"
+        case .remove: "related-origin.remove"
+        }
+    }
+
+    package struct Locked: Sendable {
+        package var domain: DomainRecord
+        package var origins: [RelatedOriginRecord]
+    }
+
+    /// The list's tag for `If-Match`: it changes whenever an origin is added or removed.
+    package static func tag(_ origins: [RelatedOriginRecord]) -> String {
+        "\"ro-" + Hex.sha256(Array(origins.map(\.origin).sorted().joined(separator: "\n").utf8)).prefix(16) + "\""
+    }
+
+    /// The origin's own shape is checked here, before anything is read (a stale `If-Match` with an
+    /// origin of the wrong shape is 422, not 412); the list's checks come in `apply`.
+    package func authorize(_ principal: Principal) throws {
+        guard principal.canWrite else { throw ServiceError.forbidden("a read token cannot change related origins") }
+        switch kind {
+        case .add(let text): _ = try Self.canonical(text)
+        case .remove(let text) where text.utf8.count > 300:
+            throw ServiceError.badRequest("an origin is at most 300 characters", field: "origin", rule: "maxLength")
+        case .remove: break
+        }
+    }
+
+    static func canonical(_ text: String) throws -> String {
+        switch RelatedOrigins.canonical(text) {
+        case .failure(let problem): throw ServiceError.invalid(field: "/origin", rule: problem.rule, problem.message)
+        case .success(let canonical): return canonical
+        }
+    }
+
+    package func lock(_ session: DBSession, principal: Principal) async throws -> Locked {
+        let domain = try await Lookup.domain(host, session: session, forUpdate: true)
+        if !principal.isAdmin {
+            guard let teamID = principal.teamID,
+                let grant = try await session.grant(domainID: domain.id, teamID: teamID),
+                grant.services.contains(.webcredentials)
+            else {
+                throw ServiceError.forbidden(
+                    "only a team whose grant on \(domain.host) includes webcredentials, or an admin, lists related "
+                        + "origins there")
+            }
+        }
+        return Locked(domain: domain, origins: try await session.relatedOrigins(domainID: domain.id))
+    }
+
+    package func checkIfMatch(_ locked: Locked) throws {
+        try ETag.check(ifMatch, current: Self.tag(locked.origins))
+    }
+
+    package func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<
+        [RelatedOriginRecord]
+    > {
+        let domain = locked.domain
+        let before = locked.origins.map(\.origin)
+        switch kind {
+        case .add(let text):
+            let origin = try Self.canonical(text)
+            let checked = RelatedOrigins.check(before + [origin])
+            if let problem = checked.problems.first(where: { $0.index == before.count }) {
+                throw ServiceError.invalid(field: "/origin", rule: problem.rule, problem.message)
+            }
+            try await session.insertRelatedOrigin(
+                domainID: domain.id, origin: origin, teamID: principal.isAdmin ? nil : principal.teamID)
+        case .remove(let text):
+            let origin = (try? RelatedOrigins.canonical(text).get()) ?? text
+            guard let entry = locked.origins.first(where: { $0.origin == origin }) else {
+                throw ServiceError.notFound("\(domain.host) lists no related origin \(text)")
+            }
+            if !principal.isAdmin && entry.team != principal.teamName {
+                throw ServiceError.forbidden(
+                    "\(origin) was listed by \(entry.team.map { "team \($0)" } ?? "an admin"); a team removes only "
+                        + "its own related origins")
+            }
+            try await session.deleteRelatedOrigin(domainID: domain.id, origin: origin)
+        }
+        let after = try await session.relatedOrigins(domainID: domain.id)
+        return Applied(
+            output: after, domains: [domain.id],
+            audit: [
+                AuditEntry(
+                    action: action, entityType: "related-origins", entityID: domain.host,
+                    team: principal.isAdmin ? nil : principal.teamName, domain: domain.host,
+                    before: .array(before.map { .string($0) }), after: .array(after.map { .string($0.origin) }))
+            ])
+    }
+}
