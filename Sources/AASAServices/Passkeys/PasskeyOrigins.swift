@@ -22,22 +22,25 @@ package struct PasskeyOrigin: Sendable, Equatable {
 package enum PasskeyOrigins {
     /// The RP ID's origins, web first, each kind sorted.
     package static func of(_ rpID: String, session: DBSession) async throws -> [PasskeyOrigin] {
-        var web = [PasskeyOrigin(origin: "https://" + rpID, kind: .web, source: "relying party")]
-        if let domain = try await session.domain(host: rpID) {
-            for related in try await session.relatedOrigins(domainID: domain.id)
-            where related.origin != web[0].origin {
-                web.append(PasskeyOrigin(origin: related.origin, kind: .web, source: "related origin"))
-            }
+        origins(rpID, try await session.passkeyOriginInputs())
+    }
+
+    /// The one way the list is made, for the export and the announcement alike.
+    static func origins(_ rpID: String, _ inputs: PasskeyOriginInputs) -> [PasskeyOrigin] {
+        let own = "https://" + rpID
+        var web = [PasskeyOrigin(origin: own, kind: .web, source: "relying party")]
+        for origin in inputs.related[rpID] ?? [] where origin != own {
+            web.append(PasskeyOrigin(origin: origin, kind: .web, source: "related origin"))
         }
         var android: [PasskeyOrigin] = []
-        for appID in try await session.passkeyClientAppIDs(rpID: rpID) {
-            guard let app = try await session.app(appID: appID), app.platform == .android else { continue }
+        for app in inputs.android[rpID] ?? [] {
             for fingerprint in app.fingerprints where app.keyLabels[fingerprint] != "debug" {
                 guard let origin = AndroidOrigin.of(fingerprint: fingerprint),
                     !android.contains(where: { $0.origin == origin })
                 else { continue }
                 let label = app.keyLabels[fingerprint].map { " (\($0) key)" } ?? ""
-                android.append(PasskeyOrigin(origin: origin, kind: .android, source: appID + label, appID: appID))
+                android.append(
+                    PasskeyOrigin(origin: origin, kind: .android, source: app.appID + label, appID: app.appID))
             }
         }
         return web + android.sorted { ($0.appID ?? "", $0.origin) < ($1.appID ?? "", $1.origin) }
@@ -46,14 +49,20 @@ package enum PasskeyOrigins {
     /// In the transaction of a change: for each relying party whose origins differ from those last
     /// announced, records the new list with a `passkeys.origins-changed` audit event (which raises
     /// the webhook of that name), so the passkey server's owner hears of a rotated key from the
-    /// change that rotated it. Cheap when there is nothing to compare: one query.
+    /// change that rotated it. One read where no passkey is set up; else five whatever the number of
+    /// relying parties, and a write only
+    /// for a list that moved; two changes at once announce it once (the conditional upsert).
     package static func announceChanges(_ session: DBSession, actor: Actor) async throws {
-        for rpID in try await session.relyingPartiesWithOrigins() {
-            let origins = try await of(rpID, session: session).map(\.origin)
-            let before = try await session.announcedOrigins(rpID: rpID, forUpdate: true)
-            guard before != origins else { continue }
-            try await session.recordAnnouncedOrigins(rpID: rpID, origins)
-            let isDomain = try await session.domain(host: rpID) != nil
+        guard try await session.hasPasskeyState() else { return }
+        let inputs = try await session.passkeyOriginInputs()
+        let announced = try await session.announcedOriginSets()
+        let relyingParties = Set(inputs.relyingParties).union(inputs.related.keys)
+        for rpID in relyingParties.sorted() {
+            let origins = origins(rpID, inputs).map(\.origin)
+            let before = announced[rpID]
+            guard before != origins, try await session.recordAnnouncedOrigins(rpID: rpID, origins) else { continue }
+            var isDomain = inputs.related[rpID] != nil
+            if !isDomain { isDomain = try await session.domain(host: rpID) != nil }
             try await session.appendAudit(
                 AuditEntry(
                     action: "passkeys.origins-changed", entityType: "relying-party", entityID: rpID,

@@ -1,6 +1,24 @@
 import Foundation
 import PostgresNIO
 
+/// What relying parties' origins are made of (`passkeyOriginInputs`).
+public struct PasskeyOriginInputs: Sendable {
+    public struct AndroidClient: Sendable {
+        public var appID: String
+        public var fingerprints: [String]
+        public var keyLabels: [String: String]
+    }
+
+    /// Each domain's related origins, by its host, sorted.
+    public var related: [String: [String]] = [:]
+    /// Each relying party's Android clients, by RP ID, sorted by app ID.
+    public var android: [String: [AndroidClient]] = [:]
+    /// The RP IDs that have clients or were announced before.
+    public var relyingParties: [String] = []
+
+    public init() {}
+}
+
 /// One related origin of a domain's `/.well-known/webauthn`, with the team that added it (nil: an admin).
 public struct RelatedOriginRecord: Sendable, Equatable {
     public var origin: String
@@ -58,37 +76,65 @@ extension DBSession {
             """, as: String.self)
     }
 
-    /// The relying parties whose clients include any of these apps (by their row IDs).
-    public func relyingParties(ofApps appIDs: [Int64]) async throws -> [String] {
-        try await all(
-            "SELECT DISTINCT rp_id FROM passkey_clients WHERE app_id = ANY(\(appIDs)) ORDER BY rp_id",
-            as: String.self)
-    }
-
-    /// The relying party's origins as last announced, nil before the first announcement.
-    public func announcedOrigins(rpID: String, forUpdate: Bool = false) async throws -> [String]? {
+    /// Whether any relying party has something to announce or was announced: one read, so that a
+    /// registry that uses no passkeys pays one round trip a change for the announcement.
+    public func hasPasskeyState() async throws -> Bool {
         try await first(
             """
-            SELECT origins FROM passkey_origin_sets WHERE rp_id = \(rpID) \(unescaped: forUpdate ? "FOR UPDATE" : "")
-            """, as: [String].self)
+            SELECT EXISTS (SELECT 1 FROM passkey_clients) OR EXISTS (SELECT 1 FROM related_origins)
+                OR EXISTS (SELECT 1 FROM passkey_origin_sets)
+            """, as: Bool.self) ?? false
     }
 
-    public func recordAnnouncedOrigins(rpID: String, _ origins: [String]) async throws {
-        try await write(
+    /// Every relying party's origins as last announced.
+    public func announcedOriginSets() async throws -> [String: [String]] {
+        var sets: [String: [String]] = [:]
+        for (rp, origins) in try await all(
+            "SELECT rp_id, origins FROM passkey_origin_sets", as: (String, [String]).self)
+        {
+            sets[rp] = origins
+        }
+        return sets
+    }
+
+    /// What every relying party's origins are made of, in three reads whatever their number: each
+    /// domain's related origins (by host), each Android client's keys (by RP ID), and the RP IDs
+    /// that have clients or were announced before.
+    public func passkeyOriginInputs() async throws -> PasskeyOriginInputs {
+        var inputs = PasskeyOriginInputs()
+        for (host, origin) in try await all(
             """
-            INSERT INTO passkey_origin_sets (rp_id, origins) VALUES (\(rpID), \(origins))
+            SELECT d.host, r.origin FROM related_origins r JOIN domains d ON d.id = r.domain_id ORDER BY d.host, r.origin
+            """, as: (String, String).self)
+        {
+            inputs.related[host, default: []].append(origin)
+        }
+        for (rp, appID, fingerprints, labels) in try await all(
+            """
+            SELECT c.rp_id, a.app_id, a.fingerprints, a.key_labels::text FROM passkey_clients c
+            JOIN apps a ON a.id = c.app_id WHERE a.platform = 'android' ORDER BY c.rp_id, a.app_id
+            """, as: (String, String, [String], String).self)
+        {
+            inputs.android[rp, default: []].append(
+                .init(
+                    appID: appID, fingerprints: fingerprints,
+                    keyLabels: StoredJSON.decode([String: String].self, labels) ?? [:]))
+        }
+        inputs.relyingParties = try await all(
+            "SELECT rp_id FROM passkey_clients UNION SELECT rp_id FROM passkey_origin_sets", as: String.self)
+        return inputs
+    }
+
+    /// Records the relying party's origins when they differ from those last announced; whether they
+    /// did. A concurrent change that wrote the same list first makes this one find nothing to say.
+    public func recordAnnouncedOrigins(rpID: String, _ origins: [String]) async throws -> Bool {
+        try await writeReturning(
+            """
+            INSERT INTO passkey_origin_sets AS s (rp_id, origins) VALUES (\(rpID), \(origins))
             ON CONFLICT (rp_id) DO UPDATE SET origins = excluded.origins, changed_at = now()
-            """)
-    }
-
-    /// Every relying party whose origins may move: those with clients, those whose domain lists
-    /// related origins, and those announced before.
-    public func relyingPartiesWithOrigins() async throws -> [String] {
-        try await all(
-            """
-            SELECT rp_id FROM passkey_clients UNION SELECT d.host FROM domains d
-            WHERE EXISTS (SELECT 1 FROM related_origins r WHERE r.domain_id = d.id)
-            UNION SELECT rp_id FROM passkey_origin_sets ORDER BY 1
-            """, as: String.self)
+            WHERE s.origins IS DISTINCT FROM excluded.origins
+            RETURNING rp_id
+            """, as: String.self
+        ).count == 1
     }
 }
