@@ -50,8 +50,8 @@ package enum PasskeyOrigins {
     /// announced, records the new list with a `passkeys.origins-changed` audit event (which raises
     /// the webhook of that name), so the passkey server's owner hears of a rotated key from the
     /// change that rotated it. One read where no passkey is set up; else five whatever the number of
-    /// relying parties, and a write only
-    /// for a list that moved; two changes at once announce it once (the conditional upsert).
+    /// relying parties, and a write only for a list that moved; two changes at once announce it once
+    /// (the conditional upsert).
     package static func announceChanges(_ session: DBSession, actor: Actor) async throws {
         guard try await session.hasPasskeyState() else { return }
         let inputs = try await session.passkeyOriginInputs()
