@@ -328,6 +328,39 @@ import Testing
         }
     }
 
+    /// A promotion leaves each domain's related origins its own (an environment's origins are not
+    /// another's), and the target's three files come out of its publish together: staging's origin
+    /// never reaches prod's `/.well-known/webauthn`, and prod's stays.
+    @Test func aPromotionPublishesTheTargetsOwnRelatedOrigins() async throws {
+        try await TestWorld.run { w in
+            let (shop, roots) = try await EnvironmentTests.setUp(w)
+            let prodRoot = try #require(roots["prod"])
+            for (host, origin) in [
+                ("staging.example.com", "https://staging.example.de"), ("example.com", "https://shop.example.de"),
+            ] {
+                let added = try await w.call(
+                    .post, "/v1/domains/\(host)/related-origins", token: w.adminToken, json: ["origin": origin])
+                #expect(added.status == 201, "\(added.text)")
+            }
+            let rules: [[String: Any]] = [["/": "/shop/*"], ["/": "/deals/*"]]
+            #expect(
+                try await w.call(
+                    .put, "/v1/domains/staging.example.com/apps/ABCDE12345.com.example.app/rules", token: shop,
+                    json: ["rules": rules]
+                ).status == 200)
+            #expect(
+                try await w.call(
+                    .post, "/v1/domains/staging.example.com/publish", token: w.adminToken, json: ["reason": "s"]
+                ).status == 201)
+            let applied = try await w.call(
+                .post, "/v1/promotions", token: w.adminToken, json: ["from": "staging", "to": "prod", "apply": true])
+            #expect(applied.status == 200, "\(applied.text)")
+            #expect(try EnvironmentTests.file(prodRoot, "apple-app-site-association").contains("/deals/*"))
+            let webauthn = try EnvironmentTests.file(prodRoot, "webauthn")
+            #expect(webauthn == String(decoding: RelatedOrigins.render(["https://shop.example.de"]), as: UTF8.self))
+        }
+    }
+
     static func verify(rpID: String, fingerprint: String, origins: String) throws -> (status: Int32, text: String) {
         let result = try Spawn.run(
             "/usr/bin/env",
