@@ -328,6 +328,37 @@ import Testing
         }
     }
 
+    /// Before a publish: a passkey client the file lists for no passkey service is `K001` in the
+    /// publish's warnings (and its preview's); the publish goes ahead.
+    @Test func aClientWithoutThePasskeyServiceIsWarnedOfAtPublish() async throws {
+        let root = try Self.tempRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestWorld.run { w in
+            try await Self.setUp(w, root: root)
+            let other = "ABCDE12345.com.shop.other"
+            #expect(
+                try await w.call(
+                    .post, "/v1/teams/shop/apps", token: w.adminToken, json: ["appID": other, "services": ["applinks"]]
+                ).status == 201)
+            for app in [other, Self.iosApp] {
+                #expect(
+                    try await w.call(
+                        .put, "/v1/apps/\(app)/passkeys", token: w.adminToken, json: ["relyingParties": ["shop.test"]]
+                    ).status == 200)
+            }
+            func k001(_ reply: TestWorld.Reply) -> [String] {
+                (reply.object["warnings"] as? [[String: Any]] ?? []).filter { $0["code"] as? String == "K001" }
+                    .compactMap { $0["appID"] as? String }
+            }
+            let preview = try await w.call(
+                .post, "/v1/domains/shop.test/publish?dryRun=true", token: w.adminToken, json: ["reason": "p"])
+            #expect(k001(preview) == [other], "\(preview.text)")
+            let published = try await w.call(
+                .post, "/v1/domains/shop.test/publish", token: w.adminToken, json: ["reason": "p"])
+            #expect(published.status == 201 && k001(published) == [other], "\(published.text)")
+        }
+    }
+
     /// A promotion leaves each domain's related origins its own (an environment's origins are not
     /// another's), and the target's three files come out of its publish together: staging's origin
     /// never reaches prod's `/.well-known/webauthn`, and prod's stays.

@@ -107,6 +107,39 @@ package struct RelyingPartyReport: Sendable {
         return report
     }
 
+    /// The warnings a publish of the RP ID's domain gives before it writes: `K001` for each passkey
+    /// client the draft does not list for its platform's service, `K003` for more than five labels.
+    /// Two reads for a domain no app names as its relying party and that lists no related origin.
+    package static func publishWarnings(_ draft: DomainDocument, domain: DomainRecord, session: DBSession)
+        async throws -> [Finding]
+    {
+        let appIDs = try await session.passkeyClientAppIDs(rpID: domain.host)
+        let listed = try await session.relatedOrigins(domainID: domain.id).map(\.origin)
+        var found: [Finding] = []
+        let apple = Set(draft.document.webcredentials?.apps ?? [])
+        var android = Set<String>()
+        for (_, statement) in draft.android.document.statements where statement.relations.contains(getLoginCreds) {
+            if case .androidApp(let package, _) = statement.target { android.insert(package) }
+        }
+        for appID in appIDs where !apple.contains(appID) && !android.contains(appID) {
+            found.append(
+                Finding(
+                    code: "K001", path: "",
+                    message: "\(appID) is a passkey client of \(domain.host) and the file lists it for no passkey "
+                        + "service (webcredentials, get_login_creds): give it the service and its team's grant "
+                        + "webcredentials",
+                    appID: appID))
+        }
+        if Set(listed.compactMap(RelatedOrigins.label)).count > RelatedOrigins.maxLabels {
+            found.append(
+                Finding(
+                    code: "K003", path: "",
+                    message: "\(domain.host)'s related origins have more than \(RelatedOrigins.maxLabels) labels: "
+                        + "browsers ignore the rest"))
+        }
+        return found
+    }
+
     /// `K001`: a client lacks webcredentials (iOS) or get_login_creds (Android) in the draft;
     /// `K002`: an origin the draft lists is not yet published; `K003`: more than five labels
     /// (refused at write; a rollback or an import can still bring one).

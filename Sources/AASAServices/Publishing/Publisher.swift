@@ -284,6 +284,7 @@ package struct Publisher: Sendable {
             }
             let draft = try await Judge(policies: policies).document(session, domain: domain)
             found = draft.warningFindings
+            found += try await RelyingPartyReport.publishWarnings(draft, domain: domain, session: session)
             candidate = PolicyCandidate(
                 stage: .publish(rollbackOf: nil), action: PublishedFile.aasa.action(rollback: false),
                 domain: domain, document: draft, bytes: draft.bytes, actor: actor)
