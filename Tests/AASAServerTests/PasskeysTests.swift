@@ -359,6 +359,58 @@ import Testing
         }
     }
 
+    /// An import brings `/.well-known/webauthn` in beside the AASA: the plan names its origins and
+    /// writes nothing; the apply adds them (audited under `import.`) and the publish after it serves
+    /// the same list; a file that today's checks refuse is 422 naming the entry, and a domain that
+    /// lists an origin the file does not is 422 `proof`, nothing written either way.
+    @Test func anImportBringsTheWebauthnFileIn() async throws {
+        try await TestWorld.run { w in
+            try #require(try await w.createTeam("shop").status == 201)
+            let aasa = #"{"webcredentials":{"apps":["ABCDE12345.com.shop.ios"]}}"#
+            let file = #"{"origins": ["https://shop.example.de", "https://EXAMPLE.co.uk:443"]}"#
+            func body(_ webauthn: String, apply: Bool) -> [String: Any] {
+                [
+                    "host": "shop.test", "aasa": aasa, "webauthn": webauthn, "teamMap": ["ABCDE12345": "shop"],
+                    "apply": apply, "publish": apply, "reason": "adopted",
+                ]
+            }
+            let plan = try await w.call(.post, "/v1/imports", token: w.adminToken, json: body(file, apply: false))
+            #expect(plan.status == 200, "\(plan.text)")
+            #expect(
+                plan.object["relatedOrigins"] as? [String] == ["https://shop.example.de", "https://example.co.uk"],
+                "\(plan.text)")
+            #expect(try await w.call(.get, "/v1/domains/shop.test", token: w.adminToken).status == 404)
+            let bad = try await w.call(
+                .post, "/v1/imports", token: w.adminToken,
+                json: body(#"{"origins": ["https://a.example", "http://b.example"]}"#, apply: true))
+            #expect(bad.status == 422 && bad.problemFields == ["/webauthn/origins/1"], "\(bad.text)")
+            #expect(try await w.call(.get, "/v1/domains/shop.test", token: w.adminToken).status == 404)
+
+            let applied = try await w.call(.post, "/v1/imports", token: w.adminToken, json: body(file, apply: true))
+            #expect(applied.status == 200, "\(applied.text)")
+            let listed = try await w.call(.get, "/v1/domains/shop.test/related-origins", token: w.adminToken)
+            #expect(
+                (listed.object["items"] as? [[String: Any]])?.compactMap { $0["origin"] as? String }
+                    == ["https://example.co.uk", "https://shop.example.de"], "\(listed.text)")
+            let current = try await w.call(.get, "/v1/domains/shop.test/webauthn/revisions/1/file", token: w.adminToken)
+            #expect(
+                current.body == RelatedOrigins.render(["https://shop.example.de", "https://example.co.uk"]),
+                "\(current.text)")
+            let audit = try await w.call(.get, "/v1/audit?action=import.related-origin.add", token: w.adminToken)
+            #expect((audit.object["items"] as? [Any])?.count == 2, "\(audit.text)")
+            // Imported again: nothing to write. With an origin the file lacks on the domain: refused.
+            let again = try await w.call(.post, "/v1/imports", token: w.adminToken, json: body(file, apply: true))
+            #expect(again.status == 200 && again.object["changed"] as? Bool == false, "\(again.text)")
+            #expect(
+                try await w.call(
+                    .post, "/v1/domains/shop.test/related-origins", token: w.adminToken,
+                    json: ["origin": "https://login.example.fr"]
+                ).status == 201)
+            let extra = try await w.call(.post, "/v1/imports", token: w.adminToken, json: body(file, apply: true))
+            #expect(extra.status == 422 && extra.problemRules == ["proof"], "\(extra.text)")
+        }
+    }
+
     /// A promotion leaves each domain's related origins its own (an environment's origins are not
     /// another's), and the target's three files come out of its publish together: staging's origin
     /// never reaches prod's `/.well-known/webauthn`, and prod's stays.

@@ -39,7 +39,7 @@ extension APIImplementation {
             maxRulesPerTeam: maxRulesPerTeamPerDomain, webRootBases: webRootBases
         ).run(
             .init(
-                host: body.host, aasa: aasa, android: android,
+                host: body.host, aasa: aasa, android: android, webauthn: body.webauthn.map { Array($0.utf8) },
                 teamMap: ImportTeamMap(body.teamMap.additionalProperties), webRoots: body.webRoots ?? [],
                 environment: body.environment, apply: body.apply == true, ifMatch: input.headers.ifMatch,
                 publishReason: publishReason))
@@ -94,7 +94,8 @@ extension APIImplementation {
             },
             diagnostics: plan.diagnostics.isEmpty ? nil : plan.diagnostics.map(Components.Schemas.Finding.init),
             proof: aasaProof(plan),
-            androidProof: plan.androidProof.map { androidProof($0, sameBytes: plan.androidSameBytes) })
+            androidProof: plan.androidProof.map { androidProof($0, sameBytes: plan.androidSameBytes) },
+            relatedOrigins: plan.relatedOrigins.isEmpty ? nil : plan.relatedOrigins)
     }
 
     static func importedApp(_ app: ImportService.AppPlan) throws -> Components.Schemas.ImportPlan.AppsPayloadPayload {

@@ -28,7 +28,7 @@ struct RequestBodyMiddleware: RouterMiddleware {
     static let maxStringBytes = 4096
     /// Body fields that carry a whole file, by request path and JSON pointer, with openapi.yaml's bound.
     static let longStrings: [String: [String: Int]] = [
-        "/v1/imports": ["/aasa": 262_144, "/aasaBase64": 349_528, "/assetlinks": 262_144]
+        "/v1/imports": ["/aasa": 262_144, "/aasaBase64": 349_528, "/assetlinks": 262_144, "/webauthn": 65_536]
     ]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws

@@ -38,6 +38,8 @@ package struct ImportService: Sendable {
         /// The AASA's bytes (the CMS-signed form too), and/or the assetlinks.json's.
         package var aasa: [UInt8]?
         package var android: [UInt8]?
+        /// `/.well-known/webauthn`'s bytes, beside one of the other two (issue 52).
+        package var webauthn: [UInt8]? = nil
         package var teamMap: ImportTeamMap
         package var webRoots: [String]
         /// The environment of a domain the import creates; an existing one must be in it.
@@ -50,13 +52,15 @@ package struct ImportService: Sendable {
         package var publishReason: String? = nil
 
         package init(
-            host: String, aasa: [UInt8]? = nil, android: [UInt8]? = nil, teamMap: ImportTeamMap, webRoots: [String],
+            host: String, aasa: [UInt8]? = nil, android: [UInt8]? = nil, webauthn: [UInt8]? = nil,
+            teamMap: ImportTeamMap, webRoots: [String],
             environment: String? = nil, apply: Bool, ifMatch: String? = nil, publishReason: String? = nil
         ) {
             self.publishReason = publishReason
             self.host = host
             self.aasa = aasa
             self.android = android
+            self.webauthn = webauthn
             self.teamMap = teamMap
             self.webRoots = webRoots
             self.environment = environment
@@ -105,6 +109,9 @@ package struct ImportService: Sendable {
         package var signed: SignedFile?
         /// What the publish after the commit did, when one was asked or the domain auto-publishes.
         package var published: PublishAfterCommit.Result?
+        /// The related origins the imported `/.well-known/webauthn` lists (empty without one); each
+        /// the domain lacked is added, and the domain then lists exactly these.
+        package var relatedOrigins: [String] = []
     }
 
     package func run(_ request: Request) async throws -> Plan {
@@ -119,9 +126,11 @@ package struct ImportService: Sendable {
             aasa = signed?.content ?? []
         }
         let files = try ImportFiles(aasa: aasa, android: request.android, host: host, map: request.teamMap)
+        let origins = try request.webauthn.map(Self.relatedOrigins) ?? []
         try Self.checkInterleaving(files)
         var plan = try await work.transaction(rollingBack: !request.apply) { session in
-            try await importLocked(host: host, request: request, files: files, session: session)
+            try await importLocked(
+                host: host, request: request, files: files, origins: origins, session: session)
         }
         plan.signed = signed
         // The import is committed: its publish (asked, or the domain's auto-publish when it changed)
@@ -156,9 +165,45 @@ package struct ImportService: Sendable {
         guard errors.isEmpty else { throw ServiceError.invalid(Array(errors.prefix(20))) }
     }
 
-    private func importLocked(host: String, request: Request, files: ImportFiles, session: DBSession) async throws
-        -> Plan
+    /// The origins an imported `/.well-known/webauthn` lists, each as a browser serializes it, or
+    /// 422 naming the first that today's checks refuse (https, unique, at most five labels).
+    static func relatedOrigins(_ bytes: [UInt8]) throws -> [String] {
+        guard let listed = RelatedOrigins.parse(bytes) else {
+            throw ServiceError.invalid(
+                field: "/webauthn", rule: "webauthn-file", "not a /.well-known/webauthn file ({\"origins\": [...]})")
+        }
+        let checked = RelatedOrigins.check(listed)
+        guard checked.problems.isEmpty else {
+            throw ServiceError.invalid(
+                checked.problems.prefix(20).map {
+                    FieldError(field: "/webauthn/origins/\($0.index)", rule: $0.rule, message: $0.message)
+                })
+        }
+        return checked.origins
+    }
+
+    /// Each origin the file lists that the domain lacks, added as an admin's (`RelatedOriginChange`);
+    /// refused when the domain lists one the file does not (the registry could not serve the file).
+    private func importOrigins(_ origins: [String], domain: DomainRecord, session: DBSession, writes: inout Int)
+        async throws
     {
+        let present = try await session.relatedOrigins(domainID: domain.id).map(\.origin)
+        if let extra = present.first(where: { !origins.contains($0) }) {
+            throw ServiceError.invalid(
+                field: "/webauthn", rule: "proof",
+                "\(domain.host) lists the related origin \(extra), which this file does not: remove it first, or "
+                    + "add it to the file")
+        }
+        for origin in origins where !present.contains(origin) {
+            writes +=
+                (try await RelatedOriginChange(host: domain.host, kind: .add(origin), ifMatch: nil)
+                .applyWithin(session, principal: principal, actor: actor, auditPrefix: "import.")).audit.count
+        }
+    }
+
+    private func importLocked(
+        host: String, request: Request, files: ImportFiles, origins: [String], session: DBSession
+    ) async throws -> Plan {
         // Each change appends its own audit (under `import.`) as it is applied; the import counts
         // them, to know whether it changed anything.
         var writes = 0
@@ -224,6 +269,10 @@ package struct ImportService: Sendable {
                 ).applyWithin(session, principal: principal, actor: actor, auditPrefix: "import.")).audit.count
         }
 
+        if request.webauthn != nil {
+            try await importOrigins(origins, domain: domain, session: session, writes: &writes)
+        }
+
         // The proofs, on the renders every publish would serve.
         let current = try await session.domain(id: domain.id, forUpdate: true) ?? domain
         let rendered = try await pipeline.validate(session, domain: current)
@@ -245,6 +294,10 @@ package struct ImportService: Sendable {
             rendered, action: "import.apply", domain: current, actor: actor, session: session)
         let changed = writes > 0
         if changed {
+            var imported: [JSONValue] = []
+            if files.aasa != nil { imported.append(.string("aasa")) }
+            if files.android != nil { imported.append(.string("assetlinks")) }
+            if request.webauthn != nil { imported.append(.string("webauthn")) }
             try await session.appendAudit(
                 AuditEntry(
                     action: "import.apply", entityType: "domain", entityID: host, domain: host,
@@ -254,9 +307,7 @@ package struct ImportService: Sendable {
                         "rules": .number(String(apps.reduce(0) { $0 + $1.rules.count })),
                         "teams": .array(grants.map { .string($0.team) }),
                         "urlsChecked": .number(String((proof?.urlsChecked ?? 0) + (androidProof?.urlsChecked ?? 0))),
-                        "files": .array(
-                            (files.aasa == nil ? [] : [.string("aasa")])
-                                + (files.android == nil ? [] : [.string("assetlinks")])),
+                        "files": .array(imported),
                         "createdDomain": .bool(createsDomain),
                     ])
                 ).record(by: actor))
@@ -269,7 +320,7 @@ package struct ImportService: Sendable {
             sameBytes: files.aasa.map { rendered.bytes == AASARenderer.render($0.document) } ?? true,
             androidProof: androidProof,
             androidSameBytes: files.android.map { rendered.android.bytes == $0.document.rendered() } ?? true,
-            proofMilliseconds: proofTime.milliseconds, signed: nil)
+            proofMilliseconds: proofTime.milliseconds, signed: nil, relatedOrigins: origins)
     }
 
     /// Each app registered to its team (`AppChange`, with its checks), or reused when the team

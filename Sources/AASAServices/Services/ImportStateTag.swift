@@ -18,6 +18,9 @@ package enum ImportStateTag {
                 app.appID, try await session.app(appID: app.appID), on: domain.map { [$0] } ?? [], session: session)
         }
         if let domain {
+            // The related origins an imported /.well-known/webauthn is compared with and added to.
+            let origins = try await session.relatedOrigins(domainID: domain.id).map(\.origin)
+            state.record("related origins", text: origins.joined(separator: " "))
             for name in Set(files.apps.map(\.team)) {
                 guard let team = try await session.team(named: name) else {
                     state.record("team \(name)", version: nil)

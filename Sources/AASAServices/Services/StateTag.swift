@@ -17,6 +17,11 @@ package struct StateTag {
         lines.append("\(name) \(version.map(String.init) ?? "absent")")
     }
 
+    /// A value that has no version of its own (a domain's related origins), as its text.
+    package mutating func record(_ name: String, text: String) {
+        lines.append("\(name) \(text)")
+    }
+
     /// An app's version and its rule set's version on each of `domains`.
     package mutating func recordApp(
         _ appID: String, _ app: AppRecord?, on domains: [DomainRecord], session: DBSession

@@ -104,7 +104,8 @@ extension DBSession {
         var inputs = PasskeyOriginInputs()
         for (host, origin) in try await all(
             """
-            SELECT d.host, r.origin FROM related_origins r JOIN domains d ON d.id = r.domain_id ORDER BY d.host, r.origin
+            SELECT d.host, r.origin FROM related_origins r JOIN domains d ON d.id = r.domain_id
+            ORDER BY d.host, r.origin
             """, as: (String, String).self)
         {
             inputs.related[host, default: []].append(origin)

@@ -46,6 +46,9 @@ struct Import: AsyncParsableCommand {
     @Option(help: "The assetlinks.json as the domain serves it (with --file, or alone).")
     var androidFile: String?
 
+    @Option(help: "The /.well-known/webauthn as the domain serves it (beside --file or --android-file).")
+    var webauthnFile: String?
+
     @Flag(help: "Let the server fetch both files from https://HOST/.well-known/ as Apple's fetcher would.")
     var fromOrigin = false
 
@@ -132,6 +135,9 @@ struct Import: AsyncParsableCommand {
         }
         if let androidFile {
             body.append("assetlinks", .string(String(decoding: try CLIOutput.read(androidFile), as: UTF8.self)))
+        }
+        if let webauthnFile {
+            body.append("webauthn", .string(String(decoding: try CLIOutput.read(webauthnFile), as: UTF8.self)))
         }
         body.append("teamMap", try Self.teamMap(teamMap))
         if !webRoot.isEmpty { body.append("webRoots", .array(webRoot.map(JSONValue.string))) }
@@ -247,6 +253,9 @@ enum ImportText {
             lines.append(
                 "assetlinks.json proof: \(android.holds ? "holds" : "FAILS") on \(android.urlsChecked) URL(s)"
                     + (android.sameBytes ? ", same bytes" : "; the bytes differ in form only"))
+        }
+        if let origins = plan.relatedOrigins {
+            lines.append("Related origins (/.well-known/webauthn): " + origins.joined(separator: ", "))
         }
         lines.append(
             !plan.changed
