@@ -43,6 +43,23 @@ import Testing
             #expect(list == ["https://shop.test", "https://shop.example.de", androidOrigin], "\(json)")
             let yaml = try await cli("passkeys", "origins", "shop.test", "--format", "yaml")
             #expect(yaml.out.contains("origins:\n  - \"https://shop.test\"\n"), "\(yaml)")
+
+            // A manifest declares the team's related origins; plan shows them, apply writes them.
+            let manifest = try CLIEndToEndTests.temp(
+                "shop.yaml",
+                """
+                team: shop
+                domains:
+                  shop.test:
+                    relatedOrigins:
+                      - https://login.example.fr
+                """)
+            let plan = try await cli("plan", "-f", manifest)
+            #expect(plan.out.contains("+ related origin https://login.example.fr"), "\(plan)")
+            let apply = try await cli("apply", "-f", manifest, "--yes")
+            #expect(apply.status == 0, "\(apply)")
+            let listed = try await cli("passkeys", "related-origins", "shop.test")
+            #expect(listed.out.contains("https://login.example.fr") && listed.out.contains("shop"), "\(listed)")
         }
     }
 }

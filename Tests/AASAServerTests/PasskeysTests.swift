@@ -411,6 +411,62 @@ import Testing
         }
     }
 
+    /// A manifest declares the team's related origins per domain (`aasactl plan/apply`): the plan
+    /// shows them added and writes nothing; the apply adds them as the team's; a second apply
+    /// changes nothing; a list without one removes it; a refused origin is 422 naming the entry;
+    /// a team whose grant lacks webcredentials is refused; another team's origin stays.
+    @Test func aManifestDeclaresTheTeamsRelatedOrigins() async throws {
+        let root = try Self.tempRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestWorld.run { w in
+            try await Self.setUp(w, root: root)
+            let shop = try await w.teamToken("shop", scopes: ["write"]).secret
+            let blog = try await w.teamToken("blog", scopes: ["write"]).secret
+            #expect(
+                try await w.call(
+                    .post, "/v1/domains/shop.test/related-origins", token: w.adminToken,
+                    json: ["origin": "https://admin.example.fr"]
+                ).status == 201)
+            func manifest(_ origins: [String]) -> [String: Any] {
+                ["apps": [], "domains": [["host": "shop.test", "apps": [], "relatedOrigins": origins]]]
+            }
+            func origins() async throws -> [String] {
+                let list = try await w.call(.get, "/v1/domains/shop.test/related-origins", token: shop)
+                return (list.object["items"] as? [[String: Any]] ?? []).map {
+                    "\($0["origin"] as? String ?? "") \($0["team"] as? String ?? "admin")"
+                }
+            }
+            let wanted = ["https://shop.example.de", "https://login.example.co.uk"]
+            let plan = try await w.call(
+                .post, "/v1/teams/shop/manifest?dryRun=true", token: shop, json: manifest(wanted))
+            #expect(plan.status == 200, "\(plan.text)")
+            let planned = ((plan.object["domains"] as? [[String: Any]])?.first?["relatedOrigins"] as? [String: Any])
+            #expect(planned?["added"] as? [String] == ["https://shop.example.de", "https://login.example.co.uk"])
+            #expect(try await origins() == ["https://admin.example.fr admin"], "a plan writes nothing")
+            let applied = try await w.call(.post, "/v1/teams/shop/manifest", token: shop, json: manifest(wanted))
+            #expect(applied.status == 200 && applied.object["changed"] as? Bool == true, "\(applied.text)")
+            #expect(
+                try await origins() == [
+                    "https://admin.example.fr admin", "https://login.example.co.uk shop",
+                    "https://shop.example.de shop",
+                ])
+            let again = try await w.call(.post, "/v1/teams/shop/manifest", token: shop, json: manifest(wanted))
+            #expect(again.object["changed"] as? Bool == false, "\(again.text)")
+            let fewer = try await w.call(
+                .post, "/v1/teams/shop/manifest", token: shop, json: manifest(["https://shop.example.de"]))
+            #expect(fewer.status == 200, "\(fewer.text)")
+            #expect(try await origins() == ["https://admin.example.fr admin", "https://shop.example.de shop"])
+            let bad = try await w.call(
+                .post, "/v1/teams/shop/manifest", token: shop,
+                json: manifest(["https://shop.example.de", "http://plain.example"]))
+            #expect(bad.status == 422 && bad.problemFields == ["/domains/0/relatedOrigins/1"], "\(bad.text)")
+            let refused = try await w.call(
+                .post, "/v1/teams/blog/manifest", token: blog, json: manifest(["https://blog.example"]))
+            #expect(refused.status == 422 && refused.problemRules == ["forbidden"], "\(refused.text)")
+            #expect(try await origins() == ["https://admin.example.fr admin", "https://shop.example.de shop"])
+        }
+    }
+
     /// A promotion leaves each domain's related origins its own (an environment's origins are not
     /// another's), and the target's three files come out of its publish together: staging's origin
     /// never reaches prod's `/.well-known/webauthn`, and prod's stays.

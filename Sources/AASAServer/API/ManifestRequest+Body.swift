@@ -120,7 +120,12 @@ extension ManifestRequest {
                 }
                 expect = seen
             }
-            domains.append(Domain(host: host, apps: entries, expect: expect, pointer: pointer))
+            if (domain.relatedOrigins?.count ?? 0) > 50 {
+                fail("\(pointer)/relatedOrigins", "maxItems", "a domain lists at most 50 related origins")
+            }
+            domains.append(
+                Domain(
+                    host: host, apps: entries, expect: expect, relatedOrigins: domain.relatedOrigins, pointer: pointer))
         }
 
         var publishReason: String?

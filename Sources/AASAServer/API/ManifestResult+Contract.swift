@@ -38,6 +38,7 @@ extension Components.Schemas.ManifestDomainResult {
             host: result.host, environment: result.environment, changed: result.changed,
             rules: result.rules.map(Components.Schemas.ManifestRuleChange.init),
             expectations: result.expectations?.map(Components.Schemas.ManifestExpectationChange.init),
+            relatedOrigins: result.relatedOrigins.map { .init(added: $0.added, removed: $0.removed) },
             diff: try OpenAPIValueContainer(json: result.diff),
             androidChanges: try result.androidChanges.map { try OpenAPIValueContainer(json: $0) },
             warnings: result.warnings.map(Components.Schemas.Finding.init))

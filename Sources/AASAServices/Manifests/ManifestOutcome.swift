@@ -60,6 +60,8 @@ package struct ManifestDomainResult: Sendable {
     package var changed: Bool
     package var rules: [ManifestRuleChange]
     package var expectations: [ManifestExpectationChange]?
+    /// The team's related origins added and removed (a manifest that lists them).
+    package var relatedOrigins: (added: [String], removed: [String])?
     /// AASAModel's diff of the domain's document before and after.
     package var diff: JSONValue
     /// The URLs whose outcome on Android changes (`AndroidDecisionChanges`), nil without Android.

@@ -66,12 +66,18 @@ package struct ManifestRequest: Sendable {
         package var apps: [Rules]
         /// The team's golden URLs on the domain, replacing its current ones; nil leaves them alone.
         package var expect: [ExpectationInput]?
+        /// The team's related origins on the domain, replacing its current ones; nil leaves them alone.
+        package var relatedOrigins: [String]?
         package var pointer: String
 
-        package init(host: String, apps: [Rules], expect: [ExpectationInput]? = nil, pointer: String) {
+        package init(
+            host: String, apps: [Rules], expect: [ExpectationInput]? = nil, relatedOrigins: [String]? = nil,
+            pointer: String
+        ) {
             self.host = host
             self.apps = apps
             self.expect = expect
+            self.relatedOrigins = relatedOrigins
             self.pointer = pointer
         }
     }

@@ -19,11 +19,21 @@ package struct RelatedOriginChange: DomainChange {
     package let host: String
     package let kind: Kind
     package let ifMatch: String?
+    /// The team whose origin it is, when not the caller's (a manifest an admin applies for a team).
+    package var owner: TeamRecord? = nil
 
-    package init(host: String, kind: Kind, ifMatch: String?) {
+    package init(host: String, kind: Kind, ifMatch: String?, owner: TeamRecord? = nil) {
         self.host = host
         self.kind = kind
         self.ifMatch = ifMatch
+        self.owner = owner
+    }
+
+    /// The team the origin belongs to: the owner named, else the caller's (nil: an admin's).
+    func team(of principal: Principal) -> (id: Int64, name: String)? {
+        if let owner { return (owner.id, owner.name) }
+        guard !principal.isAdmin, let id = principal.teamID else { return nil }
+        return (id, principal.teamName ?? "")
     }
 
     package var action: String {
@@ -64,14 +74,13 @@ package struct RelatedOriginChange: DomainChange {
 
     package func lock(_ session: DBSession, principal: Principal) async throws -> Locked {
         let domain = try await Lookup.domain(host, session: session, forUpdate: true)
-        if !principal.isAdmin {
-            guard let teamID = principal.teamID,
-                let grant = try await session.grant(domainID: domain.id, teamID: teamID),
+        if let team = team(of: principal) {
+            guard let grant = try await session.grant(domainID: domain.id, teamID: team.id),
                 grant.services.contains(.webcredentials)
             else {
                 throw ServiceError.forbidden(
                     "only a team whose grant on \(domain.host) includes webcredentials, or an admin, lists related "
-                        + "origins there")
+                        + "origins there (team \(team.name)'s does not)")
             }
         }
         return Locked(domain: domain, origins: try await session.relatedOrigins(domainID: domain.id))
@@ -93,14 +102,13 @@ package struct RelatedOriginChange: DomainChange {
             if let problem = checked.problems.first(where: { $0.index == before.count }) {
                 throw ServiceError.invalid(field: "/origin", rule: problem.rule, problem.message)
             }
-            try await session.insertRelatedOrigin(
-                domainID: domain.id, origin: origin, teamID: principal.isAdmin ? nil : principal.teamID)
+            try await session.insertRelatedOrigin(domainID: domain.id, origin: origin, teamID: team(of: principal)?.id)
         case .remove(let text):
             let origin = (try? RelatedOrigins.canonical(text).get()) ?? text
             guard let entry = locked.origins.first(where: { $0.origin == origin }) else {
                 throw ServiceError.notFound("\(domain.host) lists no related origin \(text)")
             }
-            if !principal.isAdmin && entry.team != principal.teamName {
+            if let team = team(of: principal), entry.team != team.name {
                 throw ServiceError.forbidden(
                     "\(origin) was listed by \(entry.team.map { "team \($0)" } ?? "an admin"); a team removes only "
                         + "its own related origins")
@@ -113,7 +121,7 @@ package struct RelatedOriginChange: DomainChange {
             audit: [
                 AuditEntry(
                     action: action, entityType: "related-origins", entityID: domain.host,
-                    team: principal.isAdmin ? nil : principal.teamName, domain: domain.host,
+                    team: team(of: principal)?.name, domain: domain.host,
                     before: .array(before.map { .string($0) }), after: .array(after.map { .string($0.origin) }))
             ])
     }

@@ -90,6 +90,7 @@ package struct ManifestApply: Sendable {
         try await writeBuilds(manifest, &state, session: session)
         try await writeRulesFrom(manifest, &state, session: session)
         try await writeRules(manifest, &state, session: session)
+        try await writeRelatedOrigins(manifest, &state, session: session)
         guard state.errors.isEmpty else { throw ServiceError.invalid(state.errors) }
         let (results, anyChange, autoPublish) = try await validateDomains(manifest, &state, session: session)
         let after = try await stateTag(
@@ -116,6 +117,8 @@ package struct ManifestApply: Sendable {
         /// "host appID ruleID" → the body pointer of the rule, so findings name the manifest's own lines.
         package var pointers: [String: String] = [:]
         package var ruleChanges: [Int64: [ManifestRuleChange]] = [:]
+        /// The team's related origins added and removed, by domain.
+        package var originChanges: [Int64: (added: [String], removed: [String])] = [:]
     }
 
     /// Stage 1: the named apps (an app ID registered to another team is refused, not taken over)
@@ -368,6 +371,60 @@ package struct ManifestApply: Sendable {
         }
     }
 
+    /// Stage 4b: the team's related origins on each domain whose entry lists them (issue 52) become
+    /// what the manifest says, each through the related-origins API's own `RelatedOriginChange`
+    /// (owned by the manifest's team, whoever applies it): its checks, refusals and audit.
+    private func writeRelatedOrigins(_ manifest: ManifestRequest, _ state: inout ApplyState, session: DBSession)
+        async throws
+    {
+        for entry in manifest.domains {
+            guard let wanted = entry.relatedOrigins, let domain = state.locked.first(where: { $0.host == entry.host })
+            else { continue }
+            let pointer = "\(entry.pointer)/relatedOrigins"
+            var desired: [(origin: String, index: Int)] = []
+            for (k, text) in wanted.enumerated() {
+                switch RelatedOrigins.canonical(text) {
+                case .failure(let problem):
+                    state.errors.append(
+                        FieldError(field: "\(pointer)/\(k)", rule: problem.rule, message: problem.message))
+                case .success(let origin) where desired.contains { $0.origin == origin }:
+                    state.errors.append(
+                        FieldError(field: "\(pointer)/\(k)", rule: "unique", message: "\(origin) is listed twice"))
+                case .success(let origin):
+                    desired.append((origin, k))
+                }
+            }
+            let own = try await session.relatedOrigins(domainID: domain.id).filter { $0.team == state.team.name }
+                .map(\.origin)
+            var added: [String] = []
+            var removed: [String] = []
+            for origin in own where !desired.contains(where: { $0.origin == origin }) {
+                do {
+                    _ = try await RelatedOriginChange(
+                        host: domain.host, kind: .remove(origin), ifMatch: nil, owner: state.team
+                    ).applyWithin(session, principal: principal, actor: actor)
+                    removed.append(origin)
+                } catch let refusal as ServiceError { state.errors += Self.pointed(refusal, at: pointer) }
+            }
+            for (origin, k) in desired where !own.contains(origin) {
+                do {
+                    _ = try await RelatedOriginChange(
+                        host: domain.host, kind: .add(origin), ifMatch: nil, owner: state.team
+                    ).applyWithin(session, principal: principal, actor: actor)
+                    added.append(origin)
+                } catch let refusal as ServiceError {
+                    state.errors += Self.pointed(refusal, at: "\(pointer)/\(k)").map {
+                        // The change names its own body's field (`/origin`); here the entry is the field.
+                        FieldError(
+                            field: $0.field.replacingOccurrences(of: "/origin", with: ""), rule: $0.rule,
+                            message: $0.message)
+                    }
+                }
+            }
+            state.originChanges[domain.id] = (added, removed)
+        }
+    }
+
     /// Stage 5: every locked domain validated as it now stands, its golden URLs synced and its
     /// policies run; every error is collected before refusing.
     private func validateDomains(_ manifest: ManifestRequest, _ state: inout ApplyState, session: DBSession)
@@ -407,9 +464,11 @@ package struct ManifestApply: Sendable {
                 rendered, action: "manifest.apply", domain: domain, actor: actor, session: session)
             let changes = state.ruleChanges[domain.id] ?? []
             let old = state.documentsBefore[domain.id]
+            let origins = state.originChanges[domain.id]
             let changed =
                 changes.contains { $0.action != .unchanged } || old?.bytes != rendered.bytes
                 || expectationChanges.contains { $0.action != .unchanged }
+                || !(origins.map { $0.added.isEmpty && $0.removed.isEmpty } ?? true)
             anyChange = anyChange || changed
             if changed && domain.autoPublish { autoPublish.insert(domain.host) }
             guard changed || manifest.domains.contains(where: { $0.host == domain.host }) else { continue }
@@ -428,6 +487,7 @@ package struct ManifestApply: Sendable {
                 expectations: expectationChanges.isEmpty ? nil : expectationChanges,
                 diff: diff.jsonValue, warnings: Self.scoped(rendered, to: team.name).warningFindings)
             result.androidChanges = android
+            result.relatedOrigins = origins
             results.append(result)
         }
         guard state.errors.isEmpty else {
@@ -458,6 +518,13 @@ package struct ManifestApply: Sendable {
             for e in try await session.listExpectations(domainID: domain.id) where e.teamID == teamID {
                 state.record("expect \(domain.host) \(e.id.uuidString)", version: e.version)
             }
+        }
+        for domain in domains
+        where manifest.domains.contains(where: { $0.host == domain.host && $0.relatedOrigins != nil }) {
+            let own = try await session.relatedOrigins(domainID: domain.id).filter { $0.team != nil }
+            state.record(
+                "related origins \(domain.host)",
+                text: own.map { "\($0.team ?? "") \($0.origin)" }.joined(separator: " "))
         }
         for app in manifest.apps {
             try await state.recordApp(app.appID, existing[app.appID], on: domains, session: session)

@@ -18,6 +18,8 @@ import Foundation
 ///         com.example.shop: manifest  # an Android statement without dynamic rules: its manifest decides
 ///         expect:                     # optional: the team's golden URLs here, replaced as a whole
 ///           - { url: "https://example.com/shop/1", kind: opens, appID: ABCDE12345.com.example.shop }
+///         relatedOrigins:             # optional: the team's passkey related origins here, replaced as a whole
+///           - https://shop.example.de
 ///
 /// With environments, an app names its build in each, and its rules are written once for every
 /// domain of the environments listed (`plan`/`apply --env staging` send only staging's):
@@ -46,7 +48,11 @@ struct ManifestFile: Sendable {
     /// Each app with its settings as written (services, platform, fingerprints).
     var apps: [(appID: String, settings: JSONObject)]
     /// Each domain's rule lists per app; `manifest: true` for an Android statement its manifest decides.
-    var domains: [(host: String, apps: [(appID: String, rules: [JSONValue], manifest: Bool)], expect: [JSONValue]?)]
+    var domains:
+        [(
+            host: String, apps: [(appID: String, rules: [JSONValue], manifest: Bool)], expect: [JSONValue]?,
+            relatedOrigins: [JSONValue]?
+        )]
     /// The hosts of each environment (`environments:`), in the file's order.
     var environments: [(name: String, hosts: [String])] = []
 
@@ -94,14 +100,23 @@ struct ManifestFile: Sendable {
         for domain in root["domains"]?.objectValue ?? [:] {
             guard let byApp = domain.value.objectValue else {
                 if domain.value == .null {
-                    domains.append((domain.key, [], nil))
+                    domains.append((domain.key, [], nil, nil))
                     continue
                 }
                 throw CLIFailure("\(path): domains.\(domain.key) is a mapping of app IDs to rule lists")
             }
             var entries: [(appID: String, rules: [JSONValue], manifest: Bool)] = []
             var expect: [JSONValue]?
+            var relatedOrigins: [JSONValue]?
             for app in byApp {
+                // Nor `relatedOrigins`: the team's entries of the domain's /.well-known/webauthn.
+                if app.key == "relatedOrigins" {
+                    guard let list = app.value.arrayValue else {
+                        throw CLIFailure("\(path): domains.\(domain.key).relatedOrigins is a list of https origins")
+                    }
+                    relatedOrigins = list
+                    continue
+                }
                 // `expect` cannot be an app ID (those have a Team ID and a dot): the golden URLs.
                 if app.key == "expect" {
                     guard let list = app.value.arrayValue else {
@@ -118,7 +133,7 @@ struct ManifestFile: Sendable {
                     throw CLIFailure("\(path): domains.\(domain.key).\(app.key) is a list of rules, or `manifest`")
                 }
             }
-            domains.append((domain.key, entries, expect))
+            domains.append((domain.key, entries, expect, relatedOrigins))
         }
         if root["domains"] != nil && root["domains"]?.objectValue == nil && root["domains"] != .null {
             throw CLIFailure("\(path): domains is a mapping of hosts")
@@ -160,7 +175,7 @@ struct ManifestFile: Sendable {
                     domains[i].apps.append(entry)
                 }
             } else {
-                domains.append((host, once, nil))
+                domains.append((host, once, nil, nil))
             }
         }
     }
@@ -240,6 +255,7 @@ struct ManifestFile: Sendable {
                             }),
                     ]
                     if let expect = domain.expect { o.append("expect", .array(expect)) }
+                    if let origins = domain.relatedOrigins { o.append("relatedOrigins", .array(origins)) }
                     return .object(o)
                 }),
         ]
@@ -276,8 +292,8 @@ struct ManifestFile: Sendable {
                 if tokens.first == "rules" {
                     tokens = tokens.dropFirst()
                 }
-            } else if tokens.first == "expect" {
-                out += ".expect"
+            } else if tokens.first == "expect" || tokens.first == "relatedOrigins" {
+                out += "." + (tokens.first ?? "")
                 tokens = tokens.dropFirst()
             }
         } else {

@@ -62,6 +62,8 @@ enum PlanText {
                 lines.append(
                     "  ~ \(rules.appID): \(rules.rulesBefore) -> \(rules.rulesAfter) rules (\(rules.action.rawValue))")
             }
+            for origin in domain.relatedOrigins?.added ?? [] { lines.append("  + related origin \(origin)") }
+            for origin in domain.relatedOrigins?.removed ?? [] { lines.append("  - related origin \(origin)") }
             for e in domain.expectations ?? [] where e.action != .unchanged {
                 let sign = e.action == .create ? "+" : e.action == .delete ? "-" : "~"
                 lines.append("  \(sign) expect \(e.url) \(Expectations.target(kind: e.kind.rawValue, appID: e.appID))")
