@@ -7,7 +7,8 @@ import Foundation
 
 /// Adding an origin to a domain's `/.well-known/webauthn`, or taking one away (issue 52). A team
 /// that holds a grant with `webcredentials` on the domain adds origins as its own and removes only
-/// its own; an admin adds origins of no team and removes any. The whole list is checked after the
+/// its own; an admin adds origins of no team and removes any; a manifest names its team as the
+/// `owner`, whoever applies it, and is held to that team's grant. The whole list is checked after the
 /// change (https, no path, no duplicate, at most five labels), and the file follows at the next
 /// publish of the domain, as the other two do.
 package struct RelatedOriginChange: DomainChange {
