@@ -56,6 +56,8 @@ import Testing
                 """)
             let plan = try await cli("plan", "-f", manifest)
             #expect(plan.out.contains("+ related origin https://login.example.fr"), "\(plan)")
+            let markdown = try await cli("plan", "-f", manifest, "--format", "markdown")
+            #expect(markdown.out.contains("- added `https://login.example.fr`"), "\(markdown)")
             let apply = try await cli("apply", "-f", manifest, "--yes")
             #expect(apply.status == 0, "\(apply)")
             let listed = try await cli("passkeys", "related-origins", "shop.test")

@@ -67,6 +67,10 @@ enum PlanMarkdown {
                 out.append("- \(e.action.rawValue) `\(e.url)` \(target)")
             }
         }
+        if let origins = domain.relatedOrigins, !(origins.added.isEmpty && origins.removed.isEmpty) {
+            out += ["", "**Related origins** (`/.well-known/webauthn`)"]
+            out += origins.added.map { "- added `\($0)`" } + origins.removed.map { "- removed `\($0)`" }
+        }
         if !domain.warnings.isEmpty {
             out += ["", "**Warnings**"]
             for w in domain.warnings { out.append("- \(w.code): \(w.message)") }
