@@ -96,6 +96,19 @@ import Testing
         }
     }
 
+    /// A test world (`live` as `TestWorld.run` takes it) with `setUp` done on a web root of its own,
+    /// removed afterwards.
+    static func withShop(live: Bool = false, _ body: @Sendable (TestWorld, String) async throws -> Void)
+        async throws
+    {
+        let root = try tempRoot()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestWorld.run(live: live) { w in
+            try await setUp(w, root: root)
+            try await body(w, root)
+        }
+    }
+
     static func tempRoot() throws -> String {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pk-\(UUID())").path
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
@@ -106,10 +119,7 @@ import Testing
     /// naming the field and writing nothing, published to the web root and the served path,
     /// changed, rolled back by an admin, audited.
     @Test func theWebauthnFileIsOwnedPublishedServedAndRolledBack() async throws {
-        let root = try Self.tempRoot()
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        try await TestWorld.run(live: true) { w in
-            try await Self.setUp(w, root: root)
+        try await Self.withShop(live: true) { w, root in
             let shop = try await w.teamToken("shop", scopes: ["write"]).secret
             let blog = try await w.teamToken("blog", scopes: ["write"]).secret
             let path = "/v1/domains/shop.test/related-origins"
@@ -206,10 +216,7 @@ import Testing
     /// py_webauthn accepts a registration from the Android app with that list, and refuses one
     /// signed by a key the list does not have.
     @Test func theExportedOriginsAreWhatAWebAuthnLibraryAccepts() async throws {
-        let root = try Self.tempRoot()
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        try await TestWorld.run { w in
-            try await Self.setUp(w, root: root)
+        try await Self.withShop { w, root in
             let shop = try await w.teamToken("shop", scopes: ["write"]).secret
             let blog = try await w.teamToken("blog", scopes: ["write"]).secret
             #expect(
@@ -268,10 +275,7 @@ import Testing
     /// The readiness report follows each step: broken before a publish (with the fix), not yet at
     /// Apple's CDN or Google after it, ready when they serve it; a team sees its own clients only.
     @Test func theReadinessReportFollowsDraftPublishedAndCDN() async throws {
-        let root = try Self.tempRoot()
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        try await TestWorld.run { w in
-            try await Self.setUp(w, root: root)
+        try await Self.withShop { w, root in
             let shop = try await w.teamToken("shop", scopes: ["write"]).secret
             let blog = try await w.teamToken("blog", scopes: ["read"]).secret
             for app in [Self.android, Self.iosApp] {
@@ -331,10 +335,7 @@ import Testing
     /// Before a publish: a passkey client the file lists for no passkey service is `K001` in the
     /// publish's warnings (and its preview's); the publish goes ahead.
     @Test func aClientWithoutThePasskeyServiceIsWarnedOfAtPublish() async throws {
-        let root = try Self.tempRoot()
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        try await TestWorld.run { w in
-            try await Self.setUp(w, root: root)
+        try await Self.withShop { w, root in
             let other = "ABCDE12345.com.shop.other"
             #expect(
                 try await w.call(
@@ -416,10 +417,7 @@ import Testing
     /// changes nothing; a list without one removes it; a refused origin is 422 naming the entry;
     /// a team whose grant lacks webcredentials is refused; another team's origin stays.
     @Test func aManifestDeclaresTheTeamsRelatedOrigins() async throws {
-        let root = try Self.tempRoot()
-        defer { try? FileManager.default.removeItem(atPath: root) }
-        try await TestWorld.run { w in
-            try await Self.setUp(w, root: root)
+        try await Self.withShop { w, root in
             let shop = try await w.teamToken("shop", scopes: ["write"]).secret
             let blog = try await w.teamToken("blog", scopes: ["write"]).secret
             #expect(

@@ -60,9 +60,11 @@ public enum RelatedOrigins {
     }
 
     /// Each entry canonical, none twice, at most five labels: the problems, each naming its entry
-    /// (the sixth label's first entry and every later entry of a new label).
-    public static func check(_ entries: [String]) -> (origins: [String], problems: [Problem]) {
+    /// (the sixth label's first entry and every later entry of a new label); the origins taken, with
+    /// the entry each came from (`indices[k]` for `origins[k]`).
+    public static func check(_ entries: [String]) -> (origins: [String], indices: [Int], problems: [Problem]) {
         var origins: [String] = []
+        var indices: [Int] = []
         var problems: [Problem] = []
         var seen: [String: Int] = [:]
         var labels: [String] = []
@@ -94,9 +96,10 @@ public enum RelatedOrigins {
                     labels.append(label)
                 }
                 origins.append(origin)
+                indices.append(i)
             }
         }
-        return (origins, problems)
+        return (origins, indices, problems)
     }
 
     /// The file, deterministic: the origins sorted, pretty-printed (with a final newline).

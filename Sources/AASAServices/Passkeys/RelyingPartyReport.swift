@@ -109,12 +109,12 @@ package struct RelyingPartyReport: Sendable {
 
     /// The warnings a publish of the RP ID's domain gives before it writes: `K001` for each passkey
     /// client the draft does not list for its platform's service, `K003` for more than five labels.
-    /// Two reads for a domain no app names as its relying party and that lists no related origin.
-    package static func publishWarnings(_ draft: DomainDocument, domain: DomainRecord, session: DBSession)
-        async throws -> [Finding]
-    {
+    /// One read (its clients) beside what the publish has read already.
+    /// `listed` are the domain's related origins, as the publish has read them.
+    package static func publishWarnings(
+        _ draft: DomainDocument, domain: DomainRecord, listed: [String], session: DBSession
+    ) async throws -> [Finding] {
         let appIDs = try await session.passkeyClientAppIDs(rpID: domain.host)
-        let listed = try await session.relatedOrigins(domainID: domain.id).map(\.origin)
         var found: [Finding] = []
         let apple = Set(draft.document.webcredentials?.apps ?? [])
         var android = Set<String>()
@@ -130,19 +130,23 @@ package struct RelyingPartyReport: Sendable {
                         + "webcredentials",
                     appID: appID))
         }
-        if Set(listed.compactMap(RelatedOrigins.label)).count > RelatedOrigins.maxLabels {
-            found.append(
-                Finding(
-                    code: "K003", path: "",
-                    message: "\(domain.host)'s related origins have more than \(RelatedOrigins.maxLabels) labels: "
-                        + "browsers ignore the rest"))
-        }
-        return found
+        return found + tooManyLabels(domain.host, listed: listed)
+    }
+
+    /// `K003`: more than five labels among the related origins (refused at write; a rollback, or an
+    /// operator's SQL, can still bring one).
+    static func tooManyLabels(_ rpID: String, listed: [String]) -> [Finding] {
+        guard Set(listed.compactMap(RelatedOrigins.label)).count > RelatedOrigins.maxLabels else { return [] }
+        return [
+            Finding(
+                code: "K003", path: "",
+                message: "\(rpID)'s related origins have more than \(RelatedOrigins.maxLabels) labels: "
+                    + "browsers ignore the rest")
+        ]
     }
 
     /// `K001`: a client lacks webcredentials (iOS) or get_login_creds (Android) in the draft;
-    /// `K002`: an origin the draft lists is not yet published; `K003`: more than five labels
-    /// (refused at write; a rollback or an import can still bring one).
+    /// `K002`: an origin the draft lists is not yet published; `K003` (`tooManyLabels`).
     static func warnings(_ report: RelyingPartyReport, listed: [String]) -> [Finding] {
         var found: [Finding] = []
         for client in report.clients where client.steps.first?.ok == false {
@@ -158,14 +162,7 @@ package struct RelyingPartyReport: Sendable {
                     code: "K002", path: "",
                     message: "\(web.origin) is listed for \(report.rpID) and not yet published"))
         }
-        if Set(listed.compactMap(RelatedOrigins.label)).count > RelatedOrigins.maxLabels {
-            found.append(
-                Finding(
-                    code: "K003", path: "",
-                    message: "\(report.rpID)'s related origins have more than \(RelatedOrigins.maxLabels) labels: "
-                        + "browsers ignore the rest"))
-        }
-        return found
+        return found + tooManyLabels(report.rpID, listed: listed)
     }
 
     static func ios(

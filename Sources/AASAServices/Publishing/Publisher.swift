@@ -284,7 +284,6 @@ package struct Publisher: Sendable {
             }
             let draft = try await Judge(policies: policies).document(session, domain: domain)
             found = draft.warningFindings
-            found += try await RelyingPartyReport.publishWarnings(draft, domain: domain, session: session)
             candidate = PolicyCandidate(
                 stage: .publish(rollbackOf: nil), action: PublishedFile.aasa.action(rollback: false),
                 domain: domain, document: draft, bytes: draft.bytes, actor: actor)
@@ -299,6 +298,8 @@ package struct Publisher: Sendable {
             }
             // Likewise `/.well-known/webauthn`: from the first related origin on, `{"origins": []}` after the last.
             let origins = try await session.relatedOrigins(domainID: domain.id).map(\.origin)
+            found += try await RelyingPartyReport.publishWarnings(
+                draft, domain: domain, listed: origins, session: session)
             let hadWebauthn = try await PublishedFile.webauthn.current(session, domain: domain) != nil
             if !origins.isEmpty || hadWebauthn {
                 next.append(NextRevision(file: .webauthn, bytes: RelatedOrigins.render(origins)))

@@ -381,24 +381,16 @@ package struct ManifestApply: Sendable {
             guard let wanted = entry.relatedOrigins, let domain = state.locked.first(where: { $0.host == entry.host })
             else { continue }
             let pointer = "\(entry.pointer)/relatedOrigins"
-            var desired: [(origin: String, index: Int)] = []
-            for (k, text) in wanted.enumerated() {
-                switch RelatedOrigins.canonical(text) {
-                case .failure(let problem):
-                    state.errors.append(
-                        FieldError(field: "\(pointer)/\(k)", rule: problem.rule, message: problem.message))
-                case .success(let origin) where desired.contains { $0.origin == origin }:
-                    state.errors.append(
-                        FieldError(field: "\(pointer)/\(k)", rule: "unique", message: "\(origin) is listed twice"))
-                case .success(let origin):
-                    desired.append((origin, k))
-                }
+            // The list's own checks (shape, duplicates, labels) as the API makes them, each naming its entry.
+            let checked = RelatedOrigins.check(wanted)
+            state.errors += checked.problems.map {
+                FieldError(field: "\(pointer)/\($0.index)", rule: $0.rule, message: $0.message)
             }
             let own = try await session.relatedOrigins(domainID: domain.id).filter { $0.team == state.team.name }
                 .map(\.origin)
             var added: [String] = []
             var removed: [String] = []
-            for origin in own where !desired.contains(where: { $0.origin == origin }) {
+            for origin in own where !checked.origins.contains(origin) {
                 do {
                     _ = try await RelatedOriginChange(
                         host: domain.host, kind: .remove(origin), ifMatch: nil, owner: state.team
@@ -406,7 +398,7 @@ package struct ManifestApply: Sendable {
                     removed.append(origin)
                 } catch let refusal as ServiceError { state.errors += Self.pointed(refusal, at: pointer) }
             }
-            for (origin, k) in desired where !own.contains(origin) {
+            for (origin, k) in zip(checked.origins, checked.indices) where !own.contains(origin) {
                 do {
                     _ = try await RelatedOriginChange(
                         host: domain.host, kind: .add(origin), ifMatch: nil, owner: state.team

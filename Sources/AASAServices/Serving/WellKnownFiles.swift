@@ -34,8 +34,9 @@ package final class WellKnownFiles: Sendable {
         let revisions = try await session.servedRevisions(host: host)
         if revisions.isEmpty { aasa.remove(host: host) }
         for revision in revisions { aasa.update(revision) }
-        for stream in RevisionStream.allCases {
-            let files = stream == .webauthn ? webauthn : assetLinks
+        for file in PublishedFile.allCases {
+            guard let stream = file.stream else { continue }  // the AASA, above
+            let files = file.served(in: self)
             let current = try await session.servedFiles(stream, host: host)
             if current.isEmpty { files.remove(host: host) }
             for revision in current { files.update(revision) }
