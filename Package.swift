@@ -290,12 +290,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "aasactlTests",
-            dependencies: ["aasactl", "AASAModel"],
+            dependencies: ["aasactl", "AASAModel", "AASATestSupport"],
             swiftSettings: strict
         ),
     ],

@@ -137,6 +137,10 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
                 database: database, api: dal, interval: interval, tick: min(config.googleTick, interval),
                 staleAfter: config.googleStaleAfter, logger: logger))
     }
+    // Each stops within the bound, whatever it waits on, and one that does not is named.
+    let bounded = services.map {
+        BoundedStop($0, name: String(describing: type(of: $0)), bound: config.shutdownCancel, logger: logger)
+    }
     let serverName = "aasad"
     let http1: HTTP1Channel.Configuration =
         config.wellKnownOnEventLoop
@@ -150,7 +154,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         router: router,
         server: .http1(configuration: http1),
         configuration: .init(address: .hostname(config.host, port: config.port), serverName: serverName),
-        services: services,
+        services: bounded,
         logger: logger)
     app.beforeServerStarts {
         // Refuse to serve a database that is behind, ahead, or whose applied files were edited.

@@ -1,3 +1,4 @@
+import AASATestSupport
 import Foundation
 import Testing
 

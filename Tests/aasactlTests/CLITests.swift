@@ -1,3 +1,4 @@
+import AASATestSupport
 import Foundation
 import Testing
 
@@ -23,28 +24,11 @@ import Testing
     }
 
     func run(_ args: [String], stdin: String = "") throws -> Run {
-        let p = Process()
-        p.executableURL = Self.binary
-        p.arguments = args
-        let input = Pipe()
-        let output = Pipe()
-        let error = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = error
-        try p.run()
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        // Both pipes drained at once: reading one to its end first deadlocks when the tool fills the other.
-        let errorData = ErrorCollector()
-        let reader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        let err = errorData.wait()
+        let result = try Spawn.run(
+            Self.binary.path, args, environment: ProcessInfo.processInfo.environment, stdin: Data(stdin.utf8))
         return Run(
-            status: p.terminationStatus, out: String(decoding: out, as: UTF8.self),
-            err: String(decoding: err, as: UTF8.self))
+            status: result.status, out: String(decoding: result.out, as: UTF8.self),
+            err: String(decoding: result.err, as: UTF8.self))
     }
 
     func temp(_ text: String) throws -> String {
@@ -176,19 +160,5 @@ import Testing
         let r = try run(["lint", "--help"])
         #expect(r.status == 0)
         #expect(r.out.contains("Exit status"))
-    }
-}
-
-/// The standard error of a child, read on its own thread while the caller reads standard output.
-final class ErrorCollector: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var data = Data()
-    func set(_ value: Data) {
-        data = value
-        done.signal()
-    }
-    func wait() -> Data {
-        done.wait()
-        return data
     }
 }

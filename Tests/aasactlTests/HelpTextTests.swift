@@ -1,3 +1,4 @@
+import AASATestSupport
 import Foundation
 import Testing
 
@@ -9,19 +10,10 @@ import Testing
     static let columns = 80
 
     func help(_ path: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = CLITests.binary
-        process.arguments = path + ["--help"]
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = String(Self.columns)
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        let result = try Spawn.run(CLITests.binary.path, path + ["--help"], environment: environment)
+        return String(decoding: result.out + result.err, as: UTF8.self)
     }
 
     /// The names under `SUBCOMMANDS:` (not `help`).

@@ -2,6 +2,7 @@ import AASAKernel
 import AASAOutbound
 import AASARules
 import AASAServices
+import AASATestSupport
 import Foundation
 
 /// HTTP as outside clients send it (any Host header), through the system's curl.

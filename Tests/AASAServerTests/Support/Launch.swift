@@ -2,6 +2,7 @@ import AASAKernel
 import AASAOutbound
 import AASARules
 import AASAServices
+import AASATestSupport
 import Foundation
 import Synchronization
 

@@ -5,13 +5,15 @@ import AASAServices
 import AASAStore
 import AASATestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// A real `aasad serve` process on a test database, for what only processes can show: replicas
 /// following each other, SIGTERM, kill -9.
 final class ServerProcess: @unchecked Sendable {
-    // Replaced only inside `start()`, before the test uses the server.
-    private(set) var process: Process
+    /// Set once, by `start()`, before the test uses the server.
+    var process: SpawnedChild { child.withLock { $0! } }
+    private let child = Mutex<SpawnedChild?>(nil)
     private(set) var port: Int
     let log: URL
     private let environment: [String: String]
@@ -24,26 +26,14 @@ final class ServerProcess: @unchecked Sendable {
         environment["AASA_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
         if let logLevel { environment["LOG_LEVEL"] = logLevel }
         environment.merge(extra) { $1 }
-        self.environment = environment
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("aasad-\(UUID().uuidString).log")
-        port = 0
-        process = try Self.makeProcess(environment: environment, log: log)
-    }
-
-    private static func makeProcess(environment: [String: String], log: URL) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try ProcessTests.binary())
-        var environment = environment
         // Port 0: the kernel gives a free port at bind and aasad's log names it. A port picked
         // before the start could be taken meanwhile (another test's server, or any outgoing
         // connection's local port from the same ephemeral range) and the bind then failed.
         environment["AASA_LISTEN"] = "127.0.0.1:0"
-        process.environment = environment
+        self.environment = environment
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("aasad-\(UUID().uuidString).log")
+        port = 0
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.standardError = handle
-        process.standardOutput = handle
-        return process
     }
 
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
@@ -75,7 +65,8 @@ final class ServerProcess: @unchecked Sendable {
     /// a service stuck on a closed connection, silent. Both are gone: port 0 here, and a shutdown
     /// bounded whatever the database does.
     func start() async throws {
-        try process.launchSerialized()
+        let process = try SpawnedChild(try ProcessTests.binary(), environment: environment, log: log)
+        child.withLock { $0 = process }
         let ended = try await eventually(timeout: .seconds(60), every: .milliseconds(50)) {
             Self.listeningPort(in: output) != nil || !process.isRunning
         }
@@ -128,12 +119,15 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     func killHard() {
-        kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         process.waitUntilExit()
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        child.withLock {
+            $0?.signal(SIGKILL)
+            $0?.waitUntilExit()
+        }
         try? FileManager.default.removeItem(at: log)
     }
 }

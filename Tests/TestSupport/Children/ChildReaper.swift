@@ -11,7 +11,7 @@ import Foundation
 /// would have, with the runtime's crash report. `PR_SET_PDEATHSIG` cannot do this here: it fires
 /// when the launching *thread* ends, and the concurrency runtime's threads come and go while a
 /// child runs.
-enum ChildReaper {
+package enum ChildReaper {
     private static let capacity = 512
     /// Read by the signal handler without a lock (an aligned 32-bit load); written under `lock`.
     nonisolated(unsafe) private static let slots: UnsafeMutablePointer<Int32> = {
@@ -44,7 +44,7 @@ enum ChildReaper {
         atexit { ChildReaper.killAll() }
     }()
 
-    static func track(_ pid: pid_t) {
+    package static func track(_ pid: pid_t) {
         _ = installed
         lock.lock()
         defer { lock.unlock() }
@@ -55,7 +55,7 @@ enum ChildReaper {
         }
     }
 
-    static func untrack(_ pid: pid_t) {
+    package static func untrack(_ pid: pid_t) {
         lock.lock()
         defer { lock.unlock() }
         for i in 0..<capacity where slots[i] == pid { slots[i] = 0 }

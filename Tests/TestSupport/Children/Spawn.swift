@@ -1,7 +1,3 @@
-import AASAKernel
-import AASAOutbound
-import AASARules
-import AASAServices
 import Foundation
 
 #if canImport(Glibc)
@@ -12,11 +8,11 @@ import Foundation
 /// `Process`: on Linux, `Process.run()` over-reads a `dirent` while listing /proc/self/fd
 /// (swift-corelibs-foundation#5472, after Swift 6.3.1) and crashed this suite now and then. The
 /// children launched by the hundred go through here; the few long-lived ones keep `Process`.
-enum Spawn {
-    struct Result: Sendable {
-        var status: Int32
-        var out: Data
-        var err: Data
+package enum Spawn {
+    package struct Result: Sendable {
+        package var status: Int32
+        package var out: Data
+        package var err: Data
     }
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
@@ -29,7 +25,8 @@ enum Spawn {
 
     /// Runs `path args…` with `environment`, writes `stdin` to it, and collects standard output
     /// (a pipe) and standard error (a file, so a full pipe can never stall the child).
-    static func run(_ path: String, _ args: [String], environment: [String: String], stdin: Data = Data()) throws
+    package static func run(_ path: String, _ args: [String], environment: [String: String], stdin: Data = Data())
+        throws
         -> Result
     {
         var input: [Int32] = [-1, -1]
@@ -42,13 +39,54 @@ enum Spawn {
         let errorFD = open(errorPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard errorFD >= 0 else { throw POSIXError(.EIO) }
         defer { unlink(errorPath) }
+        let pid: pid_t
+        do {
+            pid = try launch(path, args, environment: environment, stdin: input[0], stdout: output[1], stderr: errorFD)
+        } catch {
+            for fd in input + output + [errorFD] { close(fd) }
+            throw error
+        }
+        close(input[0])
+        close(output[1])
+        close(errorFD)
+        defer { ChildReaper.untrack(pid) }
+        // Small inputs (a token, a manifest): written whole before the output is read.
+        stdin.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(input[1], buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                offset += n
+            }
+        }
+        close(input[1])
+        var out = Data()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(output[0], &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            out.append(contentsOf: chunk[0..<n])
+        }
+        close(output[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return Result(
+            status: exitCode(status), out: out, err: FileManager.default.contents(atPath: errorPath) ?? Data())
+    }
 
+    /// Starts `path args…` with `environment` and the three descriptors as its standard input,
+    /// output and error; the caller closes its copies. Tracked by `ChildReaper` until reaped.
+    package static func launch(
+        _ path: String, _ args: [String], environment: [String: String], stdin: Int32, stdout: Int32, stderr: Int32
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errorFD, 2)
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
         // Nothing else this process has open reaches the child: a descriptor another thread opened
         // without close-on-exec (Foundation's `Data.write`) would otherwise live as long as the
         // child, and a file being written when an aasactl starts could not be run (ETXTBSY) until
@@ -75,40 +113,13 @@ enum Spawn {
         }
         var pid = pid_t()
         let spawned = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
-        close(input[0])
-        close(output[1])
-        close(errorFD)
-        if spawned == 0 { ChildReaper.track(pid) }
-        defer { if spawned == 0 { ChildReaper.untrack(pid) } }
-        guard spawned == 0 else {
-            close(input[1])
-            close(output[0])
-            throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO)
-        }
-        // Small inputs (a token, a manifest): written whole before the output is read.
-        stdin.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let n = write(input[1], buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                offset += n
-            }
-        }
-        close(input[1])
-        var out = Data()
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(output[0], &chunk, chunk.count)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            out.append(contentsOf: chunk[0..<n])
-        }
-        close(output[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        // Exited: its code; killed by a signal: 128 + the signal, as a shell says it.
-        let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return Result(status: code, out: out, err: FileManager.default.contents(atPath: errorPath) ?? Data())
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+        ChildReaper.track(pid)
+        return pid
+    }
+
+    /// A shell's way of saying how a child ended: its exit code, or 128 + the signal that killed it.
+    package static func exitCode(_ status: Int32) -> Int32 {
+        (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
     }
 }
