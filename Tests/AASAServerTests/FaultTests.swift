@@ -58,20 +58,10 @@ import Testing
     }
 
     static func blockingAasad(_ args: [String], url: String) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try ProcessTests.binary())
-        p.arguments = args
         var env = ProcessInfo.processInfo.environment
         env["DATABASE_URL"] = url
         env["AASA_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
-        p.environment = env
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.launchSerialized()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        return text
+        return String(decoding: try Spawn.run(try ProcessTests.binary(), args, environment: env).out, as: UTF8.self)
     }
 
     @Test func postgresStoppedAndStartedUnderTraffic() async throws {

@@ -1,5 +1,6 @@
 import AASAModel
 import AASASignedFile
+import AASATestSupport
 import Foundation
 import HTTPTypes
 import Testing
@@ -145,12 +146,7 @@ import Testing
               -out aasa.p7
             """
         let status = try await offPool {
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/bin/bash")
-            openssl.arguments = ["-c", script]
-            try openssl.launchSerialized()
-            openssl.waitUntilExit()
-            return openssl.terminationStatus
+            try Spawn.run("/bin/bash", ["-c", script], environment: ProcessInfo.processInfo.environment).status
         }
         try #require(status == 0)
         let signed = try Data(contentsOf: URL(fileURLWithPath: dir + "/aasa.p7"))

@@ -92,7 +92,7 @@ import Testing
         let dir: String
         let port: Int
         let token = "forge-\(UUID().uuidString)"
-        let process: Process
+        let process: SpawnedChild
 
         init() throws {
             dir = try PublishingTests.tempDir()

@@ -23,7 +23,7 @@ import Testing
     final class Origin: Sendable {
         let dir: String
         let port: Int
-        let process: Process
+        let process: SpawnedChild
         /// The names the test CA's certificate is for, each resolved to 127.0.0.1.
         let hosts: [String]
 

@@ -6,7 +6,7 @@ import Foundation
 /// moto checks SigV4 after the set-up's first actions: a wrong secret is `SignatureDoesNotMatch`.
 final class Moto: Sendable {
     let port: Int
-    let process: Process
+    let process: SpawnedChild
     let keys: (id: String, secret: String)
     let distributionID: String
     let roleARN: String
@@ -15,18 +15,14 @@ final class Moto: Sendable {
 
     init(buckets: [String], verifySignatures: Bool = true) throws {
         port = try FreePort.pick()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        // Through a wrapper that stops with this process (and not the `moto_server` script, which a
-        // pip install may not have put on PATH yet).
-        process.arguments = ["python3", TestDatabase.repositoryRoot + "/Tests/Support/moto-server.py", "\(port)"]
         var environment = ProcessInfo.processInfo.environment
         // The set-up's first three actions (the IAM user, its policy, its key) go unsigned.
         if verifySignatures { environment["INITIAL_NO_AUTH_ACTION_COUNT"] = "3" }
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.launchSerialized()
+        // Through a wrapper that stops with this process (and not the `moto_server` script, which a
+        // pip install may not have put on PATH yet).
+        process = try SpawnedChild(
+            "/usr/bin/env", ["python3", TestDatabase.repositoryRoot + "/Tests/Support/moto-server.py", "\(port)"],
+            environment: environment)
         let setup =
             try JSONSerialization.jsonObject(with: try Self.admin("http://127.0.0.1:\(port)", ["setup"] + buckets))
             as? [String: String] ?? [:]

@@ -12,7 +12,7 @@ import Foundation
 final class OIDCIssuerStandIn: Sendable {
     let dir: String
     let port: Int
-    let process: Process
+    let process: SpawnedChild
     var issuer: String { "https://issuer.test:\(port)" }
 
     /// `hosts`: the names its certificate is for (`localhost` too, for a client that cannot be told

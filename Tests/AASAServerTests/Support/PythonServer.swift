@@ -6,25 +6,20 @@ import Foundation
 enum PythonServer {
     /// `make-test-ca.sh DIR HOST…`: DIR/ca.pem (the root to trust), DIR/server.pem and server.key.
     static func makeCA(in dir: String, hosts: [String]) throws {
-        let ca = Process()
-        ca.executableURL = URL(fileURLWithPath: "/bin/bash")
-        ca.arguments = [TestDatabase.repositoryRoot + "/Tests/Support/make-test-ca.sh", dir] + hosts
-        try ca.launchSerialized()
-        ca.waitUntilExit()
-        guard ca.terminationStatus == 0 else { throw POSIXError(.EIO) }
+        let ca = try Spawn.run(
+            "/bin/bash", [TestDatabase.repositoryRoot + "/Tests/Support/make-test-ca.sh", dir] + hosts,
+            environment: ProcessInfo.processInfo.environment)
+        guard ca.status == 0 else { throw POSIXError(.EIO) }
     }
 
     /// Starts Tests/Support/`script` with `arguments` and returns once it printed its ready line.
-    static func start(_ script: String, _ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", TestDatabase.repositoryRoot + "/Tests/Support/" + script] + arguments
-        let ready = Pipe()
-        process.standardOutput = ready
-        // Not the test runner's own stderr: a child holding it would keep `swift test` waiting.
-        process.standardError = FileHandle.nullDevice
-        try process.launchSerialized()
-        _ = ready.fileHandleForReading.availableData  // "ready"
+    static func start(_ script: String, _ arguments: [String]) throws -> SpawnedChild {
+        // Its standard error goes nowhere: a child holding the test runner's own would keep
+        // `swift test` waiting.
+        let process = try SpawnedChild(
+            "/usr/bin/env", ["python3", TestDatabase.repositoryRoot + "/Tests/Support/" + script] + arguments,
+            environment: ProcessInfo.processInfo.environment, readsOutput: true)
+        _ = process.output?.availableData  // "ready"
         return process
     }
 }

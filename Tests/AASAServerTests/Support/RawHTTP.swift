@@ -2,6 +2,7 @@ import AASAKernel
 import AASAOutbound
 import AASARules
 import AASAServices
+import AASATestSupport
 import Foundation
 
 /// HTTP/1.1 written by hand over one socket (python3's), for what no client library sends:
@@ -10,9 +11,7 @@ enum RawHTTP {
     /// Everything the server sends on one connection for `request` (`|` is CRLF), until it closes.
     static func exchange(port: Int, _ request: String) async throws -> String {
         try await offPool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [
+            let arguments = [
                 "python3", "-c",
                 """
                 import socket, sys
@@ -26,12 +25,8 @@ enum RawHTTP {
                 sys.stdout.write(data.decode())
                 """, request,
             ]
-            let out = Pipe()
-            process.standardOutput = out
-            try process.launchSerialized()
-            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return text
+            let result = try Spawn.run("/usr/bin/env", arguments, environment: ProcessInfo.processInfo.environment)
+            return String(decoding: result.out, as: UTF8.self)
         }
     }
 

@@ -2,6 +2,7 @@ import AASAKernel
 import AASAOutbound
 import AASARules
 import AASAServices
+import AASATestSupport
 import Foundation
 import Testing
 
@@ -43,13 +44,6 @@ final class Tmpfs: Sendable {
 
     @discardableResult
     static func command(_ executable: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.launchSerialized()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try Spawn.run(executable, arguments, environment: ProcessInfo.processInfo.environment).status
     }
 }

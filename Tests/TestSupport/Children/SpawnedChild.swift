@@ -15,14 +15,39 @@ package final class SpawnedChild: Sendable {
     /// The wait status once reaped.
     private let status = Mutex<Int32?>(nil)
 
-    package init(_ path: String, _ args: [String] = [], environment: [String: String], log: URL) throws {
-        let logFD = open(log.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-        guard logFD >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(logFD) }
-        let devNull = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    /// The read end of its standard output, when started with `readsOutput` (a ready line, say).
+    package let output: FileHandle?
+
+    /// Standard output goes to `log` (or /dev/null), or to a pipe read through `output` when
+    /// `readsOutput`; standard error to `log` (or /dev/null).
+    package init(
+        _ path: String, _ args: [String] = [], environment: [String: String], log: URL? = nil,
+        readsOutput: Bool = false
+    ) throws {
+        let devNull = open("/dev/null", O_RDWR | O_CLOEXEC)
         defer { close(devNull) }
-        processIdentifier = try Spawn.launch(
-            path, args, environment: environment, stdin: devNull, stdout: logFD, stderr: logFD)
+        var logFD: Int32 = -1
+        if let log {
+            logFD = open(log.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+            guard logFD >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+        defer { if logFD >= 0 { close(logFD) } }
+        var pipeFDs: [Int32] = [-1, -1]
+        if readsOutput {
+            guard pipe(&pipeFDs) == 0 else { throw POSIXError(.EMFILE) }
+            for fd in pipeFDs { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        }
+        let errorFD = logFD >= 0 ? logFD : devNull
+        do {
+            processIdentifier = try Spawn.launch(
+                path, args, environment: environment, stdin: devNull,
+                stdout: readsOutput ? pipeFDs[1] : errorFD, stderr: errorFD)
+        } catch {
+            for fd in pipeFDs where fd >= 0 { close(fd) }
+            throw error
+        }
+        if readsOutput { close(pipeFDs[1]) }
+        output = readsOutput ? FileHandle(fileDescriptor: pipeFDs[0], closeOnDealloc: true) : nil
     }
 
     /// Reaps the child if it has ended; never blocks.
@@ -45,7 +70,15 @@ package final class SpawnedChild: Sendable {
     /// The exit code, or 128 + the signal that ended it; -1 while it runs.
     package var terminationStatus: Int32 { poll().map(Spawn.exitCode) ?? -1 }
 
-    package func terminate() { signal(SIGTERM) }
+    /// SIGTERM, then reaped in the background (SIGKILL after 10 s), so no zombie is left behind.
+    package func terminate() {
+        signal(SIGTERM)
+        DispatchQueue.global().async { [self] in
+            for _ in 0..<2000 where isRunning { usleep(5_000) }
+            signal(SIGKILL)
+            waitUntilExit()
+        }
+    }
 
     package func signal(_ number: Int32) {
         if isRunning { kill(processIdentifier, number) }
