@@ -114,18 +114,32 @@ import Yams
         #expect(set.subtracting(read).isEmpty, "\(overlay): never read by aasad: \(set.subtracting(read))")
     }
 
+    /// And through a Service that keeps a replica which is not ready (its database unreachable)
+    /// while it listens: the files are answered from memory.
     @Test(arguments: overlays) func theServedHostsRouteExactlyTheFilesAasadServes(_ overlay: String) throws {
-        let ingresses = try Self.render(overlay).filter { $0["kind"] as? String == "Ingress" }
+        let objects = try Self.render(overlay)
+        let services = Dictionary(
+            objects.filter { $0["kind"] as? String == "Service" }.compactMap { object -> (String, [String: Any])? in
+                guard let name = (object["metadata"] as? [String: Any])?["name"] as? String else { return nil }
+                return (name, object["spec"] as? [String: Any] ?? [:])
+            }, uniquingKeysWith: { $1 })
+        let ingresses = objects.filter { $0["kind"] as? String == "Ingress" }
         #expect(ingresses.count == 1)
         var servedHosts = 0
         for ingress in ingresses {
             let rules = (ingress["spec"] as? [String: Any])?["rules"] as? [[String: Any]] ?? []
             for rule in rules {
-                let paths = ((rule["http"] as? [String: Any])?["paths"] as? [[String: Any]] ?? []).compactMap {
-                    $0["path"] as? String
-                }
+                let entries = (rule["http"] as? [String: Any])?["paths"] as? [[String: Any]] ?? []
+                let paths = entries.compactMap { $0["path"] as? String }
                 // The API's and the console's host takes everything.
                 if paths == ["/"] { continue }
+                for entry in entries {
+                    let backend = (entry["backend"] as? [String: Any])?["service"] as? [String: Any]
+                    let name = backend?["name"] as? String ?? "?"
+                    #expect(
+                        services[name]?["publishNotReadyAddresses"] as? Bool == true,
+                        "\(overlay): \(rule["host"] ?? "?") \(entry["path"] ?? "?") goes to \(name)")
+                }
                 servedHosts += 1
                 #expect(
                     Set(paths) == Set(WellKnownMiddleware.paths), "\(overlay): \(rule["host"] ?? "?") routes \(paths)")
