@@ -5,11 +5,10 @@ import Synchronization
     import Glibc
 #endif
 
-/// A long-lived child (aasad under test) started with posix_spawn through `Spawn.launch`, never
-/// Foundation's `Process`: `Process.run()` crashed the suite in memcpy while listing /proc/self/fd
-/// (swift-corelibs-foundation#5472), and `StartTests` alone starts aasad two hundred times. Its
-/// standard output and error go to `log`. Reaped only here, with `waitpid` under a lock, so a
-/// status is read once and kept.
+/// A long-lived child (aasad under test, a stand-in server) started with posix_spawn through
+/// `Spawn.launch`, never Foundation's `Process`: `Process.run()` crashed the suite in memcpy while
+/// listing /proc/self/fd (swift-corelibs-foundation#5472), and `StartTests` alone starts aasad two
+/// hundred times. Reaped only here, with `waitpid` under a lock, so a status is read once and kept.
 package final class SpawnedChild: Sendable {
     package let processIdentifier: pid_t
     /// The wait status once reaped.
