@@ -75,7 +75,7 @@ final class ServerProcess: @unchecked Sendable {
             return
         }
         let stuck = ended ? "" : Self.threads(of: process.processIdentifier)
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
         throw DidNotStart(description: "aasad did not start: \(output)\n\(stuck)")
     }
 
