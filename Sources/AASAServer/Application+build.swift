@@ -76,7 +76,8 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let dal = DigitalAssetLinksAPI(
         fetcher: fetcher, baseURL: config.dalBaseURL, apiKey: config.dalAPIKey, requestsPerSecond: config.googleRate)
     api.google = (dal, config.googleStaleAfter)
-    api.oidc = IDTokenVerifier(keys: OIDCKeyCache(fetcher: fetcher, minRefetchGap: config.oidcKeyRefetchGap))
+    let idTokens = IDTokenVerifier(keys: OIDCKeyCache(fetcher: fetcher, minRefetchGap: config.oidcKeyRefetchGap))
+    api.oidc = idTokens
     api.maxWebhooksPerTeam = config.maxWebhooksPerTeam
     // People read and grep these answers: URLs and paths print as written (`"/shop"`, not `"\/shop"`).
     // Every date-time a request sets is bounded to years 0001-9999 here (issue 49).
@@ -97,12 +98,18 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     routes.add(.get, RevisionFileRoute.webauthnPath)
     if config.console {
         _ = try ConsoleTemplates.loaded.get()
+        let limiter = SignInLimiter(now: config.signInClock)
         let sessions = ConsoleSessionService(
-            database: database, authenticator: Authenticator(database: database),
-            limiter: SignInLimiter(now: config.signInClock),
+            database: database, authenticator: Authenticator(database: database), limiter: limiter,
             idle: config.consoleIdle, lifetime: config.consoleLifetime)
-        ConsoleRoutes(api: api, sessions: sessions, trustedProxies: config.trustedProxies)
-            .register(on: router, routes: routes)
+        // Provider sign-ins share the pipeline exchange's key cache: one place for keys and refetches.
+        let oidc = config.consoleOIDC.map {
+            ConsoleOIDCSignIn(config: $0, verifier: idTokens, fetcher: fetcher, database: database, limiter: limiter)
+        }
+        ConsoleRoutes(
+            api: api, sessions: sessions, trustedProxies: config.trustedProxies, oidc: oidc,
+            tokenSignIn: config.consoleTokenSignIn
+        ).register(on: router, routes: routes)
     }
     for path in WellKnownMiddleware.paths {
         routes.add(.get, path)
@@ -197,6 +204,7 @@ struct IdempotencyJanitor: Service {
             try await database.read(logger: logger) {
                 try await $0.expireIdempotencyKeys(olderThan: retention)
                 try await $0.expireConsoleSessions(idle: consoleIdle, lifetime: consoleLifetime)
+                try await $0.expireConsoleLogins(maxAge: ConsoleOIDCSignIn.loginMaxAge)
             }
         }.run()
     }

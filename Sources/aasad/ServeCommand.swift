@@ -54,6 +54,15 @@ struct Serve: AsyncParsableCommand {
     )
     var probeCAFile: String?
 
+    @Option(
+        help:
+            """
+            The console's OpenID providers, a JSON file (env AASA_CONSOLE_OIDC_FILE; README, "Console sign-in \
+            with your identity provider")
+            """
+    )
+    var consoleOIDCFile: String?
+
     @Flag(
         help:
             """
@@ -144,6 +153,12 @@ struct Serve: AsyncParsableCommand {
         if let hours = env["AASA_CONSOLE_LIFETIME_HOURS"].flatMap({ Int($0) }), hours > 0 {
             config.consoleLifetime = .seconds(hours * 3600)
         }
+        if let file = consoleOIDCFile ?? env["AASA_CONSOLE_OIDC_FILE"] {
+            do { config.consoleOIDC = try ConsoleOIDCConfig.load(path: file, environment: env) } catch {
+                throw ValidationError("AASA_CONSOLE_OIDC_FILE: \(error)")
+            }
+        }
+        if env["AASA_CONSOLE_TOKEN_SIGN_IN"] == "off" { config.consoleTokenSignIn = false }
         if let proxies = env["AASA_TRUSTED_PROXIES"] {
             do { config.trustedProxies = try TrustedProxies(proxies) } catch {
                 throw ValidationError("AASA_TRUSTED_PROXIES: \(error)")

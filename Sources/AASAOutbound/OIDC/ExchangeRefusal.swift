@@ -15,6 +15,8 @@ package struct ExchangeRefusal: Error, Sendable, Equatable {
         case noRule = "no-rule"
         case ambiguousTeam = "ambiguous-team"
         case scope
+        /// A console sign-in's ID token carries another nonce than the one its sign-in sent.
+        case nonce
     }
 
     package var reason: Reason

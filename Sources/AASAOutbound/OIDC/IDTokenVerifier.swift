@@ -15,30 +15,54 @@ package struct IDTokenVerifier: Sendable {
     package func verify(
         _ token: String, now: Date, issuer find: (String) async throws -> OIDCIssuerRecord?
     ) async throws -> (claims: JobClaims, issuer: OIDCIssuerRecord) {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard token.utf8.count <= 16 * 1024, parts.count == 3,
-            let unverified = UnverifiedJWT(header: parts[0], payload: parts[1])
-        else { throw ExchangeRefusal(.malformed, "the subject_token is not a signed JWT (header.payload.signature)") }
-        guard let alg = unverified.header.alg, ["RS256", "ES256"].contains(alg) else {
-            throw ExchangeRefusal(.algorithm, "the token's alg must be RS256 or ES256")
-        }
-        guard let kid = unverified.header.kid, !kid.isEmpty else {
+        let unverified = try Self.header(of: token)
+        guard try Self.checkHeader(unverified).kid != nil else {
             throw ExchangeRefusal(.malformed, "the token's header names no kid")
         }
         guard let iss = unverified.issuer.iss, let issuer = try await find(iss) else {
             throw ExchangeRefusal(.untrustedIssuer, "the token's issuer is not one this server trusts")
         }
+        let claims = try await verifySignature(token, of: issuer, as: JobClaims.self)
+        try OIDCClaimCheck.check(claims, issuer: issuer, now: now)
+        return (claims, issuer)
+    }
+
+    /// The token's payload as `Payload`, once its signature verifies with `issuer`'s key `kid`
+    /// under that key's algorithm. The claims are the caller's to judge: a CI job's token and a
+    /// person's sign-in are checked for different things (`OIDCClaimCheck`, `PersonClaimCheck`).
+    package func verifySignature<Payload: JWTPayload>(
+        _ token: String, of issuer: OIDCIssuerRecord, as payload: Payload.Type
+    ) async throws -> Payload {
+        let unverified = try Self.header(of: token)
+        let (alg, kid) = try Self.checkHeader(unverified)
         let key = try await keys.key(kid, of: issuer)
         guard key.algorithm == alg else {
             throw ExchangeRefusal(.algorithm, "the token's alg is not its key's (\(key.algorithm))")
         }
-        let claims: JobClaims
         do {
-            claims = try await key.keys.verify(token, as: JobClaims.self)
+            return try await key.keys.verify(token, as: Payload.self)
         } catch {
             throw ExchangeRefusal(.signature, "the token's signature does not verify with \(issuer.name)'s key")
         }
-        try OIDCClaimCheck.check(claims, issuer: issuer, now: now)
-        return (claims, issuer)
+    }
+
+    /// The header's algorithm, and its `kid` if it names one (OpenID Connect Core §10.1 lets a
+    /// provider with one signing key leave it out: then that key is the only one that may verify).
+    private static func checkHeader(_ unverified: UnverifiedJWT) throws -> (alg: String, kid: String?) {
+        guard let alg = unverified.header.alg, ["RS256", "ES256"].contains(alg) else {
+            throw ExchangeRefusal(.algorithm, "the token's alg must be RS256 or ES256")
+        }
+        if let kid = unverified.header.kid, kid.isEmpty {
+            throw ExchangeRefusal(.malformed, "the token's header names an empty kid")
+        }
+        return (alg, unverified.header.kid)
+    }
+
+    private static func header(of token: String) throws -> UnverifiedJWT {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard token.utf8.count <= 16 * 1024, parts.count == 3,
+            let unverified = UnverifiedJWT(header: parts[0], payload: parts[1])
+        else { throw ExchangeRefusal(.malformed, "the subject_token is not a signed JWT (header.payload.signature)") }
+        return unverified
     }
 }

@@ -6,10 +6,17 @@ import JWTKit
 package struct OIDCDiscovery: Decodable, Sendable {
     package var issuer: String?
     package var jwksURI: String?
+    /// Where a console sign-in sends the browser, redeems the code, and ends the provider's session.
+    package var authorizationEndpoint: String?
+    package var tokenEndpoint: String?
+    package var endSessionEndpoint: String?
 
     enum CodingKeys: String, CodingKey {
         case issuer
         case jwksURI = "jwks_uri"
+        case authorizationEndpoint = "authorization_endpoint"
+        case tokenEndpoint = "token_endpoint"
+        case endSessionEndpoint = "end_session_endpoint"
     }
 }
 

@@ -30,6 +30,9 @@ package actor OIDCKeyCache {
     private var entries: [String: Entry] = [:]
     private var lastAttempt: [String: ContinuousClock.Instant] = [:]
     private var inFlight: [String: Task<Entry, any Error>] = [:]
+    /// Discovery documents, for the console's sign-in (its endpoints), by issuer URL.
+    private var documents: [String: (document: OIDCDiscovery, fetchedAt: ContinuousClock.Instant)] = [:]
+    private var documentAttempt: [String: ContinuousClock.Instant] = [:]
 
     package init(fetcher: OutboundClient, maxAge: Duration = .seconds(3600), minRefetchGap: Duration = .seconds(60)) {
         self.fetcher = fetcher
@@ -38,14 +41,19 @@ package actor OIDCKeyCache {
     }
 
     /// The issuer's key `kid`, fetching the keys when they are missing, old, or lack it (within
-    /// the refetch bound).
-    package func key(_ kid: String, of issuer: OIDCIssuerRecord) async throws(ExchangeRefusal) -> Key {
+    /// the refetch bound). No `kid`: the issuer's only key, when it has exactly one (jwt-kit then
+    /// verifies with the collection's default key, which is that one).
+    package func key(_ kid: String?, of issuer: OIDCIssuerRecord) async throws(ExchangeRefusal) -> Key {
+        func pick(_ entry: Entry) -> String? {
+            if let kid { return entry.algorithms[kid] }
+            return entry.algorithms.count == 1 ? entry.algorithms.values.first : nil
+        }
         let now = ContinuousClock.now
         let cached = entries[issuer.issuer]
         // A fetch under way is joined; a new one waits out the gap since the last.
         let mayFetch =
             inFlight[issuer.issuer] != nil || lastAttempt[issuer.issuer].map { now - $0 >= minRefetchGap } ?? true
-        if let cached, let algorithm = cached.algorithms[kid], now - cached.fetchedAt < maxAge || !mayFetch {
+        if let cached, let algorithm = pick(cached), now - cached.fetchedAt < maxAge || !mayFetch {
             return Key(keys: cached.keys, algorithm: algorithm)
         }
         guard mayFetch else {
@@ -59,10 +67,10 @@ package actor OIDCKeyCache {
         }
         do {
             let fresh = try await refresh(issuer)
-            if let algorithm = fresh.algorithms[kid] { return Key(keys: fresh.keys, algorithm: algorithm) }
+            if let algorithm = pick(fresh) { return Key(keys: fresh.keys, algorithm: algorithm) }
         } catch {
             // An issuer that cannot be reached: keys already held still verify.
-            if let cached, let algorithm = cached.algorithms[kid] {
+            if let cached, let algorithm = pick(cached) {
                 return Key(keys: cached.keys, algorithm: algorithm)
             }
             var refusal =
@@ -72,6 +80,40 @@ package actor OIDCKeyCache {
             throw refusal
         }
         throw ExchangeRefusal(.unknownKey, "the token's kid is not one of \(issuer.name)'s keys")
+    }
+
+    /// The issuer's discovery document, kept as long as its keys are; a failed fetch is not
+    /// repeated within the refetch gap, so a provider that is down costs it one request a gap.
+    /// The document must name the issuer it was fetched for (OpenID Connect Discovery §4.3).
+    package func discovery(of issuer: OIDCIssuerRecord) async throws(ExchangeRefusal) -> OIDCDiscovery {
+        let now = ContinuousClock.now
+        if let cached = documents[issuer.issuer], now - cached.fetchedAt < maxAge { return cached.document }
+        if let last = documentAttempt[issuer.issuer], now - last < minRefetchGap {
+            if let cached = documents[issuer.issuer] { return cached.document }
+            throw ExchangeRefusal(
+                .keysUnavailable, "\(issuer.name)'s discovery document could not be fetched; retry later",
+                retryAfter: Self.seconds(minRefetchGap - (now - last)))
+        }
+        documentAttempt[issuer.issuer] = now
+        do {
+            let document = try await Self.json(
+                OIDCDiscovery.self, Self.discoveryURL(issuer), fetcher: fetcher, issuer: issuer)
+            guard document.issuer == issuer.issuer else {
+                throw ExchangeRefusal(
+                    .untrustedIssuer, "\(issuer.name)'s discovery document names another issuer")
+            }
+            documents[issuer.issuer] = (document, now)
+            return document
+        } catch {
+            if let cached = documents[issuer.issuer] { return cached.document }
+            throw (error as? ExchangeRefusal)
+                ?? ExchangeRefusal(.keysUnavailable, "\(issuer.name)'s discovery document could not be fetched")
+        }
+    }
+
+    private static func discoveryURL(_ issuer: OIDCIssuerRecord) -> String {
+        let base = issuer.issuer.hasSuffix("/") ? String(issuer.issuer.dropLast()) : issuer.issuer
+        return base + "/.well-known/openid-configuration"
     }
 
     /// Whole seconds, rounded up, at least one.
@@ -125,6 +167,18 @@ package actor OIDCKeyCache {
         return fixed
     }
 
+    /// Why a fetch gave nothing usable, in words for a refusal (no certificate or key material).
+    package static func why(_ fetched: Fetched) -> String {
+        switch fetched.failure {
+        case .tls: "its TLS certificate is not trusted"
+        case .timeout: "no answer in time"
+        case .tooLarge: "the answer is too large"
+        case .privateAddress(let host, _): "\(host) resolves to a private address"
+        case .unreachable: "it could not be reached"
+        case nil: fetched.status.map { "HTTP \($0)" } ?? "no answer"
+        }
+    }
+
     private static func json<Document: Decodable>(
         _ type: Document.Type, _ url: String, fetcher: OutboundClient, issuer: OIDCIssuerRecord
     ) async throws -> Document {
@@ -134,7 +188,7 @@ package actor OIDCKeyCache {
         else {
             throw ExchangeRefusal(
                 .keysUnavailable,
-                "\(issuer.name)'s keys could not be fetched (\(fetched.status.map { "HTTP \($0)" } ?? "no answer"))")
+                "\(issuer.name)'s keys could not be fetched (\(Self.why(fetched)))")
         }
         return document
     }

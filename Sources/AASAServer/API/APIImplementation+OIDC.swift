@@ -54,6 +54,32 @@ extension APIImplementation {
         return .ok(.init(headers: .init(eTag: ETag.of(trust.version)), body: .json(.init(trust))))
     }
 
+    func consoleMappings(_ principal: Principal) -> ConsoleMappingService {
+        ConsoleMappingService(work: work, principal: principal, actor: actor(principal))
+    }
+
+    func getConsoleMappings(_ input: Operations.GetConsoleMappings.Input) async throws
+        -> Operations.GetConsoleMappings.Output
+    {
+        let (mappings, version) = try await consoleMappings(try principal()).mappings()
+        return .ok(.init(headers: .init(eTag: ETag.of(version)), body: .json(.init(mappings, version: version))))
+    }
+
+    func putConsoleMappings(_ input: Operations.PutConsoleMappings.Input) async throws
+        -> Operations.PutConsoleMappings.Output
+    {
+        let body =
+            switch input.body {
+            case .json(let body): body
+            }
+        let items = body.mappings.map {
+            ConsoleGroupMapping(provider: $0.provider, group: $0.group, team: $0.team, role: $0.role.rawValue)
+        }
+        let (mappings, version) = try await consoleMappings(try principal()).replace(
+            items, ifMatch: input.headers.ifMatch)
+        return .ok(.init(headers: .init(eTag: ETag.of(version)), body: .json(.init(mappings, version: version))))
+    }
+
     /// No bearer: the ID token in the form is the credential.
     func exchangeOIDCToken(_ input: Operations.ExchangeOIDCToken.Input) async throws
         -> Operations.ExchangeOIDCToken.Output
@@ -95,5 +121,16 @@ extension Components.Schemas.TeamTrust {
                     scopes: $0.scopes.compactMap { .init(rawValue: $0.rawValue) })
             },
             version: r.version, updatedAt: r.updatedAt)
+    }
+}
+
+extension Components.Schemas.ConsoleMappings {
+    init(_ mappings: [ConsoleGroupMapping], version: Int64) {
+        self.init(
+            mappings: mappings.map {
+                .init(
+                    provider: $0.provider, group: $0.group, team: $0.team,
+                    role: .init(rawValue: $0.role) ?? .read)
+            }, version: version)
     }
 }

@@ -76,6 +76,11 @@ public struct AppConfig: Sendable {
     public var consoleIdle: Duration = .seconds(30 * 60)
     /// A console session ends this long after sign-in, however busy (`AASA_CONSOLE_LIFETIME_HOURS`).
     public var consoleLifetime: Duration = .seconds(12 * 3600)
+    /// The OpenID providers people sign in to the console with (`AASA_CONSOLE_OIDC_FILE`; nil: none).
+    public var consoleOIDC: ConsoleOIDCConfig?
+    /// Sign-in with a pasted API token (`AASA_CONSOLE_TOKEN_SIGN_IN=off` turns it off): break-glass
+    /// once people sign in through a provider.
+    public var consoleTokenSignIn = true
     /// The proxies whose `X-Forwarded-For` names the client (`AASA_TRUSTED_PROXIES`, addresses or
     /// CIDR ranges): the console's sign-in throttle counts failures per client. From anyone else
     /// the header is ignored, since a client could write any address into it.

@@ -44,5 +44,8 @@ enum ConsoleAssets {
         .map, .timeline { max-width: 100%; height: auto; border: 1px solid #ddd; }
         .crumbs { margin: 0; }
         ol.rules li { margin: .15rem 0; }
+        .providers { list-style: none; padding: 0; display: flex; flex-direction: column; gap: .5rem; }
+        a.button { display: inline-block; padding: .4rem .8rem; border: 1px solid #0b57d0; border-radius: 4px; }
+        .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }
         """
 }

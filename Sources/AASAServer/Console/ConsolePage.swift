@@ -12,6 +12,9 @@ struct ConsolePage {
     var status: Int = 200
     /// Links above the title, from the overview down.
     var crumbs: [(text: String, href: String)] = []
+    /// The session may act for another team too (a provider sign-in with several): the layout links
+    /// to the page that switches.
+    var switchable = false
 
     init(_ template: String, title: String, _ context: [String: Any], crumbs: [(String, String)] = []) {
         self.template = template
@@ -26,6 +29,7 @@ struct ConsolePage {
         context["title"] = title
         context["csrf"] = csrf
         if let who { context["who"] = who }
+        if switchable { context["switchable"] = true }
         context["crumbs"] = crumbs.map { ["text": $0.text, "href": $0.href] }
         return ConsoleTemplates.render(template, context.compactMapValues(Self.present))
     }

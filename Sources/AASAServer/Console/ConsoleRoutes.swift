@@ -20,6 +20,11 @@ struct ConsoleRoutes: Sendable {
     let sessions: ConsoleSessionService
     /// Whose `X-Forwarded-For` names the client counted by the sign-in throttle.
     var trustedProxies = TrustedProxies()
+    /// Sign-in through the organisation's OpenID providers (nil: none configured).
+    var oidc: ConsoleOIDCSignIn?
+    /// Sign-in with a pasted API token: the break-glass way, which `AASA_CONSOLE_TOKEN_SIGN_IN=off`
+    /// turns off once people sign in through a provider.
+    var tokenSignIn = true
 
     /// The pre-session cookie that protects the sign-in form itself from cross-site posts.
     static let signInCookie = "aasa_console_signin"
@@ -34,6 +39,8 @@ struct ConsoleRoutes: Sendable {
         (.post, "/console/domains/{host}/revisions/{number}/rollback"), (.get, "/console/domains/{host}/apple"),
         (.post, "/console/domains/{host}/apple/probe"), (.post, "/console/domains/{host}/apple/cdn"),
         (.get, "/console/teams"), (.get, "/console/teams/{team}"), (.get, "/console/audit"),
+        (.get, "/console/sign-in/oidc/{provider}"), (.get, "/console/sign-in/oidc/{provider}/callback"),
+        (.get, "/console/session"), (.post, "/console/session/team"),
     ]
 
     func register(on router: Router<AppRequestContext>, routes: RouteTable) {
@@ -49,9 +56,40 @@ struct ConsoleRoutes: Sendable {
         router.post("/console/sign-out") { request, context in
             try await page(request, context) { pages, _ in
                 guard let id = ConsoleCookie.value(in: request.headers) else { return nil }
-                try await sessions.signOut(
+                let person = try await sessions.signOut(
                     session: id, principal: pages.principal, requestID: state.requestID, logger: state.logger)
-                return .redirect("/console/sign-in", cookie: ConsoleCookie.clearCookie(secure: Self.secure(request)))
+                // A provider's session ends at the provider too, where it says how (RP-initiated logout).
+                var provider: String?
+                if let person, let oidc { provider = await oidc.endSessionURL(person) }
+                return .redirect(
+                    provider ?? "/console/sign-in", cookie: ConsoleCookie.clearCookie(secure: Self.secure(request)))
+            }
+        }
+        router.get("/console/sign-in/oidc/:provider") { request, context in
+            try await startProviderSignIn(request, context)
+        }
+        router.get("/console/sign-in/oidc/:provider/callback") { request, context in
+            try await finishProviderSignIn(request, context)
+        }
+        router.get("/console/session") { request, context in
+            try await page(request, context) { pages, _ in
+                guard let id = ConsoleCookie.value(in: request.headers) else { return nil }
+                return .page(
+                    try await ConsoleSessionPage.render(
+                        session: id, principal: pages.principal, sessions: sessions, logger: state.logger))
+            }
+        }
+        router.post("/console/session/team") { request, context in
+            try await page(request, context) { pages, form in
+                guard let id = ConsoleCookie.value(in: request.headers) else { return nil }
+                guard let token = form["token"].flatMap(UUID.init(uuidString:)) else {
+                    throw ServiceError.badRequest(
+                        "token names one of this session's tokens", field: "token", rule: "uuid")
+                }
+                try await sessions.switchTeam(
+                    session: id, to: token, principal: pages.principal, requestID: state.requestID,
+                    logger: state.logger)
+                return .redirect("/console", cookie: nil)
             }
         }
         router.get("/console") { request, context in
@@ -177,7 +215,7 @@ struct ConsoleRoutes: Sendable {
     ) async throws -> Response {
         var state = self.state
         guard let id = ConsoleCookie.value(in: request.headers),
-            let principal = try await sessions.principal(session: id, logger: state.logger)
+            let (principal, switchable) = try await sessions.principalAndChoices(session: id, logger: state.logger)
         else {
             return Self.redirect("/console/sign-in", cookie: nil)
         }
@@ -202,7 +240,9 @@ struct ConsoleRoutes: Sendable {
                     ? try await body(pages, form)
                     : try await SnapshotMemo.$current.withValue(SnapshotMemo()) { try await body(pages, form) }
                 switch outcome {
-                case .page(let page): return Self.html(page, who: principal.auditName, csrf: csrf, status: page.status)
+                case .page(var page):
+                    page.switchable = switchable
+                    return html(page, who: principal.auditName, csrf: csrf, status: page.status)
                 case .redirect(let location, let cookie): return Self.redirect(location, cookie: cookie)
                 case nil: return Self.redirect("/console/sign-in", cookie: nil)
                 }
@@ -215,7 +255,7 @@ struct ConsoleRoutes: Sendable {
                         "problem": Self.problemContext(problem, status: status.code, requestID: state.requestID),
                         "back": request.headers[.referer] as Any,
                     ])
-                return Self.html(page, who: principal.auditName, csrf: csrf, status: status.code)
+                return html(page, who: principal.auditName, csrf: csrf, status: status.code)
             }
         }
     }
@@ -225,8 +265,14 @@ struct ConsoleRoutes: Sendable {
     {
         let existing = ConsoleCookie.value(in: request.headers, named: Self.signInCookie)
         let pre = existing ?? ConsoleCookie.newID()
-        let page = ConsolePage("sign-in", title: "Sign in", ["error": error as Any])
-        var response = Self.html(page, who: nil, csrf: ConsoleCookie.csrf(for: pre), status: status)
+        let providers = (oidc?.config.providers ?? []).map { ["name": $0.name, "displayName": $0.displayName] }
+        let page = ConsolePage(
+            "sign-in", title: "Sign in",
+            [
+                "error": error as Any, "providers": providers, "tokenSignIn": tokenSignIn,
+                "hasProviders": !providers.isEmpty,
+            ])
+        var response = html(page, who: nil, csrf: ConsoleCookie.csrf(for: pre), status: status)
         if existing == nil {
             response.headers[.setCookie] = ConsoleCookie.setCookie(
                 pre, secure: Self.secure(request), named: Self.signInCookie)
@@ -235,6 +281,11 @@ struct ConsoleRoutes: Sendable {
     }
 
     private func signIn(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard tokenSignIn else {
+            return try await signInForm(
+                request, context, error: "Signing in with a token is turned off here; sign in with your provider.",
+                status: 403)
+        }
         let form = try await Self.form(request)
         guard let pre = ConsoleCookie.value(in: request.headers, named: Self.signInCookie),
             let sent = form["csrf"],
@@ -242,10 +293,7 @@ struct ConsoleRoutes: Sendable {
         else {
             return try await signInForm(request, context, error: "The form had expired; sign in again.", status: 403)
         }
-        let client =
-            trustedProxies.client(
-                peer: context.clientAddress, forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!])
-            ?? "unknown"
+        let client = client(request, context)
         do {
             let id = try await sessions.signIn(
                 token: (form["token"] ?? "").trimmingCharacters(in: .whitespacesAndNewlines), client: client,
@@ -259,14 +307,87 @@ struct ConsoleRoutes: Sendable {
         }
     }
 
+    /// `GET /console/sign-in/oidc/{provider}`: off to the provider, with the binding cookie set.
+    private func startProviderSignIn(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard let oidc, let name = context.parameters.get("provider") else {
+            throw ServiceError.notFound("no sign-in provider")
+        }
+        do {
+            let (location, binding) = try await oidc.start(
+                provider: name, client: client(request, context), requestID: state.requestID, logger: state.logger)
+            return Self.redirect(location, cookie: ConsoleOIDCCookie.set(binding, secure: Self.secure(request)))
+        } catch let error as ServiceError where error.kind != .notFound {
+            return try await refused(request, context, error)
+        }
+    }
+
+    /// `GET /console/sign-in/oidc/{provider}/callback`: the provider's answer. Signed in, the page
+    /// sets the session cookie and moves on to `/console` itself: the answer came through a
+    /// cross-site redirect, after which the browser would not send a `SameSite=Strict` cookie.
+    private func finishProviderSignIn(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        guard let oidc, let name = context.parameters.get("provider") else {
+            throw ServiceError.notFound("no sign-in provider")
+        }
+        var query: [String: String] = [:]
+        for key in ["code", "state", "error"] {
+            if let value = request.uri.queryParameters[Substring(key)] { query[key] = String(value) }
+        }
+        do {
+            let signedIn = try await oidc.finish(
+                provider: name, query: query,
+                binding: ConsoleCookie.value(in: request.headers, named: ConsoleOIDCSignIn.bindingCookie),
+                client: client(request, context), requestID: state.requestID, logger: state.logger)
+            var response = html(
+                ConsolePage("signed-in", title: "Signed in", ["person": signedIn.person]), who: nil, csrf: "",
+                status: 200)
+            response.headers[values: .setCookie] = [
+                ConsoleCookie.setCookie(signedIn.sessionID, secure: Self.secure(request)),
+                ConsoleOIDCCookie.clear(secure: Self.secure(request)),
+            ]
+            return response
+        } catch let error as ServiceError where error.kind != .notFound {
+            var response = try await refused(request, context, error)
+            response.headers[values: .setCookie].append(ConsoleOIDCCookie.clear(secure: Self.secure(request)))
+            return response
+        }
+    }
+
+    /// The sign-in page, saying why a provider sign-in did not happen, with the refusal's status.
+    private func refused(_ request: Request, _ context: AppRequestContext, _ error: ServiceError) async throws
+        -> Response
+    {
+        var response = try await signInForm(
+            request, context, error: error.detail ?? error.title, status: ProblemResponse.status(error.kind).code)
+        if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
+        return response
+    }
+
+    /// The client the sign-in throttle counts.
+    func client(_ request: Request, _ context: AppRequestContext) -> String {
+        trustedProxies.client(
+            peer: context.clientAddress, forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!])
+            ?? "unknown"
+    }
+
     // MARK: - HTTP
 
-    /// Every console page: HTML that loads nothing from anywhere but aasad, never cached.
-    static func html(_ page: ConsolePage, who: String?, csrf: String, status: Int) -> Response {
+    /// Every console page: HTML that loads nothing from anywhere but aasad, never cached. Its forms
+    /// post to aasad only, except that signing out may end at a configured provider (`formTargets`).
+    func html(_ page: ConsolePage, who: String?, csrf: String, status: Int) -> Response {
         Response(
             status: .init(code: status),
-            headers: securityHeaders(contentType: "text/html; charset=utf-8"),
+            headers: Self.securityHeaders(contentType: "text/html; charset=utf-8", formTargets: formTargets),
             body: .init(byteBuffer: ByteBuffer(string: page.html(who: who, csrf: csrf))))
+    }
+
+    /// The providers' origins: a sign-out form's answer sends the browser to one of them, and
+    /// `form-action` governs where a form's redirects may lead.
+    var formTargets: [String] {
+        (oidc?.config.providers ?? []).compactMap { provider in
+            URLComponents(string: provider.issuer).flatMap { url in
+                url.host.map { host in "https://\(host)" + (url.port.map { ":\($0)" } ?? "") }
+            }
+        }
     }
 
     static func redirect(_ location: String, cookie: String?) -> Response {
@@ -276,10 +397,12 @@ struct ConsoleRoutes: Sendable {
         return Response(status: .seeOther, headers: headers)
     }
 
-    static func securityHeaders(contentType: String) -> HTTPFields {
-        [
+    static func securityHeaders(contentType: String, formTargets: [String] = []) -> HTTPFields {
+        let formAction = (["'self'"] + formTargets).joined(separator: " ")
+        return [
             .contentType: contentType,
-            .contentSecurityPolicy: "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+            .contentSecurityPolicy:
+                "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action \(formAction)",
             .cacheControl: "no-store",
             HTTPField.Name("X-Content-Type-Options")!: "nosniff",
             HTTPField.Name("Referrer-Policy")!: "same-origin",

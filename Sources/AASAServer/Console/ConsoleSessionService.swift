@@ -55,6 +55,13 @@ struct ConsoleSessionService: Sendable {
     /// The principal of the session `id` names, or nil when there is none: never made, signed out,
     /// idle too long, or its token revoked or expired (such a session is deleted on the way).
     func principal(session id: String, logger: Logger) async throws -> Principal? {
+        try await principalAndChoices(session: id, logger: logger)?.principal
+    }
+
+    /// The principal, and whether the session may switch to another team's token.
+    func principalAndChoices(session id: String, logger: Logger) async throws -> (
+        principal: Principal, switchable: Bool
+    )? {
         let hash = ConsoleCookie.hash(id)
         return try await database.read(logger: logger) { session in
             guard let found = try await session.consoleSession(idHash: hash, idle: idle, lifetime: lifetime) else {
@@ -65,7 +72,7 @@ struct ConsoleSessionService: Sendable {
                 if Date().timeIntervalSince(found.lastSeen) >= 60 {
                     try await session.touchConsoleSession(idHash: hash)
                 }
-                return principal
+                return (principal, found.choices > 1)
             } catch is Authenticator.Failure {
                 try await session.deleteConsoleSession(idHash: hash)
                 return nil
@@ -73,11 +80,37 @@ struct ConsoleSessionService: Sendable {
         }
     }
 
-    func signOut(session id: String, principal: Principal, requestID: String, logger: Logger) async throws {
+    /// Ends the session (and revokes the tokens a provider sign-in made for it), audited under the
+    /// person's name; returns who it was, for the provider's logout.
+    func signOut(session id: String, principal: Principal, requestID: String, logger: Logger) async throws
+        -> ConsoleSessionPerson?
+    {
         try await RequestWork(database: database, logger: logger).transaction { session in
-            try await session.deleteConsoleSession(idHash: ConsoleCookie.hash(id))
+            let hash = ConsoleCookie.hash(id)
+            let person = try await session.consoleSessionPerson(idHash: hash)
+            try await session.endConsoleSession(idHash: hash)
             try await session.appendAudit(
                 Self.entry("console.sign-out", principal.tokenID.uuidString.lowercased(), team: principal.teamName)
+                    .record(by: Actor(principal, requestID: requestID)))
+            return person
+        }
+    }
+
+    /// Who a provider-made session is and which tokens it may speak as (nil for a token sign-in).
+    func person(session id: String, logger: Logger) async throws -> ConsoleSessionPerson? {
+        try await database.read(logger: logger) { try await $0.consoleSessionPerson(idHash: ConsoleCookie.hash(id)) }
+    }
+
+    /// Makes the session speak as another of its person's tokens (another team); 404 if not one.
+    func switchTeam(session id: String, to tokenID: UUID, principal: Principal, requestID: String, logger: Logger)
+        async throws
+    {
+        try await RequestWork(database: database, logger: logger).transaction { session in
+            guard try await session.switchConsoleSession(idHash: ConsoleCookie.hash(id), to: tokenID) else {
+                throw ServiceError.notFound("this session cannot act for that team")
+            }
+            try await session.appendAudit(
+                Self.entry("console.switch-team", tokenID.uuidString.lowercased(), team: principal.teamName)
                     .record(by: Actor(principal, requestID: requestID)))
         }
     }

@@ -46,5 +46,6 @@ enum ConsoleTemplates {
         "revision": PackageResources.revision_mustache, "rollback": PackageResources.rollback_mustache,
         "apple": PackageResources.apple_mustache, "teams": PackageResources.teams_mustache,
         "team": PackageResources.team_mustache, "audit": PackageResources.audit_mustache,
+        "signed-in": PackageResources.signed_in_mustache, "session": PackageResources.session_mustache,
     ]
 }

@@ -21,5 +21,8 @@ enum MetricsCatalog {
         for outcome in TokenExchange.outcomes {
             _ = Counter(label: "aasad_oidc_exchanges_total", dimensions: [("outcome", outcome)])
         }
+        for outcome in ConsoleOIDCMetrics.outcomes {
+            _ = Counter(label: "aasad_console_oidc_sign_ins_total", dimensions: [("outcome", outcome)])
+        }
     }
 }

@@ -46,9 +46,23 @@ public enum TokenIssuer {
             action: "token.exchange", job: job)
     }
 
+    /// A token for a person signed in to the console through an OpenID provider: it lives until
+    /// their ID token expires (the bound within which their groups are asked again), audited as
+    /// `token.console-sign-in` with the person beside the token. `team` nil: an admin token.
+    package static func issueForPerson(
+        _ session: DBSession, team: TeamRecord?, name: String, scopes: [TokenScope], expiresAt: Date,
+        person: JSONValue, by actor: Actor
+    ) async throws -> TokenRecord {
+        try await record(
+            session, team: team, name: name, scopes: scopes, expiresAt: expiresAt, parentID: nil, by: actor,
+            action: "token.console-sign-in", job: person, detailKey: "person"
+        ).token
+    }
+
     private static func record(
         _ session: DBSession, team: TeamRecord?, name: String, scopes: [TokenScope], expiresAt: Date?,
-        parentID: UUID?, by actor: Actor, action: String = "token.create", job: JSONValue? = nil
+        parentID: UUID?, by actor: Actor, action: String = "token.create", job: JSONValue? = nil,
+        detailKey: String = "job"
     ) async throws -> (token: TokenRecord, secret: String) {
         let generated = TokenSecret.generate()
         let token = try await session.insertToken(
@@ -56,7 +70,7 @@ public enum TokenIssuer {
             secretHash: generated.hash, expiresAt: expiresAt, parentID: parentID)
         var after = AuditJSON.token(token)
         if let job, case .object(var o) = after {
-            o.append("job", job)
+            o.append(detailKey, job)
             after = .object(o)
         }
         try await session.appendAudit(

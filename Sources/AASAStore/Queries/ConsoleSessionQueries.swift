@@ -8,22 +8,53 @@ extension DBSession {
         try await run("INSERT INTO console_sessions (id_hash, token_id) VALUES (\(Data(idHash)), \(tokenID))")
     }
 
-    /// The session's token and when it was last seen, if the session exists, was seen within
-    /// `idle` and began within `lifetime` (an expired row is left to `expireConsoleSessions`: a
-    /// request makes no write for it).
+    /// A session made through an OpenID provider: it speaks as `tokenIDs[0]` and may switch to any
+    /// other of `tokenIDs` (one per team the person may act for).
+    public func insertConsoleSession(
+        idHash: [UInt8], tokenIDs: [UUID], provider: String, person: String, idToken: String
+    ) async throws {
+        try await run(
+            """
+            INSERT INTO console_sessions (id_hash, token_id, provider, person, token_ids, id_token)
+            VALUES (\(Data(idHash)), \(tokenIDs[0]), \(provider), \(person), \(tokenIDs), \(idToken))
+            """)
+    }
+
+    /// The provider session behind a console session, if it came from one.
+    public func consoleSessionPerson(idHash: [UInt8]) async throws -> ConsoleSessionPerson? {
+        try await first(
+            """
+            SELECT provider, person, token_ids, id_token FROM console_sessions
+            WHERE id_hash = \(Data(idHash)) AND provider IS NOT NULL
+            """, as: (String, String, [UUID], String?).self
+        ).map { ConsoleSessionPerson(provider: $0.0, person: $0.1, tokenIDs: $0.2, idToken: $0.3) }
+    }
+
+    /// Makes the session speak as another of the tokens made for it; false if `tokenID` is not one.
+    public func switchConsoleSession(idHash: [UInt8], to tokenID: UUID) async throws -> Bool {
+        try await first(
+            """
+            UPDATE console_sessions SET token_id = \(tokenID)
+            WHERE id_hash = \(Data(idHash)) AND \(tokenID) = ANY(token_ids) RETURNING 1
+            """, as: Int.self) != nil
+    }
+
+    /// The session's token, when it was last seen and how many teams' tokens it may switch
+    /// between, if the session exists, was seen within `idle` and began within `lifetime` (an
+    /// expired row is left to `expireConsoleSessions`: a request makes no write for it).
     public func consoleSession(
         idHash: [UInt8], idle: Duration, lifetime: Duration
-    ) async throws -> (tokenID: UUID, lastSeen: Date)? {
+    ) async throws -> (tokenID: UUID, lastSeen: Date, choices: Int)? {
         let seconds = Double(idle.components.seconds)
         let lifetimeSeconds = Double(lifetime.components.seconds)
         return try await first(
             """
-            SELECT token_id, last_seen_at FROM console_sessions
+            SELECT token_id, last_seen_at, cardinality(token_ids) FROM console_sessions
             WHERE id_hash = \(Data(idHash)) AND last_seen_at >= now() - make_interval(secs => \(seconds))
               AND created_at >= now() - make_interval(secs => \(lifetimeSeconds))
             """,
-            as: (UUID, Date).self
-        ).map { (tokenID: $0.0, lastSeen: $0.1) }
+            as: (UUID, Date, Int).self
+        ).map { (tokenID: $0.0, lastSeen: $0.1, choices: $0.2) }
     }
 
     public func touchConsoleSession(idHash: [UInt8]) async throws {
@@ -32,6 +63,16 @@ extension DBSession {
 
     public func deleteConsoleSession(idHash: [UInt8]) async throws {
         try await run("DELETE FROM console_sessions WHERE id_hash = \(Data(idHash))")
+    }
+
+    /// Deletes the session and revokes the tokens made for it at a provider sign-in (none for a
+    /// token sign-in, whose token outlives its sessions).
+    public func endConsoleSession(idHash: [UInt8]) async throws {
+        let made =
+            try await first(
+                "DELETE FROM console_sessions WHERE id_hash = \(Data(idHash)) RETURNING token_ids", as: [UUID].self)
+            ?? []
+        for id in made { try await revokeToken(id: id) }
     }
 
     /// Forgets sessions idle past `idle` or older than `lifetime` (the janitor's hourly pass).
@@ -44,4 +85,13 @@ extension DBSession {
                OR created_at < now() - make_interval(secs => \(lifetimeSeconds))
             """)
     }
+}
+
+/// Who a provider-made console session is, and what its sign-in made.
+public struct ConsoleSessionPerson: Sendable {
+    public var provider: String
+    /// As the audit names them: email or preferred username, `sub`, and the provider.
+    public var person: String
+    public var tokenIDs: [UUID]
+    public var idToken: String?
 }

@@ -10,6 +10,15 @@ public struct OIDCIssuerRecord: Sendable, Equatable {
     public var createdAt: Date
     public var updatedAt: Date
     public var version: Int64
+
+    public init(name: String, issuer: String, audience: String, createdAt: Date, updatedAt: Date, version: Int64) {
+        self.name = name
+        self.issuer = issuer
+        self.audience = audience
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.version = version
+    }
 }
 
 /// One of a team's trust rules: an ID token from `issuer` whose claims match every one of

@@ -9,7 +9,7 @@ struct OIDC: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "oidc",
         abstract: "Release pipelines without stored secrets: trusted OIDC issuers and teams' trust rules (admin).",
-        subcommands: [Issuers.self, Trust.self]
+        subcommands: [Issuers.self, Trust.self, ConsoleMappings.self]
     )
 
     struct Issuers: AsyncParsableCommand {
