@@ -1,3 +1,4 @@
+import AASAModel
 import AASAStore
 import AASATestSupport
 import Foundation
@@ -50,9 +51,21 @@ import Testing
     /// The console OIDC file naming `providers` (secrets in files beside it), and aasad trusting
     /// the first one's CA only.
     static func configure(_ providers: [Provider], tokenSignIn: Bool = true) throws
-        -> @Sendable (inout AppConfig)
-        -> Void
+        -> @Sendable (inout AppConfig) -> Void
     {
+        let config = try ConsoleOIDCConfig.load(path: try configFile(providers), environment: [:])
+        let first = providers[0].idp
+        let others = providers.dropFirst().map(\.idp)
+        return { app in
+            first.configure(&app)
+            for other in others { app.fetch.resolve[other.host] = "127.0.0.1" }
+            app.consoleOIDC = config
+            app.consoleTokenSignIn = tokenSignIn
+        }
+    }
+
+    /// The file `AASA_CONSOLE_OIDC_FILE` names, for `providers`.
+    static func configFile(_ providers: [Provider]) throws -> String {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("console-oidc-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -68,15 +81,7 @@ import Testing
         let file = dir + "/console-oidc.json"
         try JSONSerialization.data(withJSONObject: ["baseURL": base, "providers": entries]).write(
             to: URL(fileURLWithPath: file))
-        let config = try ConsoleOIDCConfig.load(path: file, environment: [:])
-        let first = providers[0].idp
-        let others = providers.dropFirst().map(\.idp)
-        return { app in
-            first.configure(&app)
-            for other in others { app.fetch.resolve[other.host] = "127.0.0.1" }
-            app.consoleOIDC = config
-            app.consoleTokenSignIn = tokenSignIn
-        }
+        return file
     }
 
     static func setUp(_ w: TestWorld) async throws -> String {
@@ -405,6 +410,79 @@ import Testing
         #expect(reply.status == 403 && reply.text.contains("is in no group"), "\(reply.text)")
         #expect(
             try await count(w, "SELECT count(*)::int FROM tokens WHERE name LIKE 'alice%' AND expires_at > now()") == 0)
+    }
+
+    // MARK: - Secrets
+
+    /// A running aasad at trace level: after a sign-in, a refused sign-in and a sign-out, neither
+    /// its log, nor the audit trail, nor any page it served holds the client secret, the code, the
+    /// state, the nonce or the ID token.
+    @Test func noSecretCodeOrTokenReachesALogAnAuditRowOrAPage() async throws {
+        let corp = try await Self.provider("corp")
+        try await TestDatabase.shared.withDatabase { url in
+            let admin = try await TestDatabase.shared.withClient(url: url) {
+                try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "log test")
+            }
+            let file = try Self.configFile([corp])
+            let server = try ServerProcess(
+                database: url, logLevel: "trace",
+                environment: [
+                    "AASA_CONSOLE_OIDC_FILE": file, "AASA_PROBE_CA_FILE": corp.idp.dir + "/ca.pem",
+                    "AASA_PROBE_RESOLVE": "idp.test=127.0.0.1",
+                ])
+            try await server.start()
+            #expect(
+                try await Curl.call("POST", server.baseURL + "/v1/teams", token: admin, json: #"{"name":"shop"}"#)
+                    .status == 201)
+            let mappings = #"{"mappings":[{"provider":"corp","group":"shop-developers","team":"shop","role":"write"}]}"#
+            #expect(
+                try await Curl.call("PUT", server.baseURL + "/v1/oidc/console-mappings", token: admin, json: mappings)
+                    .status == 200)
+            let b = PersonBrowser(baseURL: server.baseURL)
+            var pages: [String] = []
+            let start = try await b.get("/console/sign-in/oidc/corp")
+            let location = try #require(start.headers[.location])
+            let asked = try #require(URLComponents(string: location)?.queryItems)
+            let back = try await corp.idp.authorize(location, as: "alice")
+            let callback = try await b.get(String(back.dropFirst(Self.base.count)))
+            pages.append(callback.text)
+            #expect(callback.status == 200, "\(callback.text)")
+            let idToken = try await TestDatabase.shared.withClient(url: url) { db in
+                try await db.read(logger: Logger(label: "test")) {
+                    try await $0.first("SELECT id_token FROM console_sessions", as: String.self)
+                }
+            }
+            pages.append(try await b.get("/console").text)
+            pages.append(try await b.get("/console/audit").text)
+            pages.append(try await b.get("/console/session").text)
+            // A replay of the same answer: refused, and its page and audit row say so without the code.
+            let replayed = try await PersonBrowser(baseURL: server.baseURL).get(String(back.dropFirst(Self.base.count)))
+            #expect(replayed.status == 401)
+            pages.append(replayed.text)
+            #expect(try await b.post("/console/sign-out", [:]).status == 303)
+            #expect(try await server.waitForLog(["console sign-in refused"]))
+            let code = try #require(URLComponents(string: back)?.queryItems?.first { $0.name == "code" }?.value)
+            let secrets: [(String, String)] =
+                [
+                    ("client secret", corp.secret), ("code", code), ("ID token", try #require(idToken)),
+                ]
+                + ["state", "nonce"].map { name in (name, asked.first { $0.name == name }?.value ?? "-") }
+            let audit = try await TestDatabase.shared.withClient(url: url) { db in
+                try await db.read(logger: Logger(label: "test")) {
+                    try await $0.all(
+                        "SELECT actor_name || ' ' || coalesce(after::text, '') || coalesce(before::text, '') FROM audit_events",
+                        as: String.self)
+                }
+            }.joined(separator: "\n")
+            #expect(audit.contains("alice@example.com (sub alice) via corp"))
+            let log = server.output
+            #expect(log.contains("console sign-in refused"))
+            for (name, secret) in secrets {
+                #expect(!log.contains(secret), "the \(name) is in aasad's log")
+                #expect(!audit.contains(secret), "the \(name) is in the audit trail")
+                #expect(!pages.contains { $0.contains(secret) }, "the \(name) is on a page")
+            }
+        }
     }
 
     // MARK: - Mappings and settings
