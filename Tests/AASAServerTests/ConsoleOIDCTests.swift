@@ -470,7 +470,10 @@ import Testing
             let audit = try await TestDatabase.shared.withClient(url: url) { db in
                 try await db.read(logger: Logger(label: "test")) {
                     try await $0.all(
-                        "SELECT actor_name || ' ' || coalesce(after::text, '') || coalesce(before::text, '') FROM audit_events",
+                        """
+                        SELECT actor_name || ' ' || coalesce(after::text, '') || coalesce(before::text, '')
+                        FROM audit_events
+                        """,
                         as: String.self)
                 }
             }.joined(separator: "\n")
