@@ -25,6 +25,7 @@ struct EarlyRefusal: Sendable {
         .init(method: .put, template: "/v1/teams/{team}/trust"),
         .init(method: .post, template: "/v1/imports"),
         .init(method: .put, template: "/v1/oidc/issuers/{name}"),
+        .init(method: .put, template: "/v1/oidc/console-mappings"),
         .init(method: .put, template: "/v1/environments"),
         .init(method: .post, template: "/v1/domains"),
         .init(method: .patch, template: "/v1/domains/{host}"),
