@@ -384,6 +384,33 @@ import Testing
         }
     }
 
+    /// Anyone may follow the sign-in link, and each start is a row: at 10,000 under way a start is
+    /// 503 with Retry-After; once they age out (ten minutes), the next start forgets them.
+    @Test func signInsUnderWayAreBounded() async throws {
+        let corp = try await Self.provider("corp")
+        try await TestWorld.run(configure: try Self.configure([corp])) { w in
+            _ = try await Self.count(
+                w,
+                """
+                WITH made AS (
+                    INSERT INTO console_oidc_logins (state_hash, binding_hash, nonce_hash, provider)
+                    SELECT sha256(('s' || i)::bytea), sha256(('b' || i)::bytea), sha256(('n' || i)::bytea), 'corp'
+                    FROM generate_series(1, \(ConsoleOIDCSignIn.maxPendingLogins)) i RETURNING 1)
+                SELECT count(*)::int FROM made
+                """)
+            let b = PersonBrowser(w)
+            let busy = try await b.get("/console/sign-in/oidc/corp")
+            #expect(busy.status == 503 && busy.headers[.retryAfter] == "60", "\(busy.status)")
+            #expect(b.cookies["aasa_console_oidc"] == nil)
+            _ = try await Self.count(
+                w,
+                "WITH aged AS (UPDATE console_oidc_logins SET created_at = now() - interval '11 minutes' RETURNING 1) "
+                    + "SELECT count(*)::int FROM aged")
+            #expect(try await b.get("/console/sign-in/oidc/corp").status == 303)
+            #expect(try await Self.count(w, "SELECT count(*)::int FROM console_oidc_logins") == 1)
+        }
+    }
+
     // MARK: - Groups change
 
     /// A group removed at the provider counts once the person's tokens expire, which they do when

@@ -67,8 +67,10 @@ import Testing
         }
     }
 
-    /// A receiver that stalls past the sender's deadline: the other webhook's delivery is recorded
-    /// while the stalled attempt is still running, not after it.
+    /// A receiver that stalls: the other webhook's delivery is recorded while the stalled attempt is
+    /// still running, not after it. The receiver holds its answer until the test has seen the
+    /// record (an event, not the 5 s deadline racing a loaded machine's polling: CI once saw the
+    /// deadline end the attempt first), and the pass's deadline is longer than that hold.
     @Test func aStalledReceiverDelaysNoOtherWebhooksRecord() async throws {
         let origin = try await offPool { try ProbeTests.Origin() }
         let root = try PublishingTests.tempDir()
@@ -79,13 +81,14 @@ import Testing
             let finished = PassDone()
             let pass = Task {
                 defer { finished.done.store(true, ordering: .relaxed) }
-                return try await Self.onePass(w, origin)
+                return try await Self.onePass(w, origin, timeout: .seconds(120))
             }
             let recorded = try await eventually(timeout: .seconds(60), every: .milliseconds(50)) {
                 let list = try await w.call(.get, "/v1/webhooks/\(up)/deliveries", token: w.adminToken)
                 return (list.object["items"] as? [[String: Any]])?.first?["status"] as? String == "delivered"
             }
             let passStillRunning = !finished.done.load(ordering: .relaxed)
+            _ = FileManager.default.createFile(atPath: origin.dir + "/release-stall", contents: Data())
             #expect(recorded && passStillRunning, "recorded while the stalled attempt ran")
             #expect(try await pass.value == 2)
         }
@@ -106,9 +109,10 @@ extension OneFailingRemoteTests {
     }
 
     /// One pass of the webhook worker (a failed attempt waits ten minutes: never twice here).
-    static func onePass(_ w: TestWorld, _ origin: ProbeTests.Origin) async throws -> Int? {
+    static func onePass(_ w: TestWorld, _ origin: ProbeTests.Origin, timeout: Duration? = nil) async throws -> Int? {
         var config = AppConfig(databaseURL: w.databaseURL)
         origin.configure(&config)
+        if let timeout { config.fetch.timeout = timeout }
         let fetcher = try OutboundClient(config: config.fetch)
         return try await w.withDatabase { database in
             try await WebhookWorker(

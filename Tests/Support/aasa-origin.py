@@ -196,11 +196,15 @@ class Handler(BaseHTTPRequestHandler):
     def webhook(self):
         """A webhook receiver: POST /hook appends {"headers", "body"} as one JSON line to
         DIR/hooks.jsonl and answers 204; "hookDown": true in behaviors.json answers 503 instead
-        (each refused attempt is counted in DIR/hooks-refused); POST /hook/stall answers after 8 s."""
+        (each refused attempt is counted in DIR/hooks-refused); POST /hook/stall answers once the test
+        creates DIR/release-stall (at most 60 s): the test, not a clock, decides when it ends."""
         body = self.read_body()
         behaviors = load_behaviors()
         if self.path == "/hook/stall":
-            time.sleep(8)  # past the sender's deadline
+            for _ in range(1200):
+                if os.path.exists(os.path.join(root, "release-stall")):
+                    break
+                time.sleep(0.05)
             return self.send(204, b"")
         if behaviors.get("hookDown"):
             with open(os.path.join(root, "hooks-refused"), "a") as log:

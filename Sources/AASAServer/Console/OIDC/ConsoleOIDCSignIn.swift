@@ -32,6 +32,9 @@ struct ConsoleOIDCSignIn: Sendable {
     static let bindingCookie = "aasa_console_oidc"
     /// A sign-in not finished within this is gone.
     static let loginMaxAge: Duration = .seconds(600)
+    /// The most sign-ins under way at once: each is a row anyone can make by following the
+    /// sign-in link, so past this a start is 503 until some finish or age out.
+    static let maxPendingLogins = 10_000
     /// The longest a person's tokens live, whatever their ID token says: the bound on how long a
     /// group removed at the provider may still count.
     static let maxTokenLifetime: TimeInterval = 3600
@@ -88,10 +91,16 @@ struct ConsoleOIDCSignIn: Sendable {
         let state = ConsoleCookie.newID()
         let nonce = ConsoleCookie.newID()
         let binding = ConsoleCookie.newID()
-        try await RequestWork(database: database, logger: logger).transaction { session in
+        let recorded = try await RequestWork(database: database, logger: logger).transaction { session in
             try await session.insertConsoleLogin(
                 stateHash: Self.hash(state), bindingHash: Self.hash(binding), nonceHash: Self.hash(nonce),
-                provider: provider.name)
+                provider: provider.name, maxAge: Self.loginMaxAge, limit: Self.maxPendingLogins)
+        }
+        guard recorded else {
+            logger.warning("console sign-ins under way at their bound", metadata: ["bound": "\(Self.maxPendingLogins)"])
+            throw ServiceError(
+                kind: .unavailable, slug: "console-sign-in-busy", title: "Too many sign-ins under way",
+                detail: "too many sign-ins are under way; try again in a minute", retryAfter: 60)
         }
         url.queryItems =
             (url.queryItems ?? []) + [
