@@ -13,59 +13,9 @@ import Testing
 /// Issue 21 over HTTP against PostgreSQL: the console's sessions, CSRF, what each token sees,
 /// and escaping. (The same scenarios in a real browser, with axe: `scripts/console-test`.)
 @Suite struct ConsoleTests {
-    /// A browser as far as the console cares: its cookies, and the CSRF token of the last page.
-    final class Browser: @unchecked Sendable {
-        let world: TestWorld
-        var cookies: [String: String] = [:]
-        var csrf = ""
-
-        init(_ world: TestWorld) { self.world = world }
-
-        @discardableResult
-        func get(_ path: String) async throws -> TestWorld.Reply {
-            let reply = try await world.call(.get, path, headers: cookieHeader)
-            remember(reply)
-            return reply
-        }
-
-        @discardableResult
-        func post(_ path: String, _ form: [String: String], csrf: Bool = true) async throws -> TestWorld.Reply {
-            var form = form
-            if csrf { form["csrf"] = self.csrf }
-            let body = form.map {
-                "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
-            }
-            var headers = cookieHeader
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-            let reply = try await world.call(.post, path, raw: body.joined(separator: "&"), headers: headers)
-            remember(reply)
-            return reply
-        }
-
-        func signIn(_ token: String) async throws -> TestWorld.Reply {
-            try await get("/console/sign-in")
-            return try await post("/console/sign-in", ["token": token])
-        }
-
-        private var cookieHeader: [String: String] {
-            cookies.isEmpty ? [:] : ["Cookie": cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ")]
-        }
-
-        private func remember(_ reply: TestWorld.Reply) {
-            for header in reply.headers[values: .setCookie] {
-                let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1)
-                let name = String(pair[0])
-                if header.contains("Max-Age=0") || pair.count < 2 {
-                    cookies[name] = nil
-                } else {
-                    cookies[name] = String(pair[1])
-                }
-            }
-            if let range = reply.text.range(of: #"name="csrf" value="[0-9a-f]{64}""#, options: .regularExpression) {
-                csrf = String(reply.text[range].dropFirst(19).dropLast())
-            }
-        }
-    }
+    /// A browser as far as the console cares (`PersonBrowser`: its cookies, the CSRF token of the
+    /// last page).
+    typealias Browser = PersonBrowser
 
     /// Two teams on example.com: shop (write token, rules under /shop), blog (read token).
     static func setUp(_ w: TestWorld, root: String) async throws -> (shop: String, blogRead: String) {

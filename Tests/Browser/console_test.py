@@ -5,14 +5,11 @@ Run by scripts/console-test, which starts aasad and passes:
   console_test.py BASE_URL ADMIN_TOKEN WEB_ROOT SCREENSHOT_DIR
 Exits non-zero on the first scenario that fails, naming it.
 """
-import json
 import os
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 
-from axe_playwright_python.sync_playwright import Axe
+from console_support import AxeCheck, call, must
 from playwright.sync_api import expect, sync_playwright
 
 BASE, ADMIN, ROOT, SHOTS = sys.argv[1:5]
@@ -22,28 +19,11 @@ BLOG_APP = "ABCDE12345.com.example.blog"
 SHOP_ANDROID = "com.example.shop"
 FINGERPRINT = ":".join(f"{i:02X}" for i in range(32))
 SCRIPT = "<script>alert('x')</script>"
-axe = Axe()
-axe_results = {}
+check = AxeCheck(SHOTS)
 
 
 def api(method, path, token=ADMIN, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(BASE + path, data=data, method=method)
-    request.add_header("Authorization", "Bearer " + token)
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(request) as response:
-            text = response.read()
-            return response.status, json.loads(text) if text else None
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
-
-
-def must(result, *statuses):
-    status, body = result
-    assert status in statuses, f"expected {statuses}, got {status}: {body}"
-    return body
+    return call(BASE, token, method, path, body)
 
 
 def token(team, scopes, name):
@@ -83,17 +63,6 @@ def set_up():
     must(api("PUT", f"/v1/domains/{HOST}/apps/{SHOP_ANDROID}/rules", tokens["shop"],
              {"rules": [{"/": "/shop/checkout/*", "exclude": True}, {"/": "/shop/*"}]}), 200)
     return tokens
-
-
-def check(page, name):
-    """axe on the page (0 serious or critical violations), and a screenshot."""
-    results = axe.run(page)
-    violations = results.response["violations"]
-    serious = [v for v in violations if v.get("impact") in ("serious", "critical")]
-    axe_results[name] = {"violations": len(violations), "serious_or_critical": len(serious),
-                         "ids": sorted({v["id"] for v in violations})}
-    assert not serious, f"{name}: axe found {[(v['id'], v['impact'], v['nodes'][0]['html']) for v in serious]}"
-    page.screenshot(path=os.path.join(SHOTS, name + ".png"), full_page=True)
 
 
 def sign_in(page, secret):
@@ -315,11 +284,7 @@ def main():
         preview_refusal(browser, tokens)
         preview_protected_path(browser, tokens)
         browser.close()
-    with open(os.path.join(SHOTS, "axe.json"), "w") as f:
-        json.dump(axe_results, f, indent=2, sort_keys=True)
-    worst = sum(r["serious_or_critical"] for r in axe_results.values())
-    print(f"axe: {len(axe_results)} pages, {worst} serious or critical violations; "
-          f"all violations: {sum(r['violations'] for r in axe_results.values())}")
+    check.write("axe.json", "")
 
 
 if __name__ == "__main__":

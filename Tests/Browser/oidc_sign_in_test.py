@@ -9,42 +9,22 @@ in shop-developers and blog-readers, bob in visitors only.
 """
 import base64
 import hashlib
-import json
 import os
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 
-from axe_playwright_python.sync_playwright import Axe
+from console_support import AxeCheck, call, must
 from playwright.sync_api import expect, sync_playwright
 
 BASE, ADMIN, ROOT, IDP_HOST, IDP_PORT, IDP_CERT, SHOTS = sys.argv[1:8]
 IDP = f"https://{IDP_HOST}:{IDP_PORT}"
 HOST = "example.com"
 SHOP_APP = "ABCDE12345.com.example.shop"
-axe = Axe()
-axe_results = {}
+check = AxeCheck(SHOTS)
 
 
 def api(method, path, body=None, token=ADMIN):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(BASE + path, data=data, method=method)
-    request.add_header("Authorization", "Bearer " + token)
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(request) as response:
-            text = response.read()
-            return response.status, json.loads(text) if text else None
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
-
-
-def must(result, *statuses):
-    status, body = result
-    assert status in statuses, f"expected {statuses}, got {status}: {body}"
-    return body
+    return call(BASE, token, method, path, body)
 
 
 def set_up():
@@ -59,17 +39,6 @@ def set_up():
         {"provider": "demo", "group": "blog-readers", "team": "blog", "role": "read"},
         {"provider": "demo", "group": "aasa-admins", "role": "admin"},
     ]}), 200)
-
-
-def check(page, name):
-    """axe on the page (0 serious or critical violations), and a screenshot."""
-    results = axe.run(page)
-    violations = results.response["violations"]
-    serious = [v for v in violations if v.get("impact") in ("serious", "critical")]
-    axe_results[name] = {"violations": len(violations), "serious_or_critical": len(serious),
-                         "ids": sorted({v["id"] for v in violations})}
-    assert not serious, f"{name}: axe found {[(v['id'], v['impact'], v['nodes'][0]['html']) for v in serious]}"
-    page.screenshot(path=os.path.join(SHOTS, name + ".png"), full_page=True)
 
 
 def sign_in_at_provider(page, sub, check_page=False):
@@ -181,10 +150,7 @@ def main():
         for run in (shop_developer, admin, two_teams, refused, sign_out):
             run(browser)
         browser.close()
-    with open(os.path.join(SHOTS, "axe-oidc.json"), "w") as f:
-        json.dump(axe_results, f, indent=2, sort_keys=True)
-    worst = sum(r["serious_or_critical"] for r in axe_results.values())
-    print(f"axe (provider sign-in): {len(axe_results)} pages, {worst} serious or critical violations")
+    check.write("axe-oidc.json", " (provider sign-in)")
 
 
 if __name__ == "__main__":

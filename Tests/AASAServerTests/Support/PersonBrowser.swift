@@ -4,9 +4,9 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 
-/// A person's browser as far as a provider sign-in cares: its cookies (by name; the console's
-/// paths are all under /console) and the CSRF token of the last page, against an in-process world
-/// or a running aasad. Redirects are not followed: the tests look at each.
+/// A browser as far as the console cares: its cookies (by name; the console's paths are all under
+/// /console) and the CSRF token of the last page, against an in-process world or a running aasad.
+/// Redirects are not followed: the tests look at each.
 final class PersonBrowser: @unchecked Sendable {
     typealias Send = @Sendable (HTTPRequest.Method, String, String?, [String: String]) async throws -> TestWorld.Reply
     private let send: Send
@@ -41,16 +41,23 @@ final class PersonBrowser: @unchecked Sendable {
         return reply
     }
 
+    /// `csrf: false` leaves the form's CSRF token out, as a cross-site post would.
     @discardableResult
-    func post(_ path: String, _ form: [String: String]) async throws -> TestWorld.Reply {
+    func post(_ path: String, _ form: [String: String], csrf: Bool = true) async throws -> TestWorld.Reply {
         var form = form
-        form["csrf"] = csrf
+        if csrf { form["csrf"] = self.csrf }
         let body = form.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" }
         var headers = cookieHeader
         headers["Content-Type"] = "application/x-www-form-urlencoded"
         let reply = try await send(.post, path, body.joined(separator: "&"), headers)
         remember(reply)
         return reply
+    }
+
+    /// A token sign-in through the form.
+    func signIn(_ token: String) async throws -> TestWorld.Reply {
+        try await get("/console/sign-in")
+        return try await post("/console/sign-in", ["token": token])
     }
 
     private var cookieHeader: [String: String] {
