@@ -39,15 +39,24 @@ enum ConsoleCookie {
     }
 
     /// `HttpOnly`, `SameSite=Strict`, scoped to `/console`; `Secure` when the browser came over TLS.
-    static func setCookie(_ id: String, secure: Bool, named name: String = name) -> String {
-        "\(name)=\(id); Path=/console; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    /// A provider sign-in's binding cookie is the one other shape: `SameSite=Lax` on its own path,
+    /// with a lifetime (`ConsoleOIDCCookie`).
+    static func setCookie(
+        _ id: String, secure: Bool, named name: String = name, path: String = "/console",
+        sameSite: String = "Strict", maxAge: Int? = nil
+    ) -> String {
+        "\(name)=\(id); Path=\(path)" + (maxAge.map { "; Max-Age=\($0)" } ?? "") + "; HttpOnly; SameSite=\(sameSite)"
+            + (secure ? "; Secure" : "")
     }
 
-    static func clearCookie(secure: Bool) -> String {
-        "\(name)=; Path=/console; Max-Age=0; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    static func clearCookie(
+        secure: Bool, named name: String = name, path: String = "/console", sameSite: String = "Strict"
+    ) -> String {
+        setCookie("", secure: secure, named: name, path: path, sameSite: sameSite, maxAge: 0)
     }
 
-    private static func base64URL(_ bytes: [UInt8]) -> String {
+    /// RFC 4648 §5, without padding.
+    static func base64URL(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }

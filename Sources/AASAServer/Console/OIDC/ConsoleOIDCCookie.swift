@@ -2,13 +2,15 @@
 /// PKCE verifier). `SameSite=Lax`, so the provider's redirect back carries it; scoped to the
 /// sign-in paths and gone after ten minutes.
 enum ConsoleOIDCCookie {
+    static let path = "/console/sign-in/oidc"
+
     static func set(_ value: String, secure: Bool) -> String {
-        "\(ConsoleOIDCSignIn.bindingCookie)=\(value); Path=/console/sign-in/oidc; Max-Age=600; HttpOnly; SameSite=Lax"
-            + (secure ? "; Secure" : "")
+        ConsoleCookie.setCookie(
+            value, secure: secure, named: ConsoleOIDCSignIn.bindingCookie, path: path, sameSite: "Lax",
+            maxAge: Int(ConsoleOIDCSignIn.loginMaxAge.components.seconds))
     }
 
     static func clear(secure: Bool) -> String {
-        "\(ConsoleOIDCSignIn.bindingCookie)=; Path=/console/sign-in/oidc; Max-Age=0; HttpOnly; SameSite=Lax"
-            + (secure ? "; Secure" : "")
+        ConsoleCookie.clearCookie(secure: secure, named: ConsoleOIDCSignIn.bindingCookie, path: path, sameSite: "Lax")
     }
 }

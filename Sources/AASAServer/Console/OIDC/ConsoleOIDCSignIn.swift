@@ -3,7 +3,6 @@ import AASAModel
 import AASAOutbound
 import AASAServices
 import AASAStore
-import Crypto
 import Foundation
 import Logging
 
@@ -93,7 +92,8 @@ struct ConsoleOIDCSignIn: Sendable {
         let binding = ConsoleCookie.newID()
         let recorded = try await RequestWork(database: database, logger: logger).transaction { session in
             try await session.insertConsoleLogin(
-                stateHash: Self.hash(state), bindingHash: Self.hash(binding), nonceHash: Self.hash(nonce),
+                stateHash: ConsoleCookie.hash(state), bindingHash: ConsoleCookie.hash(binding),
+                nonceHash: ConsoleCookie.hash(nonce),
                 provider: provider.name, maxAge: Self.loginMaxAge, limit: Self.maxPendingLogins)
         }
         guard recorded else {
@@ -152,14 +152,14 @@ struct ConsoleOIDCSignIn: Sendable {
         let work = RequestWork(database: database, logger: logger)
         // Taken (deleted) whatever follows: a state is good for one answer only.
         let login = try await work.transaction { session in
-            try await session.takeConsoleLogin(stateHash: Self.hash(state), maxAge: Self.loginMaxAge)
+            try await session.takeConsoleLogin(stateHash: ConsoleCookie.hash(state), maxAge: Self.loginMaxAge)
         }
         guard let login, login.provider == provider.name else {
             throw Refusal(
                 reason: "state", message: "this sign-in is unknown, used already or expired; start again")
         }
         guard let binding,
-            TokenSecret.constantTimeEquals(Self.hash(binding), login.bindingHash)
+            TokenSecret.constantTimeEquals(ConsoleCookie.hash(binding), login.bindingHash)
         else {
             throw Refusal(reason: "state", message: "this sign-in was started in another browser; start again")
         }
@@ -173,7 +173,7 @@ struct ConsoleOIDCSignIn: Sendable {
             claims = try await verifier.verifySignature(idToken, of: record, as: PersonClaims.self)
             try PersonClaimCheck.check(
                 claims, issuer: provider.issuer, clientID: provider.clientID,
-                nonceMatches: { TokenSecret.constantTimeEquals(Self.hash($0), login.nonceHash) }, now: Date())
+                nonceMatches: { TokenSecret.constantTimeEquals(ConsoleCookie.hash($0), login.nonceHash) }, now: Date())
         } catch let refusal as ExchangeRefusal {
             throw Refusal(
                 reason: refusal.reason.rawValue, message: refusal.message,
@@ -368,21 +368,12 @@ struct ConsoleOIDCSignIn: Sendable {
 
     // MARK: - Pieces
 
-    static func hash(_ text: String) -> [UInt8] { Array(SHA256.hash(data: Array(text.utf8))) }
-
     /// The PKCE verifier (RFC 7636 §4.1: 43 characters of base64url) derived from the binding
     /// cookie: only the browser that started the sign-in holds it.
-    static func verifier(binding: String) -> String {
-        base64URL(Array(SHA256.hash(data: Array("pkce:\(binding)".utf8))))
-    }
+    static func verifier(binding: String) -> String { ConsoleCookie.base64URL(ConsoleCookie.hash("pkce:\(binding)")) }
 
     static func challenge(binding: String) -> String {
-        base64URL(Array(SHA256.hash(data: Array(verifier(binding: binding).utf8))))
-    }
-
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        ConsoleCookie.base64URL(ConsoleCookie.hash(verifier(binding: binding)))
     }
 
     /// `application/x-www-form-urlencoded` (and RFC 6749 §2.3.1's client credentials): all but
