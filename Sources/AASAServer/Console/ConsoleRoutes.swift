@@ -382,13 +382,7 @@ struct ConsoleRoutes: Sendable {
 
     /// The providers' origins: a sign-out form's answer sends the browser to one of them, and
     /// `form-action` governs where a form's redirects may lead.
-    var formTargets: [String] {
-        (oidc?.config.providers ?? []).compactMap { provider in
-            URLComponents(string: provider.issuer).flatMap { url in
-                url.host.map { host in "https://\(host)" + (url.port.map { ":\($0)" } ?? "") }
-            }
-        }
-    }
+    var formTargets: [String] { oidc?.config.issuerOrigins ?? [] }
 
     static func redirect(_ location: String, cookie: String?) -> Response {
         var headers = securityHeaders(contentType: "text/plain; charset=utf-8")

@@ -52,13 +52,9 @@ struct ConsoleSessionService: Sendable {
         }
     }
 
-    /// The principal of the session `id` names, or nil when there is none: never made, signed out,
-    /// idle too long, or its token revoked or expired (such a session is deleted on the way).
-    func principal(session id: String, logger: Logger) async throws -> Principal? {
-        try await principalAndChoices(session: id, logger: logger)?.principal
-    }
-
-    /// The principal, and whether the session may switch to another team's token.
+    /// The principal of the session `id` names, and whether it may switch to another team's token;
+    /// nil when there is none: never made, signed out, idle too long, or its token revoked or
+    /// expired (such a session is deleted on the way).
     func principalAndChoices(session id: String, logger: Logger) async throws -> (
         principal: Principal, switchable: Bool
     )? {
@@ -86,9 +82,7 @@ struct ConsoleSessionService: Sendable {
         -> ConsoleSessionPerson?
     {
         try await RequestWork(database: database, logger: logger).transaction { session in
-            let hash = ConsoleCookie.hash(id)
-            let person = try await session.consoleSessionPerson(idHash: hash)
-            try await session.endConsoleSession(idHash: hash)
+            let person = try await session.endConsoleSession(idHash: ConsoleCookie.hash(id))
             try await session.appendAudit(
                 Self.entry("console.sign-out", principal.tokenID.uuidString.lowercased(), team: principal.teamName)
                     .record(by: Actor(principal, requestID: requestID)))

@@ -66,13 +66,16 @@ extension DBSession {
     }
 
     /// Deletes the session and revokes the tokens made for it at a provider sign-in (none for a
-    /// token sign-in, whose token outlives its sessions).
-    public func endConsoleSession(idHash: [UInt8]) async throws {
-        let made =
-            try await first(
-                "DELETE FROM console_sessions WHERE id_hash = \(Data(idHash)) RETURNING token_ids", as: [UUID].self)
-            ?? []
-        for id in made { try await revokeToken(id: id) }
+    /// token sign-in, whose token outlives its sessions); returns who it was, if a provider's.
+    public func endConsoleSession(idHash: [UInt8]) async throws -> ConsoleSessionPerson? {
+        let ended = try await first(
+            """
+            DELETE FROM console_sessions WHERE id_hash = \(Data(idHash))
+            RETURNING provider, person, token_ids, id_token
+            """, as: (String?, String?, [UUID], String?).self)
+        for id in ended?.2 ?? [] { try await revokeToken(id: id) }
+        guard let ended, let provider = ended.0, let person = ended.1 else { return nil }
+        return ConsoleSessionPerson(provider: provider, person: person, tokenIDs: ended.2, idToken: ended.3)
     }
 
     /// Forgets sessions idle past `idle` or older than `lifetime` (the janitor's hourly pass).

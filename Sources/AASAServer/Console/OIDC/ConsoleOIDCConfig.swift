@@ -34,8 +34,21 @@ public struct ConsoleOIDCConfig: Sendable {
 
     /// The console's public URL (`https://aasa.example.com`): the providers send the browser back
     /// to `<baseURL>/console/sign-in/oidc/<name>/callback`, and after a logout to the sign-in page.
-    public var baseURL: String
-    public var providers: [Provider]
+    public let baseURL: String
+    public let providers: [Provider]
+    /// The providers' issuer origins (`https://host[:port]`), worked out once: the console's
+    /// `form-action` lists them, since signing out may end at one of them.
+    public let issuerOrigins: [String]
+
+    init(baseURL: String, providers: [Provider]) {
+        self.baseURL = baseURL
+        self.providers = providers
+        issuerOrigins = providers.compactMap { provider in
+            URLComponents(string: provider.issuer).flatMap { url in
+                url.host.map { host in "https://\(host)" + (url.port.map { ":\($0)" } ?? "") }
+            }
+        }
+    }
 
     public func provider(named name: String) -> Provider? { providers.first { $0.name == name } }
 

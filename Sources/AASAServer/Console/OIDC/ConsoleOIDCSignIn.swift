@@ -42,7 +42,7 @@ struct ConsoleOIDCSignIn: Sendable {
     struct Refusal: Error {
         var reason: String
         var message: String
-        var status: Int = 401
+        var kind: ServiceError.Kind = .unauthorized
         var retryAfter: Int?
     }
 
@@ -74,7 +74,7 @@ struct ConsoleOIDCSignIn: Sendable {
                 Refusal(
                     reason: "provider-unavailable",
                     message: "\(provider.displayName) cannot be reached: \(error.message)",
-                    status: 503, retryAfter: error.retryAfter ?? 60),
+                    kind: .unavailable, retryAfter: error.retryAfter ?? 60),
                 provider: provider, client: client, requestID: requestID, logger: logger)
         }
         guard let endpoint = discovery.authorizationEndpoint, endpoint.hasPrefix("https://"),
@@ -84,7 +84,7 @@ struct ConsoleOIDCSignIn: Sendable {
                 Refusal(
                     reason: "provider-unavailable",
                     message: "\(provider.displayName)'s discovery document names no https authorization_endpoint",
-                    status: 503),
+                    kind: .unavailable),
                 provider: provider, client: client, requestID: requestID, logger: logger)
         }
         let state = ConsoleCookie.newID()
@@ -177,7 +177,8 @@ struct ConsoleOIDCSignIn: Sendable {
         } catch let refusal as ExchangeRefusal {
             throw Refusal(
                 reason: refusal.reason.rawValue, message: refusal.message,
-                status: refusal.reason == .keysUnavailable ? 503 : 401, retryAfter: refusal.retryAfter)
+                kind: refusal.reason == .keysUnavailable ? .unavailable : .unauthorized,
+                retryAfter: refusal.retryAfter)
         }
         let person = Person(claims, provider: provider)
         let groups = claims.groups(at: provider.groupsClaim)
@@ -189,23 +190,24 @@ struct ConsoleOIDCSignIn: Sendable {
                     reason: "no-group",
                     message:
                         "\(person.name) is in no group that gives access to this console; ask an admin to map one",
-                    status: 403)
+                    kind: .forbidden)
             }
             let expiry = min(
                 Date(timeIntervalSince1970: claims.expires ?? 0), Date().addingTimeInterval(Self.maxTokenLifetime))
             let actor = Actor(tokenID: nil, name: person.name, team: nil, requestID: requestID)
+            let audited = person.audit(groups: grants.map(\.group))
             var tokens: [TokenRecord] = []
             for (team, scopes) in try await Self.resolve(grants, session: session) {
                 tokens.append(
                     try await TokenIssuer.issueForPerson(
                         session, team: team, name: person.name, scopes: scopes, expiresAt: expiry,
-                        person: person.audit(groups: grants.map(\.group)), by: actor))
+                        person: audited, by: actor))
             }
             let id = ConsoleCookie.newID()
             try await session.insertConsoleSession(
                 idHash: ConsoleCookie.hash(id), tokenIDs: tokens.map(\.id), provider: provider.name,
                 person: person.name, idToken: idToken)
-            var after = person.audit(groups: grants.map(\.group))
+            var after = audited
             if case .object(var o) = after {
                 o.append("teams", .array(tokens.map { .string($0.teamName ?? "admin") }))
                 o.append("until", .string(ISO8601DateFormatter().string(from: expiry)))
@@ -245,13 +247,13 @@ struct ConsoleOIDCSignIn: Sendable {
             guard let domain, provider.allowedDomains.contains(domain) else {
                 throw Refusal(
                     reason: "not-allowed", message: "\(person.name) has no verified email at an allowed domain",
-                    status: 403)
+                    kind: .forbidden)
             }
         }
         if !provider.allowedGroups.isEmpty, Set(groups).isDisjoint(with: provider.allowedGroups) {
             throw Refusal(
                 reason: "not-allowed", message: "\(person.name) is in none of the groups allowed to sign in",
-                status: 403)
+                kind: .forbidden)
         }
     }
 
@@ -262,12 +264,13 @@ struct ConsoleOIDCSignIn: Sendable {
         let discovery: OIDCDiscovery
         do { discovery = try await verifier.keys.discovery(of: issuerRecord(provider)) } catch {
             throw Refusal(
-                reason: "provider-unavailable", message: error.message, status: 503, retryAfter: error.retryAfter)
+                reason: "provider-unavailable", message: error.message, kind: .unavailable, retryAfter: error.retryAfter
+            )
         }
         guard let endpoint = discovery.tokenEndpoint, endpoint.hasPrefix("https://") else {
             throw Refusal(
                 reason: "provider-unavailable", message: "the discovery document names no https token_endpoint",
-                status: 503)
+                kind: .unavailable)
         }
         var form: [(String, String)] = [
             ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", config.redirectURI(provider)),
@@ -289,7 +292,7 @@ struct ConsoleOIDCSignIn: Sendable {
             throw Refusal(
                 reason: "provider-unavailable",
                 message: "\(provider.displayName)'s token endpoint gave no answer (\(OIDCKeyCache.why(fetched)))",
-                status: 503)
+                kind: .unavailable)
         }
         let answer = fetched.bytes.flatMap { try? JSONDecoder().decode(TokenAnswer.self, from: Data($0)) }
         guard status == 200, let idToken = answer?.idToken else {
@@ -337,14 +340,8 @@ struct ConsoleOIDCSignIn: Sendable {
                     by: Actor(
                         tokenID: nil, name: "console sign-in from \(client)", team: nil, requestID: requestID)))
         }
-        let kind: ServiceError.Kind =
-            switch refusal.status {
-            case 403: .forbidden
-            case 503: .unavailable
-            default: .unauthorized
-            }
         return ServiceError(
-            kind: kind, slug: "console-sign-in-refused", title: "Not signed in", detail: refusal.message,
+            kind: refusal.kind, slug: "console-sign-in-refused", title: "Not signed in", detail: refusal.message,
             errors: [FieldError(field: "sign-in", rule: refusal.reason, message: refusal.message)],
             retryAfter: refusal.retryAfter)
     }
