@@ -90,9 +90,15 @@ struct ConsoleSessionService: Sendable {
         }
     }
 
-    /// Who a provider-made session is and which tokens it may speak as (nil for a token sign-in).
-    func person(session id: String, logger: Logger) async throws -> ConsoleSessionPerson? {
-        try await database.read(logger: logger) { try await $0.consoleSessionPerson(idHash: ConsoleCookie.hash(id)) }
+    /// Who a provider-made session is, and the tokens it may speak as, in one read (nil for a token
+    /// sign-in).
+    func person(session id: String, logger: Logger) async throws -> (ConsoleSessionPerson, [TokenRecord])? {
+        try await database.read(logger: logger) { session in
+            guard let person = try await session.consoleSessionPerson(idHash: ConsoleCookie.hash(id)) else {
+                return nil
+            }
+            return (person, try await session.tokens(ids: person.tokenIDs))
+        }
     }
 
     /// Makes the session speak as another of its person's tokens (another team); 404 if not one.

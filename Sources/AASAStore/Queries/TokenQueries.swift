@@ -24,6 +24,15 @@ extension DBSession {
         try await execute(Prepared.TokenByID(parameter: id)).first.map(Self.token)
     }
 
+    /// The tokens of `ids` that exist, in the order of `ids`.
+    public func tokens(ids: [UUID]) async throws -> [TokenRecord] {
+        try await tokens(
+            """
+            SELECT \(unescaped: Self.tokenColumns) FROM tokens t LEFT JOIN teams ON teams.id = t.team_id
+            JOIN unnest(\(ids)::uuid[]) WITH ORDINALITY AS wanted(id, n) ON wanted.id = t.id ORDER BY wanted.n
+            """)
+    }
+
     public func listTokens(teamID: Int64) async throws -> [TokenRecord] {
         try await tokens(
             """

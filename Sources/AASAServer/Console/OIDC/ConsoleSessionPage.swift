@@ -10,14 +10,9 @@ enum ConsoleSessionPage {
     static func render(session id: String, principal: Principal, sessions: ConsoleSessionService, logger: Logger)
         async throws -> ConsolePage
     {
-        guard let person = try await sessions.person(session: id, logger: logger) else {
+        guard let (person, tokens) = try await sessions.person(session: id, logger: logger) else {
             return ConsolePage(
                 "session", title: "Your session", ["person": principal.auditName, "teams": [[String: Any]]()])
-        }
-        let tokens = try await sessions.database.read(logger: logger) { session in
-            var found: [TokenRecord] = []
-            for id in person.tokenIDs { if let token = try await session.token(id: id) { found.append(token) } }
-            return found
         }
         let formatter = ISO8601DateFormatter()
         let teams: [[String: Any]] = tokens.map { token in
