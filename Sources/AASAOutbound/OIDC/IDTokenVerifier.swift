@@ -16,13 +16,12 @@ package struct IDTokenVerifier: Sendable {
         _ token: String, now: Date, issuer find: (String) async throws -> OIDCIssuerRecord?
     ) async throws -> (claims: JobClaims, issuer: OIDCIssuerRecord) {
         let unverified = try Self.header(of: token)
-        guard try Self.checkHeader(unverified).kid != nil else {
-            throw ExchangeRefusal(.malformed, "the token's header names no kid")
-        }
+        let header = try Self.checkHeader(unverified)
+        guard header.kid != nil else { throw ExchangeRefusal(.malformed, "the token's header names no kid") }
         guard let iss = unverified.issuer.iss, let issuer = try await find(iss) else {
             throw ExchangeRefusal(.untrustedIssuer, "the token's issuer is not one this server trusts")
         }
-        let claims = try await verifySignature(token, of: issuer, as: JobClaims.self)
+        let claims = try await verifySignature(token, header: header, of: issuer, as: JobClaims.self)
         try OIDCClaimCheck.check(claims, issuer: issuer, now: now)
         return (claims, issuer)
     }
@@ -33,8 +32,15 @@ package struct IDTokenVerifier: Sendable {
     package func verifySignature<Payload: JWTPayload>(
         _ token: String, of issuer: OIDCIssuerRecord, as payload: Payload.Type
     ) async throws -> Payload {
-        let unverified = try Self.header(of: token)
-        let (alg, kid) = try Self.checkHeader(unverified)
+        try await verifySignature(
+            token, header: try Self.checkHeader(try Self.header(of: token)), of: issuer, as: payload)
+    }
+
+    /// The same, with the header already read and checked (the exchange reads it once, for `iss`).
+    private func verifySignature<Payload: JWTPayload>(
+        _ token: String, header: (alg: String, kid: String?), of issuer: OIDCIssuerRecord, as payload: Payload.Type
+    ) async throws -> Payload {
+        let (alg, kid) = header
         let key = try await keys.key(kid, of: issuer)
         guard key.algorithm == alg else {
             throw ExchangeRefusal(.algorithm, "the token's alg is not its key's (\(key.algorithm))")
