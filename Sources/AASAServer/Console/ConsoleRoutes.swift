@@ -300,10 +300,7 @@ struct ConsoleRoutes: Sendable {
                 requestID: state.requestID, logger: state.logger)
             return Self.redirect("/console", cookie: ConsoleCookie.setCookie(id, secure: Self.secure(request)))
         } catch let error as ServiceError {
-            let status = ProblemResponse.status(error.kind).code
-            var response = try await signInForm(request, context, error: error.detail ?? error.title, status: status)
-            if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
-            return response
+            return try await refused(request, context, error)
         }
     }
 
@@ -352,7 +349,8 @@ struct ConsoleRoutes: Sendable {
         }
     }
 
-    /// The sign-in page, saying why a provider sign-in did not happen, with the refusal's status.
+    /// The sign-in page, saying why a sign-in (with a token or a provider) did not happen, with the
+    /// refusal's status and its `Retry-After`.
     private func refused(_ request: Request, _ context: AppRequestContext, _ error: ServiceError) async throws
         -> Response
     {
