@@ -164,13 +164,15 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
         services: bounded,
         logger: logger)
     app.beforeServerStarts {
-        // Refuse to serve a database that is behind, ahead, or whose applied files were edited.
-        try await database.read(logger: logger) { try await migrator.verify($0) }
+        // Refuse to serve a database that is behind, whose applied files were edited, or that has a
+        // newer release's migration marked breaks-older-releases; a newer compatible one is named.
+        let newer = try await database.read(logger: logger) { try await migrator.verify($0) }
         logger.info(
             "database schema is current",
             metadata: [
                 "database": .string(config.databaseURL.description),
                 "migrations": .stringConvertible(files.count),
+                "newer_compatible": .string(newer.map(\.description).joined(separator: ",")),
             ])
         // Every served file in memory before the port opens: a replica that is ready (or merely
         // live) never answers 404 for a published domain while its first load runs.

@@ -17,7 +17,8 @@ struct AASAD: AsyncParsableCommand {
         commandName: "aasad",
         abstract: "The apple-app-site-association service: REST API on PostgreSQL.",
         discussion: """
-            Environment: DATABASE_URL, AASA_LISTEN (host:port), AASA_MIGRATIONS_DIR, LOG_LEVEL.
+            Environment: DATABASE_URL (or libpq's PGHOST, PGPORT, PGUSER, PGPASSWORD or PGPASSFILE, PGDATABASE, \
+            PGSSLMODE, PGSSLROOTCERT), AASA_LISTEN (host:port), AASA_MIGRATIONS_DIR, LOG_LEVEL.
             A flag wins over its environment variable.
             """,
         version: ProductVersion.current,
@@ -62,10 +63,9 @@ struct DatabaseOptions: ParsableArguments {
     var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     func url() throws -> DatabaseURL {
-        guard let raw = databaseURL ?? environment["DATABASE_URL"] else {
-            throw ValidationError("set DATABASE_URL or --database-url")
+        do { return try DatabaseURL.resolve(databaseURL, environment: environment) } catch {
+            throw ValidationError("\(error)")
         }
-        do { return try DatabaseURL(raw) } catch { throw ValidationError("\(error)") }
     }
 
     var migrations: String { migrationsDirectory ?? environment["AASA_MIGRATIONS_DIR"] ?? "migrations" }

@@ -17,7 +17,11 @@ struct Migrate: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Flag(help: "Only report which migrations are applied and pending; exit 1 if the database is not current")
+    @Flag(
+        help: """
+            Only report which migrations are applied, pending, or newer than this build (and whether each newer \
+            one is compatible); exit 1 if this build cannot run on the database
+            """)
     var status = false
 
     func run() async throws {
@@ -29,7 +33,11 @@ struct Migrate: AsyncParsableCommand {
                     let s = try await migrator.status(session)
                     print("applied: \(s.applied.map(String.init).joined(separator: ", "))")
                     print("pending: \(s.pending.map(String.init).joined(separator: ", "))")
+                    for newer in s.newerCompatible {
+                        print("newer: \(newer) (a newer release's; compatible: this build can run on it)")
+                    }
                     for problem in s.problems { print("problem: \(problem)") }
+                    print(s.isCurrent ? "this build can run on the database" : "this build cannot run on the database")
                     return s.isCurrent
                 }
                 let applied = try await migrator.migrate(session)

@@ -30,7 +30,7 @@ struct Publish: AsyncParsableCommand {
 
     func run() async throws {
         let summary = try await database.withDatabase { db, logger in
-            try await db.read(logger: logger) {
+            _ = try await db.read(logger: logger) {
                 try await Migrator(files: try MigrationFile.load(from: database.migrations)).verify($0)
             }
             // The same bases as `serve`: reconciliation from the command line writes nowhere the

@@ -78,9 +78,20 @@ import Testing
             }
             #expect(applied == [99])
 
-            // Now the original build meets a database that has a migration it does not know.
+            // Now the original build meets a database that has a migration it does not know: an
+            // unmarked one is compatible (named, not refused); one marked breaking is refused.
             let original = Migrator(files: try MigrationFile.load(from: TestDatabase.migrationsDirectory))
-            await #expect(throws: MigrationError.unknownApplied(version: 99, name: "later")) {
+            let newer = try await TestDatabase.shared.withClient(url: url) { db in
+                try await db.read(logger: self.logger) { try await original.verify($0) }
+            }
+            #expect(newer == [Migrator.NewerMigration(version: 99, name: "later")])
+            try "\(MigrationFile.breakingMarker)\nDROP TABLE later;".write(
+                toFile: dir + "/0100_drop_later.sql", atomically: true, encoding: .utf8)
+            let contracting = Migrator(files: try MigrationFile.load(from: dir))
+            _ = try await TestDatabase.shared.withClient(url: url) { db in
+                try await db.read(logger: self.logger) { try await contracting.migrate($0) }
+            }
+            await #expect(throws: MigrationError.unknownApplied(version: 100, name: "drop_later")) {
                 try await TestDatabase.shared.withClient(url: url) { db in
                     try await db.read(logger: self.logger) { try await original.verify($0) }
                 }

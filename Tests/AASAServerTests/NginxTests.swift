@@ -56,8 +56,12 @@ import Testing
         }
 
         deinit {
-            process.terminate()
-            process.waitUntilExit()
+            // A process that never launched (nginx missing, or a start that threw) cannot be
+            // terminated: Foundation traps, and the whole test process with it.
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
             try? FileManager.default.removeItem(atPath: directory)
         }
     }

@@ -14,14 +14,23 @@ extension APIImplementation {
         .ok(.init(body: .json(.init(status: .ok))))
     }
 
-    /// Ready when the database answers within two seconds and has exactly this build's migrations.
+    /// Ready when the database answers within two seconds and this build can run on its migrations
+    /// (a newer release's compatible ones included: a rolling upgrade keeps the old replicas in).
     func readiness(_ input: Operations.Readiness.Input) async throws -> Operations.Readiness.Output {
         switch await readinessState() {
-        case .ready: .ok(.init(body: .json(.init(status: .ok, database: "ok", schema: "current"))))
-        case .schemaNotCurrent:
-            .serviceUnavailable(.init(body: .json(.init(status: .unavailable, database: "ok", schema: "not current"))))
+        case .ready(let newer):
+            let detail =
+                newer.isEmpty
+                ? nil
+                : "running on a newer release's compatible migrations: "
+                    + newer.map(\.description).joined(separator: ", ")
+            return .ok(.init(body: .json(.init(status: .ok, database: "ok", schema: "current", detail: detail))))
+        case .schemaNotCurrent(let reason):
+            return .serviceUnavailable(
+                .init(
+                    body: .json(.init(status: .unavailable, database: "ok", schema: "not current", detail: reason))))
         case .databaseUnavailable:
-            .serviceUnavailable(.init(body: .json(.init(status: .unavailable, database: "unavailable"))))
+            return .serviceUnavailable(.init(body: .json(.init(status: .unavailable, database: "unavailable"))))
         }
     }
 
@@ -30,11 +39,20 @@ extension APIImplementation {
     func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
         let state = await readinessState()
         Gauge(label: "aasad_database_up").record(state == .databaseUnavailable ? 0 : 1)
-        Gauge(label: "aasad_schema_current").record(state == .ready ? 1 : 0)
+        Gauge(label: "aasad_schema_current").record(state.isReady ? 1 : 0)
         return .ok(.init(body: .plainText(HTTPBody(metrics.text()))))
     }
 
-    enum ReadinessState { case ready, schemaNotCurrent, databaseUnavailable }
+    enum ReadinessState: Equatable {
+        case ready(newer: [Migrator.NewerMigration])
+        case schemaNotCurrent(String)
+        case databaseUnavailable
+
+        var isReady: Bool {
+            if case .ready = self { return true }
+            return false
+        }
+    }
 
     func readinessState() async -> ReadinessState {
         do {
@@ -48,7 +66,9 @@ extension APIImplementation {
                 group.cancelAll()
                 return first
             }
-            return status.isCurrent ? .ready : .schemaNotCurrent
+            if let problem = status.problems.first { return .schemaNotCurrent(problem.description) }
+            if !status.pending.isEmpty { return .schemaNotCurrent(MigrationError.pending(status.pending).description) }
+            return .ready(newer: status.newerCompatible)
         } catch {
             logger.warning("readiness check failed", metadata: ["error": .string(String(describing: error))])
             return .databaseUnavailable

@@ -9,6 +9,7 @@ import Logging
 package struct ServiceSet: Sendable {
     package let database: Database
     package let migrator: Migrator
+    private let schemaWatch = SchemaWatch()
 
     package init(database: Database, migrator: Migrator) {
         self.database = database
@@ -19,9 +20,12 @@ package struct ServiceSet: Sendable {
         RequestWork(database: database, logger: logger)
     }
 
-    /// Whether the database has exactly this build's migrations.
+    /// Whether this build can run on the database's migrations; a newer release's migration is
+    /// logged the first time it is seen.
     package func migrationStatus(_ logger: Logger) async throws -> Migrator.Status {
-        try await work(logger).read { try await migrator.status($0) }
+        let status = try await work(logger).read { try await migrator.status($0) }
+        schemaWatch.note(status, logger)
+        return status
     }
 }
 

@@ -2,8 +2,14 @@ import Foundation
 import NIOSSL
 import PostgresNIO
 
-/// A `postgres://user:password@host:port/database?sslmode=…` URL, the one way aasad and its tests
-/// are told where PostgreSQL is. `sslmode` is `disable` (default), `prefer` or `require`.
+/// A `postgres://user:password@host:port/database?sslmode=…&sslrootcert=…` URL, the one way aasad
+/// and its tests are told where PostgreSQL is (`resolve` also reads libpq's variables).
+///
+/// `sslmode`: `disable` (the default), `prefer`, `require`, `verify-ca` or `verify-full`. Stricter
+/// than libpq where it matters: `require` verifies the certificate and host name as `verify-full`
+/// does (a TLS connection that trusts any certificate protects nothing from an active attacker);
+/// `verify-ca` verifies the certificate's chain but not its host name. The roots are the system's,
+/// or `sslrootcert`'s (a PEM file) alone.
 public struct DatabaseURL: Sendable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -11,6 +17,12 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
     public var password: String?
     public var database: String
     public var sslMode: String
+    /// A PEM file of the only roots a TLS connection trusts; nil: the system's.
+    public var sslRootCertificate: String?
+    /// Whether the URL named an `sslmode` (else `PGSSLMODE` may).
+    var sslModeGiven: Bool
+
+    public static let sslModes = ["disable", "prefer", "require", "verify-ca", "verify-full"]
 
     public struct Invalid: Error, CustomStringConvertible {
         public var description: String
@@ -25,15 +37,30 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
         guard let host = url.host, !host.isEmpty else { throw Invalid(description: "DATABASE_URL has no host") }
         let database = String(url.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty else { throw Invalid(description: "DATABASE_URL names no database") }
-        self.host = host
-        self.port = url.port ?? 5432
-        self.username = url.user ?? "postgres"
+        try self.init(host: host, port: url.port ?? 5432, username: url.user ?? "postgres", database: database)
         self.password = url.password
-        self.database = database
-        self.sslMode = url.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "disable"
-        guard ["disable", "prefer", "require"].contains(sslMode) else {
-            throw Invalid(description: "DATABASE_URL sslmode must be disable, prefer or require")
+        if let mode = url.queryItems?.first(where: { $0.name == "sslmode" })?.value {
+            try setSSLMode(mode, source: "DATABASE_URL sslmode")
         }
+        self.sslRootCertificate = url.queryItems?.first(where: { $0.name == "sslrootcert" })?.value
+    }
+
+    init(host: String, port: Int, username: String, database: String) throws {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = nil
+        self.database = database
+        self.sslMode = "disable"
+        self.sslModeGiven = false
+    }
+
+    mutating func setSSLMode(_ mode: String, source: String) throws {
+        guard Self.sslModes.contains(mode) else {
+            throw Invalid(description: "\(source) must be one of \(Self.sslModes.joined(separator: ", ")), not \(mode)")
+        }
+        sslMode = mode
+        sslModeGiven = true
     }
 
     /// The same server and credentials, another database (tests clone databases this way).
@@ -49,10 +76,13 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
     }
 
     public func clientConfiguration(maximumConnections: Int = 20) -> PostgresClient.Configuration {
+        var tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+        if let sslRootCertificate { tlsConfiguration.trustRoots = .file(sslRootCertificate) }
+        if sslMode == "verify-ca" { tlsConfiguration.certificateVerification = .noHostnameVerification }
         let tls: PostgresClient.Configuration.TLS =
             switch sslMode {
-            case "require": .require(.makeClientConfiguration())
-            case "prefer": .prefer(.makeClientConfiguration())
+            case "require", "verify-ca", "verify-full": .require(tlsConfiguration)
+            case "prefer": .prefer(tlsConfiguration)
             default: .disable
             }
         var configuration = PostgresClient.Configuration(

@@ -10,12 +10,21 @@ public struct MigrationFile: Sendable, Equatable {
     public var sql: String
     /// SHA-256 of the file's bytes, hex: an applied file that was edited no longer matches.
     public var checksum: String
+    /// Whether the release before this file's can no longer run once it is applied: its first line
+    /// is `-- aasa: breaks-older-releases` (a contract step: a drop, rename or retype of what that
+    /// release reads). Every other file is an expand step, and the previous release keeps running.
+    public var breaksOlderReleases: Bool
+
+    /// The first line that marks a file as one the previous release cannot run on.
+    public static let breakingMarker = "-- aasa: breaks-older-releases"
 
     public init(version: Int, name: String, sql: String) {
         self.version = version
         self.name = name
         self.sql = sql
         self.checksum = Hex.sha256(sql.utf8)
+        let firstLine = sql.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        self.breaksOlderReleases = firstLine.trimmingCharacters(in: .whitespaces) == Self.breakingMarker
     }
 
     /// Reads every `NNNN_name.sql` of `directory`, in version order. Two files with one number,
@@ -46,6 +55,7 @@ public enum MigrationError: Error, CustomStringConvertible, Equatable {
     case badFileName(String)
     case duplicateVersion(Int)
     case edited(version: Int, name: String)
+    /// A newer release's migration marked `breaks-older-releases`: this build cannot run on it.
     case unknownApplied(version: Int, name: String)
     case pending([Int])
 
@@ -60,8 +70,10 @@ public enum MigrationError: Error, CustomStringConvertible, Equatable {
             """
         case .unknownApplied(let v, let name):
             """
-            the database has migration \(v)_\(name) applied, which this build does not know: is the server older \
-            than the database?
+            the database has migration \(String(format: "%04d", v))_\(name) applied, which this build does not know \
+            and which is marked \
+            breaks-older-releases: a newer release contracted the schema, so this one cannot run on it; run that \
+            release or a later one (or restore the backup taken before it)
             """
         case .pending(let versions):
             """
@@ -81,10 +93,27 @@ public struct Migrator: Sendable {
         self.files = files
     }
 
+    /// A migration a newer release applied that this build has no file for, and that it was told
+    /// it can run on (not marked `breaks-older-releases`).
+    public struct NewerMigration: Sendable, Equatable, CustomStringConvertible {
+        public var version: Int
+        public var name: String
+        public var description: String { String(format: "%04d", version) + "_" + name }
+
+        public init(version: Int, name: String) {
+            self.version = version
+            self.name = name
+        }
+    }
+
     public struct Status: Sendable, Equatable {
         public var applied: [Int]
         public var pending: [Int]
         public var problems: [MigrationError]
+        /// Applied by a newer release, compatible with this one: logged, never refused.
+        public var newerCompatible: [NewerMigration] = []
+        /// This build can serve the database: nothing pending, nothing edited, nothing newer that
+        /// breaks it.
         public var isCurrent: Bool { pending.isEmpty && problems.isEmpty }
     }
 
@@ -93,14 +122,24 @@ public struct Migrator: Sendable {
         let exists =
             try await session.first("SELECT to_regclass('schema_migrations') IS NOT NULL", as: Bool.self) ?? false
         guard exists else { return Status(applied: [], pending: files.map(\.version), problems: []) }
+        // `breaks_older` through to_jsonb: a database last migrated by a release before the column
+        // existed has no such column, and every file it applied was compatible.
         let rows = try await session.all(
-            "SELECT version, name, checksum FROM schema_migrations ORDER BY version",
-            as: (Int, String, String).self)
+            """
+            SELECT version, name, checksum, coalesce((to_jsonb(m) ->> 'breaks_older')::boolean, false)
+            FROM schema_migrations m ORDER BY version
+            """,
+            as: (Int, String, String, Bool).self)
         var problems: [MigrationError] = []
+        var newer: [NewerMigration] = []
         let byVersion = Dictionary(uniqueKeysWithValues: files.map { ($0.version, $0) })
-        for (version, name, checksum) in rows {
+        for (version, name, checksum, breaksOlder) in rows {
             guard let file = byVersion[version] else {
-                problems.append(.unknownApplied(version: version, name: name))
+                if breaksOlder {
+                    problems.append(.unknownApplied(version: version, name: name))
+                } else {
+                    newer.append(NewerMigration(version: version, name: name))
+                }
                 continue
             }
             if file.checksum != checksum { problems.append(.edited(version: version, name: name)) }
@@ -108,14 +147,17 @@ public struct Migrator: Sendable {
         let applied = Set(rows.map(\.0))
         return Status(
             applied: rows.map(\.0), pending: files.map(\.version).filter { !applied.contains($0) },
-            problems: problems)
+            problems: problems, newerCompatible: newer)
     }
 
-    /// Throws unless the database has applied exactly these files, unedited.
-    public func verify(_ session: DBSession) async throws {
+    /// Throws unless the database has applied every one of these files, unedited, and nothing
+    /// newer that breaks this build; returns the newer compatible migrations it found.
+    @discardableResult
+    public func verify(_ session: DBSession) async throws -> [NewerMigration] {
         let status = try await status(session)
         if let problem = status.problems.first { throw problem }
         if !status.pending.isEmpty { throw MigrationError.pending(status.pending) }
+        return status.newerCompatible
     }
 
     /// Applies every pending file; returns the versions applied. Refuses if an applied file changed.
@@ -138,8 +180,8 @@ public struct Migrator: Sendable {
                     }
                     try await session.run(
                         """
-                        INSERT INTO schema_migrations (version, name, checksum) VALUES (\(file.version), \
-                        \(file.name), \(file.checksum))
+                        INSERT INTO schema_migrations (version, name, checksum, breaks_older) VALUES \
+                        (\(file.version), \(file.name), \(file.checksum), \(file.breaksOlderReleases))
                         """)
                 }
                 applied.append(file.version)
@@ -155,5 +197,18 @@ public struct Migrator: Sendable {
                 version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL,
                 applied_at timestamptz NOT NULL DEFAULT now())
             """)
+        // Which applied files an older release cannot run on: recorded as each is applied, since an
+        // older build has no file to read the marker from. A release before this column ignores it.
+        // Added only when missing: an ALTER would take the table's exclusive lock on every run.
+        let hasColumn =
+            try await session.first(
+                """
+                SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'schema_migrations'::regclass \
+                AND attname = 'breaks_older' AND NOT attisdropped)
+                """, as: Bool.self) ?? false
+        if !hasColumn {
+            try await session.run(
+                "ALTER TABLE schema_migrations ADD COLUMN breaks_older boolean NOT NULL DEFAULT false")
+        }
     }
 }

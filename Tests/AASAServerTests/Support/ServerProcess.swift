@@ -19,7 +19,12 @@ final class ServerProcess: @unchecked Sendable {
     private let environment: [String: String]
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(database url: DatabaseURL, logLevel: String? = nil, environment extra: [String: String] = [:]) throws {
+    /// `listenPort`: a port of the test's choosing, for a replica started again where a proxy
+    /// expects it (a rolling restart); otherwise the kernel's.
+    init(
+        database url: DatabaseURL, logLevel: String? = nil, environment extra: [String: String] = [:],
+        listenPort: Int = 0
+    ) throws {
         // `extra` last: a test's own settings (the probe's trust and overrides, webhook timing).
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
@@ -29,7 +34,7 @@ final class ServerProcess: @unchecked Sendable {
         // Port 0: the kernel gives a free port at bind and aasad's log names it. A port picked
         // before the start could be taken meanwhile (another test's server, or any outgoing
         // connection's local port from the same ephemeral range) and the bind then failed.
-        environment["AASA_LISTEN"] = "127.0.0.1:0"
+        environment["AASA_LISTEN"] = "127.0.0.1:\(listenPort)"
         self.environment = environment
         log = FileManager.default.temporaryDirectory.appendingPathComponent("aasad-\(UUID().uuidString).log")
         port = 0
@@ -115,6 +120,16 @@ final class ServerProcess: @unchecked Sendable {
     func waitForLog(_ needles: [String], count: Int = 1, seconds: Int = 30) async throws -> Bool {
         try await eventually(timeout: .seconds(seconds)) {
             output.split(separator: "\n").filter { line in needles.allSatisfy { line.contains($0) } }.count >= count
+        }
+    }
+
+    /// SIGTERM, as an orchestrator stops a replica, and the wait for its exit status.
+    func stopGracefully() async throws -> Int32 {
+        process.signal(SIGTERM)
+        let child = process
+        return try await offPool {
+            child.waitUntilExit()
+            return child.terminationStatus
         }
     }
 
