@@ -363,10 +363,12 @@ import Testing
         }
     }
 
-    @Test func interruptedApplyIsRetriedWithTheSameKey() async throws {
+    /// `drop`: the connection is lost after the server applied; `502`: a proxy answers 502 after the
+    /// server applied (nginx, when a replica went away mid-answer in a rolling upgrade).
+    @Test(arguments: ["drop", "502"]) func interruptedApplyIsRetriedWithTheSameKey(_ how: String) async throws {
         try await Self.withServer { server, cli, admin in
             try await Self.setUpShop(cli, server: server)
-            // A proxy that forwards the apply to the server and then drops the connection. It says
+            // A proxy that forwards the apply to the server and then loses its answer. It says
             // "ready" once listening; a port another test took in the meantime makes it exit, and
             // another port is tried (asking the port for a health answer could reach that test's server).
             var port = 0
@@ -377,7 +379,7 @@ import Testing
                 candidate.executableURL = URL(fileURLWithPath: "/usr/bin/env")
                 candidate.arguments = [
                     "python3", TestDatabase.repositoryRoot + "/Tests/Support/drop-first-response.py",
-                    String(port), String(server.port), "manifest HTTP",
+                    String(port), String(server.port), "manifest HTTP", how,
                 ]
                 let output = Pipe()
                 candidate.standardOutput = output

@@ -31,6 +31,28 @@ import Testing
         ["-h", url.host, "-p", String(url.port), "-U", url.username, "-d", url.database]
     }
 
+    /// The shipped backup unit's command (deploy/systemd/aasad-backup.service), run for real with a
+    /// directory of the test's in place of /var/lib/aasad-backups; returns the dump it wrote.
+    static func backUpAsTheShippedUnitDoes(_ url: DatabaseURL, into directory: String) async throws -> String {
+        let unit = try String(
+            contentsOfFile: TestDatabase.repositoryRoot + "/deploy/systemd/aasad-backup.service", encoding: .utf8)
+        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=/bin/sh -c '") })
+        let script = line.drop { $0 != "'" }.dropFirst().dropLast()
+            .replacingOccurrences(of: "%%", with: "%")
+            .replacingOccurrences(of: "/var/lib/aasad-backups", with: directory)
+        var environment = ProcessInfo.processInfo.environment
+        environment["DATABASE_URL"] = "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
+        // The server's own client tools first: Debian's /usr/bin/pg_dump may pick another version.
+        environment["PATH"] = try tool("pg_dump").replacingOccurrences(of: "/pg_dump", with: "") + ":/usr/bin:/bin"
+        let settings = environment
+        let result = try await offPool { try Spawn.run("/bin/sh", ["-c", script], environment: settings) }
+        #expect(result.status == 0, "\(String(decoding: result.out + result.err, as: UTF8.self))")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory)
+        #expect(!files.contains { $0.hasSuffix(".partial") }, "a partial dump was left: \(files)")
+        let dump = try #require(files.first { $0.hasPrefix("aasa-") && $0.hasSuffix(".dump") }, "\(files)")
+        return directory + "/" + dump
+    }
+
     /// Every table's rows, as one digest per table: equal digests, equal contents.
     static func digests(_ url: DatabaseURL) async throws -> [String: String] {
         try await TestDatabase.shared.withClient(url: url) { db in
@@ -74,10 +96,10 @@ import Testing
             let written = try #require(PublishingTests.file(webRoot))
             #expect(written == served)
 
-            // The backup, as the README takes it, and the restore into a database of its own.
-            let dump = webRoot + ".dump"
-            defer { try? FileManager.default.removeItem(atPath: dump) }
-            _ = try await Self.run(try Self.tool("pg_dump"), ["-Fc", "-f", dump] + Self.connection(source))
+            // The backup, as the shipped unit takes it, and the restore into a database of its own.
+            let backups = try PublishingTests.tempDir()
+            defer { try? FileManager.default.removeItem(atPath: backups) }
+            let dump = try await Self.backUpAsTheShippedUnitDoes(source, into: backups)
             try await TestDatabase.shared.withDatabase(empty: true) { restored in
                 _ = try await Self.run(
                     try Self.tool("pg_restore"), ["--no-owner", "--exit-on-error"] + Self.connection(restored) + [dump])

@@ -1,13 +1,18 @@
 #!/usr/bin/env python3
 """An HTTP/1.1 proxy for tests that loses one answer: the first request whose request line
 contains MATCH is forwarded to the upstream server, which answers, and then the client's
-connection is closed without that answer, as when a network drops mid-request.
+connection is closed without that answer, as when a network drops mid-request. With HOW `502`,
+the client gets the proxy's own 502 Bad Gateway (HTML, as nginx sends when its upstream went away
+mid-answer) instead: the write was applied, and the client was told it failed.
 
-usage: drop-first-response.py LISTEN_PORT UPSTREAM_PORT MATCH
+usage: drop-first-response.py LISTEN_PORT UPSTREAM_PORT MATCH [drop|502]
 Prints "ready" when listening and "dropped" when it has dropped the answer."""
 import socket, sys, threading
 
 listen_port, upstream_port, match = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3].encode()
+how = sys.argv[4] if len(sys.argv) > 4 else "drop"
+PAGE = b"<html><body><h1>502 Bad Gateway</h1></body></html>"
+BAD_GATEWAY = b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s" % (len(PAGE), PAGE)
 dropped = threading.Event()
 
 
@@ -48,6 +53,9 @@ def serve(client):
             if match in request.split(b"\r\n", 1)[0] and not dropped.is_set():
                 dropped.set()
                 print("dropped", flush=True)
+                if how == "502":
+                    client.sendall(BAD_GATEWAY)
+                    continue
                 return
             client.sendall(response)
     finally:

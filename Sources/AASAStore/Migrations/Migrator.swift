@@ -174,6 +174,11 @@ public struct Migrator: Sendable {
                 session.logger.info(
                     "applying migration", metadata: ["version": "\(file.version)", "name": "\(file.name)"])
                 try await session.inTransaction {
+                    // A statement that waits for a table's lock behind a long transaction would hold
+                    // every reader of that table behind it for as long: give up after 10 s instead
+                    // (the transaction rolls back whole; the migration Job or the operator runs it
+                    // again). scripts/lint-migrations relies on this for squawk's require-lock-timeout.
+                    try await session.run("SET LOCAL lock_timeout = '10s'")
                     // The file's text is ours (from the migrations directory), not a client's.
                     for statement in SQLStatements.split(file.sql) {
                         try await session.run(PostgresQuery(unsafeSQL: statement))

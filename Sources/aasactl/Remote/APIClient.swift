@@ -51,8 +51,9 @@ struct APIResponse: Sendable {
 }
 
 /// The API over AsyncHTTPClient. Requests that are safe to repeat (GET, PUT, DELETE, and a POST
-/// carrying an Idempotency-Key) are retried on a lost connection or a 503, with the same key, so
-/// an interrupted write is answered by the server's stored answer rather than done twice.
+/// carrying an Idempotency-Key) are retried on a lost connection, a 503, or a proxy's 502 or 504,
+/// with the same key, so an interrupted write is answered by the server's stored answer rather
+/// than done twice.
 struct APIClient: Sendable {
     let server: String
     let token: String?
@@ -135,8 +136,8 @@ struct APIClient: Sendable {
                 let response = try await CLIHTTP.client.execute(request, timeout: timeout)
                 let bytes = Array((try await response.body.collect(upTo: 64 << 20)).readableBytesView)
                 let status = Int(response.status.code)
-                if status == 503, repeatable, attempt < attempts {
-                    onRetry("the server is unavailable (503); retrying")
+                if repeatable, attempt < attempts, Self.saysRetry(status, response.headers) {
+                    onRetry("the server is unavailable (\(status)); retrying")
                 } else if (200..<300).contains(status) || status == 304 {
                     return APIResponse(status: status, headers: response.headers, body: bytes)
                 } else {
@@ -153,6 +154,16 @@ struct APIClient: Sendable {
             }
             try await Task.sleep(for: .milliseconds(200 << (attempt - 1)))
             attempt += 1
+        }
+    }
+
+    /// A 503 (aasad draining, or its database away), or a proxy's 502 or 504 while a replica
+    /// restarts in a rolling upgrade (not aasad's own problem+json, which is a real answer).
+    static func saysRetry(_ status: Int, _ headers: HTTPHeaders) -> Bool {
+        switch status {
+        case 503: true
+        case 502, 504: headers.first(name: "Content-Type")?.hasPrefix("application/problem+json") != true
+        default: false
         }
     }
 

@@ -1,0 +1,2 @@
+-- squawk-ignore require-concurrent-index-creation
+CREATE INDEX apps_note ON apps (note);

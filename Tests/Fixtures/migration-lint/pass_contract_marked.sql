@@ -1,0 +1,2 @@
+-- aasa: breaks-older-releases
+ALTER TABLE apps DROP COLUMN note;

@@ -1,0 +1,2 @@
+CREATE TABLE release_notes (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, body text NOT NULL);
+ALTER TABLE apps ADD COLUMN note text;
