@@ -54,8 +54,8 @@ package struct ReadModelFollower: Service {
         while !Task.isCancelled {
             do {
                 try await database.client.withConnection { connection in
-                    let listener = connection.addListener(channel: Self.channel) { [generation] _, _ in
-                        generation.bump()
+                    let listener = try await connection.addListenerIfOpen(channel: Self.channel) {
+                        [generation] _, _ in generation.bump()
                     }
                     defer { listener.stop() }
                     // Queries on one connection run in order: once this answers, LISTEN has too.
