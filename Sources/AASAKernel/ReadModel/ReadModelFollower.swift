@@ -111,7 +111,9 @@ package struct ReadModelFollower: Service {
                 if Task.isCancelled { return }
                 logger.warning(
                     "read-model notifications interrupted; serving from the database until listening again",
-                    metadata: ["error": .string(String(describing: error))])
+                    // reflecting: PSQLError's description is a generic line; its debug form names the
+                    // SQLSTATE and the cause (the followers' queries carry nothing secret).
+                    metadata: ["error": .string(String(reflecting: error))])
             }
             do { try await Task.sleep(for: .seconds(1)) } catch { return }
         }

@@ -56,16 +56,8 @@ extension APIImplementation {
 
     func readinessState() async -> ReadinessState {
         do {
-            let status = try await withThrowingTaskGroup(of: Migrator.Status.self) { group in
-                group.addTask { try await services.migrationStatus(logger) }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(2))
-                    throw ServiceError.unavailable("timeout")
-                }
-                let first = try await group.next()!
-                group.cancelAll()
-                return first
-            }
+            let (services, logger) = (self.services, self.logger)
+            let status = try await answerWithin(.seconds(2)) { try await services.migrationStatus(logger) }
             if let problem = status.problems.first { return .schemaNotCurrent(problem.description) }
             if !status.pending.isEmpty { return .schemaNotCurrent(MigrationError.pending(status.pending).description) }
             return .ready(newer: status.newerCompatible)

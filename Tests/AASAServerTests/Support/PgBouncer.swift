@@ -3,7 +3,7 @@ import AASATestSupport
 import Foundation
 import Testing
 
-/// Debian's PgBouncer in session mode with the CloudNativePG overlay's pool settings, in front of
+/// Debian's PgBouncer in session mode with the CloudNativePG overlay's Pooler settings, in front of
 /// the test cluster, for faults as a pooler makes them: `switch(toPort:)` points it at another
 /// server, as a switchover does (a port where nothing listens is a primary that went away).
 /// PgBouncer refuses to run as root, so it runs as `postgres` there.
@@ -55,6 +55,12 @@ final class PgBouncer: @unchecked Sendable {
         max_client_conn = 200
         default_pool_size = 80
         server_login_retry = 1
+        query_wait_timeout = 10
+        tcp_keepalive = 1
+        tcp_keepidle = 30
+        tcp_keepintvl = 10
+        tcp_keepcnt = 3
+        tcp_user_timeout = 30000
         ignore_startup_parameters = extra_float_digits
         logfile = \(directory)/pgbouncer.log
         """
