@@ -39,7 +39,8 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     let objects = try ObjectPublishing.configured(
         credentialsFile: config.credentialsFile, environment: config.credentialEnvironment, fetch: config.fetch)
     let publisher = Publisher(
-        database: database, served: served, webRootBases: config.webRootBases, objects: objects)
+        database: database, served: served, webRootBases: config.webRootBases, objects: objects,
+        poolSize: config.databaseConnections)
 
     // The read model (issue 43): what it holds is good only while this generation stands.
     let generation = config.readCache ? ReadGeneration() : ReadGeneration.off

@@ -80,9 +80,17 @@ import Testing
                                 if let etag = read.etag { headers["If-Match"] = etag }
                                 let put = try await w.call(
                                     .put, path, token: token, json: ["rules": [["/": pattern]]], headers: headers)
-                                let publish = try await w.call(
+                                // A team's publishes in flight are bounded (a share of the pool):
+                                // one refused with 429 is sent again, as its Retry-After says.
+                                var publish = try await w.call(
                                     .post, "/v1/domains/\(host)/publish", token: token,
                                     json: ["reason": "\(team) c\(client) r\(round)"])
+                                for _ in 0..<600 where publish.status == 429 {
+                                    try await Task.sleep(for: .milliseconds(100))
+                                    publish = try await w.call(
+                                        .post, "/v1/domains/\(host)/publish", token: token,
+                                        json: ["reason": "\(team) c\(client) r\(round)"])
+                                }
                                 shared.tally.withLock { t in
                                     switch put.status {
                                     case 200:

@@ -27,16 +27,22 @@ package struct Publisher: Sendable {
     /// The object-store and purge targets' credentials and client (nil: this process has none, and
     /// a domain with such targets is reported failed there, never skipped in silence).
     package let objects: ObjectPublishing?
+    /// How many publishes may be in flight per domain and per team on this replica.
+    package let admission: PublishAdmission
 
     /// The one way a publisher is made, by the server and by `PublishingService` alike: the
-    /// organisation's standard policies and the configured bases.
-    package init(database: Database, served: WellKnownFiles?, webRootBases: [String], objects: ObjectPublishing? = nil)
-    {
+    /// organisation's standard policies and the configured bases. `poolSize`: the database pool's
+    /// size, which the bounds on publishes in flight are a share of.
+    package init(
+        database: Database, served: WellKnownFiles?, webRootBases: [String], objects: ObjectPublishing? = nil,
+        poolSize: Int = 20
+    ) {
         self.database = database
         self.served = served
         self.policies = .standard()
         self.webRootBases = webRootBases
         self.objects = objects
+        self.admission = PublishAdmission(poolSize: poolSize)
     }
 
     package enum Source: Sendable {
@@ -108,15 +114,18 @@ package struct Publisher: Sendable {
         host: String, reason: String, source: Source, actor: Actor, logger: Logger, dryRun: Bool = false,
         authorize: @escaping @Sendable (DBSession, DomainRecord) async throws -> Void = { _, _ in }
     ) async throws -> Outcome {
-        // On the request's connection when there is one: a request never waits for a second lease.
-        try await RequestWork(database: database, logger: logger).read { session in
-            guard let domainID = try await session.domain(host: host)?.id else {
-                throw ServiceError.notFound("no domain \(host)")
-            }
-            return try await session.holding(.publishing(domainID: domainID)) {
-                try await publishLocked(
-                    session, domainID: domainID, reason: reason, source: source, actor: actor, dryRun: dryRun,
-                    authorize: authorize)
+        // Admitted before any connection is taken, so a refusal holds nothing.
+        try await admission.admitted(host: host, team: actor.team) {
+            // On the request's connection when there is one: a request never waits for a second lease.
+            try await RequestWork(database: database, logger: logger).read { session in
+                guard let domainID = try await session.domain(host: host)?.id else {
+                    throw ServiceError.notFound("no domain \(host)")
+                }
+                return try await session.holding(.publishing(domainID: domainID)) {
+                    try await publishLocked(
+                        session, domainID: domainID, reason: reason, source: source, actor: actor, dryRun: dryRun,
+                        authorize: authorize)
+                }
             }
         }
     }
@@ -208,6 +217,25 @@ package struct Publisher: Sendable {
     ///   dry run (a promotion's plan): nothing is stored, served or written.
     package func publishAll(
         _ items: [(host: String, reason: String, source: Source)], actor: Actor, logger: Logger, dryRun: Bool = false
+    ) async throws -> [Outcome] {
+        try await admittedAll(items.map(\.host), team: actor.team) {
+            try await publishAllAdmitted(items, actor: actor, logger: logger, dryRun: dryRun)
+        }
+    }
+
+    /// Admitted for every host (each once) before any connection is taken.
+    private func admittedAll<T: Sendable>(
+        _ hosts: [String], team: String?, _ body: () async throws -> T
+    ) async throws -> T {
+        var remaining = Array(Set(hosts)).sorted()
+        guard let host = remaining.popLast() else { return try await body() }
+        return try await admission.admitted(host: host, team: team) {
+            try await admittedAll(remaining, team: nil, body)
+        }
+    }
+
+    private func publishAllAdmitted(
+        _ items: [(host: String, reason: String, source: Source)], actor: Actor, logger: Logger, dryRun: Bool
     ) async throws -> [Outcome] {
         try await RequestWork(database: database, logger: logger).read { session in
             var ids: [(Int64, Int)] = []
