@@ -93,6 +93,42 @@ import Testing
             #expect(try await pass.value == 2)
         }
     }
+
+    /// A slow receiver holds up only its own queue: while its attempt is held, a new event's
+    /// delivery to the other webhook goes at once, in the same pass. Before, a pass went in rounds
+    /// (32 per webhook), and the next round began only when every queue was done, so the other
+    /// webhook's second delivery waited for the slow one's whole round.
+    @Test func aSlowReceiverHoldsUpOnlyItsOwnQueue() async throws {
+        let origin = try await offPool { try ProbeTests.Origin() }
+        let root = try PublishingTests.tempDir()
+        let secondRoot = try PublishingTests.tempDir()
+        defer {
+            try? FileManager.default.removeItem(atPath: root)
+            try? FileManager.default.removeItem(atPath: secondRoot)
+        }
+        try await TestWorld.run(configure: WebhookTests.configureWithoutWorker(origin)) { w in
+            let stalled = "https://good.test:\(origin.port)/hook/stall"
+            let (slow, up) = try await Self.publishToTwoWebhooks(w, origin, root: root, other: stalled)
+            let pass = Task { try await Self.onePass(w, origin, timeout: .seconds(120)) }
+            func statuses(_ webhook: String) async throws -> [String] {
+                let list = try await w.call(.get, "/v1/webhooks/\(webhook)/deliveries", token: w.adminToken)
+                return (list.object["items"] as? [[String: Any]] ?? []).compactMap { $0["status"] as? String }
+            }
+            #expect(try await eventually(timeout: .seconds(90)) { try await statuses(up) == ["delivered"] })
+            // A second event while the slow receiver still holds its first attempt.
+            try await WebhookTests.domain(w, "second.example", root: secondRoot)
+            try await WebhookTests.publish(w, "second.example")
+            var slowStillHeld = false
+            let second = try await eventually(timeout: .seconds(90)) {
+                guard try await statuses(up) == ["delivered", "delivered"] else { return false }
+                slowStillHeld = !(try await statuses(slow).contains("delivered"))
+                return true
+            }
+            _ = FileManager.default.createFile(atPath: origin.dir + "/release-stall", contents: Data())
+            #expect(second && slowStillHeld, "the other webhook's second delivery waited for the slow receiver")
+            #expect(try await pass.value == 4, "each webhook's two deliveries, in one pass")
+        }
+    }
 }
 
 extension OneFailingRemoteTests {

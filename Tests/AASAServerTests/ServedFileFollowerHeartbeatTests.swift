@@ -26,12 +26,12 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func aSilentListeningConnectionIsLeftForANewOne() async throws {
+    @Test func aSilentListeningConnectionIsLeftForANewOne() async throws {
         try await TestDatabase.shared.withDatabase { url in
             let proxy = try FreezeProxy(upstream: url)
             try await TestWorld.run(live: true, databaseURL: proxy.url(url)) { w in
                 _ = try await ServedFileConnectionTests.published(w)
-                let listening = try await eventually(timeout: .seconds(30)) {
+                let listening = try await eventually(timeout: .seconds(120)) {
                     try await Self.followerBackends(w).count == 1
                 }
                 try #require(listening, "the served-file follower never listened")
@@ -43,7 +43,8 @@ import Testing
                     }
                 }
                 try await proxy.freeze(clientPort: Int(try #require(port)))
-                let moved = try await eventually(timeout: .seconds(60)) {
+                // Liveness bounds only, loose for the whole suite's load (alone it moves within 7 s).
+                let moved = try await eventually(timeout: .seconds(120)) {
                     try await Self.followerBackends(w).contains { $0 != old }
                 }
                 #expect(moved, "the follower still listens only on the silent connection")

@@ -10,9 +10,9 @@ import ServiceLifecycle
 
 /// Delivers the outbox: every `interval`, on the one replica that takes the `webhooks` advisory
 /// lock without waiting, it sends the pending deliveries of each webhook whose oldest one is due,
-/// until none is. Webhooks are served side by side; one webhook's deliveries one at a time, in
-/// event order (a failing one holds back the later ones, so a receiver never sees them out of
-/// order).
+/// until none is. Webhooks are served side by side, each queue moving on its own; one webhook's
+/// deliveries one at a time, in event order (a failing one holds back the later ones, so a
+/// receiver never sees them out of order).
 ///
 /// An attempt that fails (no answer, or a status outside 2xx) is tried again after a backoff that
 /// doubles from `retryBase` up to an hour; a delivery still failing `maxAge` after it was first
@@ -48,49 +48,75 @@ package struct WebhookWorker: Service {
     }
 
     /// Sends everything due; the number of attempts made, or nil when another replica is at it.
-    /// Each round takes up to 32 pending deliveries of each webhook whose oldest one is due: the
-    /// webhooks go side by side, each one's deliveries one after another until one fails (the rest
-    /// wait for the next round), and the round's outcomes are recorded in one transaction.
+    /// Each webhook's queue moves on its own: it takes up to 32 of that webhook's due deliveries,
+    /// sends them one after another until one fails, records them, and the webhook's next due ones
+    /// go back in line at once. A slow receiver holds up only its own queue: before, a round took
+    /// 32 per webhook and the next round began only when every queue was done, so a receiver
+    /// answering in 3 s with 10 waiting delayed every other team's next delivery by its whole round.
     package func runPass() async throws -> Int? {
         try await database.withConnection { connection in
             let session = DBSession(connection: connection, logger: logger)
             return try await session.holdingIfFree(.webhooks) {
-                var attempts = 0
-                while true {
-                    let due = try await session.dueDeliveries(perWebhook: 32)
-                    if due.isEmpty { return attempts }
-                    var queues = Array(Dictionary(grouping: due, by: \.webhookID).values)[...]
-                    // At most `concurrency` webhooks at a time: a publish that fans out to many
-                    // must not open as many connections at once (issue 41).
-                    // Each webhook's outcomes are recorded as soon as its queue is done (issue 50):
-                    // a receiver that stalls to the deadline delays no other webhook's record.
-                    attempts += try await withThrowingTaskGroup(of: [(DueDelivery, Fetched)].self) { group in
-                        func start(_ queue: [DueDelivery]) {
+                // At most `concurrency` webhooks at a time: a publish that fans out to many must
+                // not open as many connections at once. Each webhook's outcomes are recorded as soon
+                // as its queue is done: a receiver that stalls to the deadline delays no other
+                // webhook's record.
+                // A nil webhook is a tick: while a slow queue runs, a free slot looks for new due
+                // deliveries every second rather than when that queue is done.
+                try await withThrowingTaskGroup(of: (UUID?, [(DueDelivery, Fetched)]).self) { group in
+                    var sending = Set<UUID>()
+                    var waiting: [[DueDelivery]] = []
+                    var ticking = false
+                    func start(_ queue: [DueDelivery]) {
+                        let webhook = queue[0].webhookID
+                        sending.insert(webhook)
+                        group.addTask {
+                            var sent: [(DueDelivery, Fetched)] = []
+                            for delivery in queue.sorted(by: { $0.eventID < $1.eventID }) {
+                                let fetched = await send(delivery)
+                                sent.append((delivery, fetched))
+                                if !Self.delivered(fetched) { break }
+                            }
+                            return (webhook, sent)
+                        }
+                    }
+                    /// Queues the due deliveries of every webhook neither sending nor in line, and
+                    /// starts what the concurrency allows.
+                    func fill() async throws {
+                        let queued = Set(waiting.map { $0[0].webhookID })
+                        let due = try await session.dueDeliveries(perWebhook: 32)
+                        let byOldest = Dictionary(grouping: due, by: \.webhookID).sorted {
+                            ($0.value.map(\.eventID).min() ?? 0) < ($1.value.map(\.eventID).min() ?? 0)
+                        }
+                        for (webhook, queue) in byOldest where !sending.contains(webhook) && !queued.contains(webhook) {
+                            waiting.append(queue)
+                        }
+                        while sending.count < max(1, concurrency), !waiting.isEmpty { start(waiting.removeFirst()) }
+                        if !sending.isEmpty, sending.count < max(1, concurrency), !ticking {
+                            ticking = true
                             group.addTask {
-                                var sent: [(DueDelivery, Fetched)] = []
-                                for delivery in queue.sorted(by: { $0.eventID < $1.eventID }) {
-                                    let fetched = await send(delivery)
-                                    sent.append((delivery, fetched))
-                                    if !Self.delivered(fetched) { break }
-                                }
-                                return sent
+                                try await Task.sleep(for: min(interval, .seconds(1)))
+                                return (nil, [])
                             }
                         }
-                        for _ in 0..<max(1, concurrency) {
-                            if let queue = queues.popFirst() { start(queue) }
-                        }
-                        var recorded = 0
-                        while let sent = try await group.next() {
+                    }
+                    try await fill()
+                    var attempts = 0
+                    while let (webhook, sent) = try await group.next() {
+                        if let webhook {
+                            sending.remove(webhook)
                             try await session.inTransaction {
                                 for (delivery, fetched) in sent {
                                     try await record(delivery, fetched, session: session)
                                 }
                             }
-                            recorded += sent.count
-                            if let queue = queues.popFirst() { start(queue) }
+                            attempts += sent.count
+                        } else {
+                            ticking = false
                         }
-                        return recorded
+                        try await fill()
                     }
+                    return attempts
                 }
             }
         }
