@@ -6,7 +6,7 @@ import Testing
 /// Debian's PgBouncer in session mode with the CloudNativePG overlay's Pooler settings, in front of
 /// the test cluster, for faults as a pooler makes them: `switch(toPort:)` points it at another
 /// server, as a switchover does (a port where nothing listens is a primary that went away).
-/// PgBouncer refuses to run as root, so it runs as `postgres` there.
+/// PgBouncer refuses to run as root, so it runs as `postgres` there. Killed when the test ends.
 final class PgBouncer: @unchecked Sendable {
     let port: Int
     let directory: String
@@ -28,7 +28,9 @@ final class PgBouncer: @unchecked Sendable {
         if getuid() == 0 {
             _ = try Spawn.run(
                 "/bin/chown", ["-R", "postgres:", directory], environment: ProcessInfo.processInfo.environment)
-            arguments = ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments
+            // setpriv execs PgBouncer in its own place (runuser forks and waits), so the child this
+            // test kills is PgBouncer itself, not a parent whose death would leave it running.
+            arguments = ["/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--"] + arguments
         }
         child = try SpawnedChild(
             arguments[0], Array(arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
