@@ -4,33 +4,27 @@
 # standard error. `timeout` alone was not enough: it kills its child's process group, and SwiftPM
 # starts the test process in a group of its own, so a killed `swift test` left its test process
 # running, with two aasad children, for 30 minutes.
-# Returns COMMAND's status, or 137 when it overran.
+# Returns COMMAND's status, or 137 when it overran. Nothing of it holds the caller's output open
+# afterwards (a first version's watchdog `sleep` did, and a `| tee` waited for it).
 run_in_session() {
   local seconds=$1; shift
-  local marker; marker=$(mktemp)
-  setsid "$@" &
-  local pid=$!
-  # setsid execs COMMAND in place here (a background job is no group leader): its pid is the session.
-  local sid; sid=$(ps -o sid= -p "$pid" 2>/dev/null | tr -d ' ') || true
-  [ -n "$sid" ] || sid=$pid
+  # timeout leads the session (setsid execs it in place: a background job is no group leader), so
+  # the session's id is its pid; it ends COMMAND's own group when SECONDS pass (status 137).
+  setsid timeout --signal=KILL "$seconds" "$@" &
+  local sid=$!
   # Ctrl-C or a TERM to the script reaches the session too (it has left the terminal's group).
   trap 'pkill -KILL -s "$sid" 2>/dev/null; exit 130' INT TERM
-  ( sleep "$seconds" && echo overran > "$marker" && pkill -KILL -s "$sid" ) &
-  local watchdog=$!
   local status=0
-  wait "$pid" || status=$?
+  wait "$sid" || status=$?
   trap - INT TERM
-  kill "$watchdog" 2>/dev/null || true
-  wait "$watchdog" 2>/dev/null || true
-  local left; left=$(pgrep -s "$sid" || true)
+  # What is left: processes of the session, not zombies waiting for a parent that is gone.
+  local left; left=$(ps -e -o pid=,sid=,stat= | awk -v sid="$sid" '$2 == sid && $3 !~ /^Z/ { print $1 }')
   if [ -n "$left" ]; then
     echo "run_in_session: ended what $1 left running:" >&2
     # shellcheck disable=SC2086 # one pid a word
     ps -o pid=,args= -p $(echo $left | tr ' ' ',') | cut -c1-160 | sed 's/^/  /' >&2 || true
     pkill -KILL -s "$sid" || true
   fi
-  if [ -s "$marker" ]; then status=137; fi
-  rm -f "$marker"
   return $status
 }
 
