@@ -58,8 +58,7 @@ extension APIImplementation {
         do {
             let (services, logger) = (self.services, self.logger)
             let status = try await answerWithin(.seconds(2)) { try await services.migrationStatus(logger) }
-            if let problem = status.problems.first { return .schemaNotCurrent(problem.description) }
-            if !status.pending.isEmpty { return .schemaNotCurrent(MigrationError.pending(status.pending).description) }
+            if let refusal = status.refusal { return .schemaNotCurrent(refusal.description) }
             return .ready(newer: status.newerCompatible)
         } catch {
             logger.warning("readiness check failed", metadata: ["error": .string(String(describing: error))])

@@ -30,7 +30,7 @@ extension DatabaseURL {
                 throw Invalid(description: "PGPORT must be a port number (1 to 65535)")
             }
             let database = environment["PGDATABASE"].flatMap { $0.isEmpty ? nil : $0 } ?? user
-            url = try DatabaseURL(host: host, port: port, username: user, database: database)
+            url = DatabaseURL(host: host, port: port, username: user, database: database)
         }
         if url.password == nil {
             url.password =

@@ -37,7 +37,7 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
         guard let host = url.host, !host.isEmpty else { throw Invalid(description: "DATABASE_URL has no host") }
         let database = String(url.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty else { throw Invalid(description: "DATABASE_URL names no database") }
-        try self.init(host: host, port: url.port ?? 5432, username: url.user ?? "postgres", database: database)
+        self.init(host: host, port: url.port ?? 5432, username: url.user ?? "postgres", database: database)
         self.password = url.password
         if let mode = url.queryItems?.first(where: { $0.name == "sslmode" })?.value {
             try setSSLMode(mode, source: "DATABASE_URL sslmode")
@@ -45,7 +45,7 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
         self.sslRootCertificate = url.queryItems?.first(where: { $0.name == "sslrootcert" })?.value
     }
 
-    init(host: String, port: Int, username: String, database: String) throws {
+    init(host: String, port: Int, username: String, database: String) {
         self.host = host
         self.port = port
         self.username = username

@@ -114,7 +114,13 @@ public struct Migrator: Sendable {
         public var newerCompatible: [NewerMigration] = []
         /// This build can serve the database: nothing pending, nothing edited, nothing newer that
         /// breaks it.
-        public var isCurrent: Bool { pending.isEmpty && problems.isEmpty }
+        public var isCurrent: Bool { refusal == nil }
+        /// Why this build cannot serve the database, the first reason first (an edited or breaking
+        /// file before one not yet applied); nil when it can. What `serve` refuses to start with,
+        /// and what readiness answers 503 with.
+        public var refusal: MigrationError? {
+            problems.first ?? (pending.isEmpty ? nil : .pending(pending))
+        }
     }
 
     /// Compares the files with what the database has applied, changing nothing.
@@ -155,8 +161,7 @@ public struct Migrator: Sendable {
     @discardableResult
     public func verify(_ session: DBSession) async throws -> [NewerMigration] {
         let status = try await status(session)
-        if let problem = status.problems.first { throw problem }
-        if !status.pending.isEmpty { throw MigrationError.pending(status.pending) }
+        if let refusal = status.refusal { throw refusal }
         return status.newerCompatible
     }
 
