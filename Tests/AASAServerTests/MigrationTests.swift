@@ -103,12 +103,7 @@ import Testing
     /// and says why, before listening.
     @Test func serveRefusesADatabaseThatIsBehind() async throws {
         try await TestDatabase.shared.withDatabase(empty: true) { url in
-            var environment = ProcessInfo.processInfo.environment
-            environment["DATABASE_URL"] = "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
-            environment["AASA_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
-            environment["AASA_LISTEN"] = "127.0.0.1:0"
-            let settings = environment
-            let result = try await offPool { try Spawn.run(try ProcessTests.binary(), [], environment: settings) }
+            let result = try await OneShotAasad.run([], on: url, extra: ["AASA_LISTEN": "127.0.0.1:0"])
             let output = String(decoding: result.err, as: UTF8.self)
             #expect(result.status != 0)
             #expect(output.contains("the database is behind"))

@@ -40,8 +40,7 @@ import Testing
         let script = line.drop { $0 != "'" }.dropFirst().dropLast()
             .replacingOccurrences(of: "%%", with: "%")
             .replacingOccurrences(of: "/var/lib/aasad-backups", with: directory)
-        var environment = ProcessInfo.processInfo.environment
-        environment["DATABASE_URL"] = "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
+        var environment = OneShotAasad.environment(url)
         // The server's own client tools first: Debian's /usr/bin/pg_dump may pick another version.
         environment["PATH"] = try tool("pg_dump").replacingOccurrences(of: "/pg_dump", with: "") + ":/usr/bin:/bin"
         let settings = environment
@@ -76,9 +75,7 @@ import Testing
         try await TestDatabase.shared.withDatabase { source in
             let webRoot = try PublishingTests.tempDir()
             defer { try? FileManager.default.removeItem(atPath: webRoot) }
-            let admin = try await TestDatabase.shared.withClient(url: source) {
-                try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "restore drill")
-            }
+            let admin = try await WebhookProcessTests.admin(source)
             let original = try ServerProcess(database: source)
             try await original.start()
             try await ReplicaTests.setUp(original, admin: admin, webRoots: [webRoot])
@@ -126,14 +123,7 @@ import Testing
                 _ = try await original.stopGracefully()
                 try FileManager.default.removeItem(atPath: webRoot)
                 try FileManager.default.createDirectory(atPath: webRoot, withIntermediateDirectories: true)
-                var environment = ProcessInfo.processInfo.environment
-                environment["DATABASE_URL"] =
-                    "postgres://\(restored.username)@\(restored.host):\(restored.port)/\(restored.database)"
-                environment["AASA_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
-                let settings = environment
-                let rebuilt = try await offPool {
-                    try Spawn.run(try ProcessTests.binary(), ["publish", "--all"], environment: settings)
-                }
+                let rebuilt = try await OneShotAasad.run(["publish", "--all"], on: restored)
                 #expect(rebuilt.status == 0, "\(String(decoding: rebuilt.out + rebuilt.err, as: UTF8.self))")
                 #expect(PublishingTests.file(webRoot) == written)
             }

@@ -124,9 +124,7 @@ import Testing
 
     @Test func aRollingUpgradeUnderLoadLosesNothing() async throws {
         try await TestDatabase.shared.withDatabase { url in
-            let admin = try await TestDatabase.shared.withClient(url: url) {
-                try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "rolling upgrade")
-            }
+            let admin = try await WebhookProcessTests.admin(url)
             var replicas = [try ServerProcess(database: url), try ServerProcess(database: url)]
             for replica in replicas { try await replica.start() }
             let ports = replicas.map(\.port)

@@ -11,9 +11,7 @@ import Testing
 @Suite struct SwitchoverBehindPgBouncerTests {
     @Test func switchoversInARowNeverEndAasad() async throws {
         try await TestDatabase.shared.withDatabase { url in
-            let admin = try await TestDatabase.shared.withClient(url: url) {
-                try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "switchovers")
-            }
+            let admin = try await WebhookProcessTests.admin(url)
             let pooler = try await PgBouncer(upstream: url)
             let server = try ServerProcess(database: pooler.url(for: url))
             try await server.start()

@@ -15,13 +15,7 @@ import Testing
     }
 
     static func migrateStatus(_ url: DatabaseURL) async throws -> (status: Int32, output: String) {
-        var environment = ProcessInfo.processInfo.environment
-        environment["DATABASE_URL"] = "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
-        environment["AASA_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
-        let settings = environment
-        let result = try await offPool {
-            try Spawn.run(try ProcessTests.binary(), ["migrate", "--status"], environment: settings)
-        }
+        let result = try await OneShotAasad.run(["migrate", "--status"], on: url)
         return (result.status, String(decoding: result.out + result.err, as: UTF8.self))
     }
 
@@ -77,12 +71,7 @@ import Testing
                 ready.body.contains("0100_drop_note") && ready.body.contains("breaks-older-releases"), "\(ready.body)")
 
             // A start of the older release is refused before it listens, naming the migration.
-            var environment = ProcessInfo.processInfo.environment
-            environment["DATABASE_URL"] = "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
-            environment["AASA_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
-            environment["AASA_LISTEN"] = "127.0.0.1:0"
-            let settings = environment
-            let refused = try await offPool { try Spawn.run(try ProcessTests.binary(), [], environment: settings) }
+            let refused = try await OneShotAasad.run([], on: url, extra: ["AASA_LISTEN": "127.0.0.1:0"])
             let said = String(decoding: refused.err + refused.out, as: UTF8.self)
             #expect(refused.status != 0)
             #expect(said.contains("0100_drop_note") && said.contains("breaks-older-releases"), "\(said)")

@@ -31,11 +31,7 @@ struct NextRelease {
 
     /// Applies this release's pending migrations, as its migration Job does: `aasad migrate`.
     func migrate(_ url: DatabaseURL) async throws -> String {
-        var environment = ProcessInfo.processInfo.environment
-        environment["DATABASE_URL"] = "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
-        environment["AASA_MIGRATIONS_DIR"] = directory
-        let settings = environment
-        let result = try await offPool { try Spawn.run(try ProcessTests.binary(), ["migrate"], environment: settings) }
+        let result = try await OneShotAasad.run(["migrate"], on: url, migrations: directory)
         let output = String(decoding: result.out + result.err, as: UTF8.self)
         guard result.status == 0 else { throw MigrateFailed(description: output) }
         return output

@@ -26,9 +26,7 @@ final class ServerProcess: @unchecked Sendable {
         listenPort: Int = 0
     ) throws {
         // `extra` last: a test's own settings (the probe's trust and overrides, webhook timing).
-        var environment = ProcessInfo.processInfo.environment
-        environment["DATABASE_URL"] = "postgres://\(url.username)@\(url.host):\(url.port)/\(url.database)"
-        environment["AASA_MIGRATIONS_DIR"] = TestDatabase.migrationsDirectory
+        var environment = OneShotAasad.environment(url)
         if let logLevel { environment["LOG_LEVEL"] = logLevel }
         environment.merge(extra) { $1 }
         // Port 0: the kernel gives a free port at bind and aasad's log names it. A port picked
