@@ -35,7 +35,7 @@ import Testing
         }
     }
 
-    static let readBound = 6000
+    static let readBound = 2000
     static let writeBound = 600
 
     /// The README's upstream for a rolling restart: `max_fails=0`, so a replica that refused a
@@ -140,11 +140,11 @@ import Testing
             let next = try NextRelease(["0099_next_release.sql": NextRelease.expand])
             defer { next.remove() }
 
-            // Three readers and two writers at once, so that requests are in flight whenever a
+            // Two readers and two writers at once, so that requests are in flight whenever a
             // replica is told to stop.
             let load = Load()
             async let reading: Void = withThrowingTaskGroup(of: Void.self) { group in
-                for _ in 0..<3 { group.addTask { try await Self.readLoop(proxy, admin: admin, load: load) } }
+                for _ in 0..<2 { group.addTask { try await Self.readLoop(proxy, admin: admin, load: load) } }
                 try await group.waitForAll()
             }
             async let writing: Void = withThrowingTaskGroup(of: Void.self) { group in
