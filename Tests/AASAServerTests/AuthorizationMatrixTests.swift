@@ -198,15 +198,16 @@ import Testing
     @Test func healthAndMetricsNeedNoToken() async throws {
         try await TestWorld.run { w in
             #expect(try await w.call(.get, "/health/live").status == 200)
-            // Readiness gives its database check 2 s; the suite loading 2 cores can take longer for
-            // a first connection (CI once did), so a 503 here is asked again, a few times.
-            var ready = try await w.call(.get, "/health/ready")
-            for _ in 0..<10 where ready.status == 503 {
-                try await Task.sleep(for: .milliseconds(500))
+            // Readiness gives its database check 2 s, as in production; a machine busy with other work
+            // can take longer for a first connection (CI once did), and a 503 then is readiness doing
+            // its job. What is checked is the outcome: ready without a token, once the database answers.
+            var ready: TestWorld.Reply?
+            let becameReady = try await eventually(timeout: .seconds(60)) {
                 ready = try await w.call(.get, "/health/ready")
+                return ready?.status == 200
             }
-            #expect(ready.status == 200)
-            #expect(ready.object["schema"] as? String == "current")
+            #expect(becameReady, "\(ready?.text ?? "")")
+            #expect(ready?.object["schema"] as? String == "current")
             _ = try await w.call(.get, "/v1/teams", token: w.adminToken)
             let metrics = try await w.call(.get, "/metrics")
             #expect(metrics.status == 200)

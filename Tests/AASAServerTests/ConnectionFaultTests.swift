@@ -77,61 +77,65 @@ import Testing
     /// are under traffic: each replica listens again (its reads come from memory again), and
     /// SIGTERM then ends both within the bound. Before, the follower waited forever on a round
     /// trip PostgresNIO never completed, so the replica never listened again and ignored SIGTERM.
-    @Test(.timeLimit(.minutes(4))) func theReadModelListensAgainAfterItsConnectionIsTerminated() async throws {
-        let url = try await TestDatabase.shared.clone()
-        defer { Task { await TestDatabase.shared.drop(url) } }
-        let (a, b, admin) = try await ServerProcess.replicas(on: url)
-        let token = try await Self.fixture(a, admin: admin)
-        for server in [a, b] {
-            #expect(try await eventually(timeout: .seconds(30)) { try await Self.answersFromMemory(server, token) })
-        }
+    @Test func theReadModelListensAgainAfterItsConnectionIsTerminated() async throws {
+        try await TestDatabase.shared.withDatabase { url in
+            let (a, b, admin) = try await ServerProcess.replicas(on: url)
+            let token = try await Self.fixture(a, admin: admin)
+            for server in [a, b] {
+                #expect(try await eventually(timeout: .seconds(30)) { try await Self.answersFromMemory(server, token) })
+            }
 
-        // Idle.
-        #expect(try await Self.terminate(url, where: Self.readModel) == 2, "one listener per replica")
-        for server in [a, b] {
-            let again = try await eventually(timeout: .seconds(30)) { try await Self.answersFromMemory(server, token) }
-            #expect(again, "listening again after an idle termination: \(server.output.suffix(1500))")
-        }
+            // Idle.
+            #expect(try await Self.terminate(url, where: Self.readModel) == 2, "one listener per replica")
+            for server in [a, b] {
+                let again = try await eventually(timeout: .seconds(30)) {
+                    try await Self.answersFromMemory(server, token)
+                }
+                #expect(again, "listening again after an idle termination: \(server.output.suffix(1500))")
+            }
 
-        // Busy: both replicas read and written all along.
-        let counts = LoadCounts()
-        let load = Task {
-            await withTaskGroup(of: Void.self) { group in
-                for (i, server) in [a, b, a, b].enumerated() {
-                    group.addTask {
-                        var n = 0
-                        while !counts.stop.load(ordering: .relaxed) {
-                            n += 1
-                            let reply =
-                                i == 0 && n % 5 == 0
-                                ? try? await Curl.call(
-                                    "PATCH", server.baseURL + "/v1/apps/\(Self.app)", token: token,
-                                    json: n % 2 == 0
-                                        ? #"{"services":["applinks"]}"# : #"{"services":["applinks","appclips"]}"#)
-                                : try? await Curl.call("GET", server.baseURL + "/v1/teams/shop/apps", token: token)
-                            if let reply, reply.status != 0 {
-                                counts.answered.add(1, ordering: .relaxed)
-                            } else {
-                                counts.unanswered.add(1, ordering: .relaxed)
+            // Busy: both replicas read and written all along.
+            let counts = LoadCounts()
+            let load = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for (i, server) in [a, b, a, b].enumerated() {
+                        group.addTask {
+                            var n = 0
+                            while !counts.stop.load(ordering: .relaxed) {
+                                n += 1
+                                let reply =
+                                    i == 0 && n % 5 == 0
+                                    ? try? await Curl.call(
+                                        "PATCH", server.baseURL + "/v1/apps/\(Self.app)", token: token,
+                                        json: n % 2 == 0
+                                            ? #"{"services":["applinks"]}"# : #"{"services":["applinks","appclips"]}"#)
+                                    : try? await Curl.call("GET", server.baseURL + "/v1/teams/shop/apps", token: token)
+                                if let reply, reply.status != 0 {
+                                    counts.answered.add(1, ordering: .relaxed)
+                                } else {
+                                    counts.unanswered.add(1, ordering: .relaxed)
+                                }
                             }
                         }
                     }
                 }
             }
-        }
-        _ = try await eventually(timeout: .seconds(30)) { counts.answered.load(ordering: .relaxed) >= 20 }
-        #expect(try await Self.terminate(url, where: Self.readModel) >= 1)
-        for server in [a, b] {
-            let again = try await eventually(timeout: .seconds(30)) { try await Self.answersFromMemory(server, token) }
-            #expect(again, "listening again after a busy termination: \(server.output.suffix(1500))")
-        }
-        counts.stop.store(true, ordering: .relaxed)
-        await load.value
-        #expect(counts.unanswered.load(ordering: .relaxed) == 0, "every request had an answer")
+            _ = try await eventually(timeout: .seconds(30)) { counts.answered.load(ordering: .relaxed) >= 20 }
+            #expect(try await Self.terminate(url, where: Self.readModel) >= 1)
+            for server in [a, b] {
+                let again = try await eventually(timeout: .seconds(30)) {
+                    try await Self.answersFromMemory(server, token)
+                }
+                #expect(again, "listening again after a busy termination: \(server.output.suffix(1500))")
+            }
+            counts.stop.store(true, ordering: .relaxed)
+            await load.value
+            #expect(counts.unanswered.load(ordering: .relaxed) == 0, "every request had an answer")
 
-        for server in [a, b] {
-            let took = try await Self.stop(server)
-            #expect(took != nil, "SIGTERM ended aasad within \(Self.shutdownBound): \(server.output.suffix(1500))")
+            for server in [a, b] {
+                let took = try await Self.stop(server)
+                #expect(took != nil, "SIGTERM ended aasad within \(Self.shutdownBound): \(server.output.suffix(1500))")
+            }
         }
     }
 
@@ -139,63 +143,63 @@ import Testing
     /// request goes unanswered (each is answered, 503 with `Retry-After` when its connection went
     /// away), aasad serves again once the terminations stop, and SIGTERM ends it within the bound.
     /// Before, a request whose statement was sent as its connection closed never answered.
-    @Test(.timeLimit(.minutes(4))) func noRequestHangsWhileConnectionsAreTerminated() async throws {
-        let url = try await TestDatabase.shared.clone()
-        defer { Task { await TestDatabase.shared.drop(url) } }
-        let admin = try await WebhookProcessTests.admin(url)
-        let server = try ServerProcess(database: url, environment: ["AASA_STATEMENT_DEADLINE_S": "3"])
-        try await server.start()
-        let token = try await Self.fixture(server, admin: admin)
-        let api = server.baseURL
+    @Test func noRequestHangsWhileConnectionsAreTerminated() async throws {
+        try await TestDatabase.shared.withDatabase { url in
+            let admin = try await WebhookProcessTests.admin(url)
+            let server = try ServerProcess(database: url, environment: ["AASA_STATEMENT_DEADLINE_S": "3"])
+            try await server.start()
+            let token = try await Self.fixture(server, admin: admin)
+            let api = server.baseURL
 
-        let counts = LoadCounts()
-        let terminator = Task {
-            var rounds = 0
-            while !counts.stop.load(ordering: .relaxed) {
-                rounds += (try? await Self.terminate(url)) ?? 0
-                try? await Task.sleep(for: .milliseconds(150))
+            let counts = LoadCounts()
+            let terminator = Task {
+                var rounds = 0
+                while !counts.stop.load(ordering: .relaxed) {
+                    rounds += (try? await Self.terminate(url)) ?? 0
+                    try? await Task.sleep(for: .milliseconds(150))
+                }
+                return rounds
             }
-            return rounds
-        }
-        await withTaskGroup(of: Void.self) { group in
-            for client in 0..<4 {
-                group.addTask {
-                    for n in 0..<40 {
-                        let reply =
-                            client == 0
-                            ? try? await Curl.call(
-                                "PATCH", api + "/v1/apps/\(Self.app)", token: token,
-                                json: n % 2 == 0
-                                    ? #"{"services":["applinks"]}"# : #"{"services":["applinks","appclips"]}"#)
-                            : try? await Curl.call(
-                                "GET", api + (client == 1 ? "/v1/teams" : "/v1/teams/shop/apps"), token: admin)
-                        let status = reply?.status ?? 0
-                        counts.statuses.withLock { $0.append(status) }
-                        if status == 503,
-                            reply?.headers["retry-after"] == nil
-                                || reply?.headers["content-type"] != "application/problem+json"
-                        {
-                            counts.problems.withLock { $0.append("503 without Retry-After or problem+json") }
+            await withTaskGroup(of: Void.self) { group in
+                for client in 0..<4 {
+                    group.addTask {
+                        for n in 0..<40 {
+                            let reply =
+                                client == 0
+                                ? try? await Curl.call(
+                                    "PATCH", api + "/v1/apps/\(Self.app)", token: token,
+                                    json: n % 2 == 0
+                                        ? #"{"services":["applinks"]}"# : #"{"services":["applinks","appclips"]}"#)
+                                : try? await Curl.call(
+                                    "GET", api + (client == 1 ? "/v1/teams" : "/v1/teams/shop/apps"), token: admin)
+                            let status = reply?.status ?? 0
+                            counts.statuses.withLock { $0.append(status) }
+                            if status == 503,
+                                reply?.headers["retry-after"] == nil
+                                    || reply?.headers["content-type"] != "application/problem+json"
+                            {
+                                counts.problems.withLock { $0.append("503 without Retry-After or problem+json") }
+                            }
                         }
                     }
                 }
             }
+            counts.stop.store(true, ordering: .relaxed)
+            let terminated = await terminator.value
+            let seen = counts.statuses.withLock { $0 }
+            #expect(terminated > 0, "the terminations reached aasad's connections")
+            #expect(!seen.contains(0), "every request was answered within curl's 10 s: \(seen)")
+            #expect(
+                Set(seen).isSubset(of: [200, 503]),
+                "\(seen): \(server.output.split(separator: "\n").filter { $0.contains("error") }.prefix(5))")
+            #expect(counts.problems.withLock { $0 }.isEmpty, "\(counts.problems.withLock { $0 })")
+            let recovered = try await eventually(timeout: .seconds(30)) {
+                try await Curl.call("GET", api + "/v1/teams", token: admin).status == 200
+            }
+            #expect(recovered, "serves again once the terminations stop: \(server.output.suffix(1500))")
+            let took = try await Self.stop(server)
+            #expect(took != nil, "SIGTERM ended aasad within \(Self.shutdownBound): \(server.output.suffix(2000))")
         }
-        counts.stop.store(true, ordering: .relaxed)
-        let terminated = await terminator.value
-        let seen = counts.statuses.withLock { $0 }
-        #expect(terminated > 0, "the terminations reached aasad's connections")
-        #expect(!seen.contains(0), "every request was answered within curl's 10 s: \(seen)")
-        #expect(
-            Set(seen).isSubset(of: [200, 503]),
-            "\(seen): \(server.output.split(separator: "\n").filter { $0.contains("error") }.prefix(5))")
-        #expect(counts.problems.withLock { $0 }.isEmpty, "\(counts.problems.withLock { $0 })")
-        let recovered = try await eventually(timeout: .seconds(30)) {
-            try await Curl.call("GET", api + "/v1/teams", token: admin).status == 200
-        }
-        #expect(recovered, "serves again once the terminations stop: \(server.output.suffix(1500))")
-        let took = try await Self.stop(server)
-        #expect(took != nil, "SIGTERM ended aasad within \(Self.shutdownBound): \(server.output.suffix(2000))")
     }
 }
 

@@ -9,37 +9,37 @@ import Testing
 /// listens, answers `/health/live`, and stops on SIGTERM. `ServerProcess.start()` reports a start
 /// that does not listen with its threads' state, and never retries it.
 @Suite struct StartTests {
-    @Test(.timeLimit(.minutes(10))) func twoHundredStartsUnderLoadAllListen() async throws {
-        let url = try await TestDatabase.shared.clone()
-        defer { Task { await TestDatabase.shared.drop(url) } }
-        let hog = CPUHog(threads: 1)
-        defer { hog.stop() }
-        let failures = Failures()
-        await withTaskGroup(of: Void.self) { group in
-            for lane in 0..<2 {
-                group.addTask {
-                    for _ in 0..<100 {
-                        do {
-                            let server = try ServerProcess(database: url)
-                            try await server.start()
-                            let live = try await Curl.get(server.baseURL + "/health/live")
-                            if live.status != 200 {
-                                failures.list.withLock { $0.append("lane \(lane): live \(live.status)") }
+    @Test func twoHundredStartsUnderLoadAllListen() async throws {
+        try await TestDatabase.shared.withDatabase { url in
+            let hog = CPUHog(threads: 1)
+            defer { hog.stop() }
+            let failures = Failures()
+            await withTaskGroup(of: Void.self) { group in
+                for lane in 0..<2 {
+                    group.addTask {
+                        for _ in 0..<100 {
+                            do {
+                                let server = try ServerProcess(database: url)
+                                try await server.start()
+                                let live = try await Curl.get(server.baseURL + "/health/live")
+                                if live.status != 200 {
+                                    failures.list.withLock { $0.append("lane \(lane): live \(live.status)") }
+                                }
+                                kill(server.process.processIdentifier, SIGTERM)
+                                let stopped = try await eventually(timeout: ConnectionFaultTests.shutdownBound) {
+                                    !server.process.isRunning
+                                }
+                                if !stopped { failures.list.withLock { $0.append("lane \(lane): SIGTERM ignored") } }
+                            } catch {
+                                failures.list.withLock { $0.append("lane \(lane): \(error)") }
                             }
-                            kill(server.process.processIdentifier, SIGTERM)
-                            let stopped = try await eventually(timeout: ConnectionFaultTests.shutdownBound) {
-                                !server.process.isRunning
-                            }
-                            if !stopped { failures.list.withLock { $0.append("lane \(lane): SIGTERM ignored") } }
-                        } catch {
-                            failures.list.withLock { $0.append("lane \(lane): \(error)") }
                         }
                     }
                 }
             }
+            let failed = failures.list.withLock { $0 }
+            #expect(failed.isEmpty, "\(failed.count) of 200 starts failed: \(failed.prefix(3))")
         }
-        let failed = failures.list.withLock { $0 }
-        #expect(failed.isEmpty, "\(failed.count) of 200 starts failed: \(failed.prefix(3))")
     }
 }
 

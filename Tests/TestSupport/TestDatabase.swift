@@ -108,17 +108,20 @@ public actor TestDatabase {
 
     /// Runs `body` on a fresh clone (or an empty database) and drops it when `body` is done, awaited,
     /// whether it returns or throws: a `defer { Task { drop } }` would leave the drop to chance.
+    /// The database and everything `body` runs on it is one test world: it waits for a slot first.
     public nonisolated func withDatabase<T: Sendable>(empty: Bool = false, _ body: (DatabaseURL) async throws -> T)
         async throws -> T
     {
-        let url = try await (empty ? self.empty() : clone())
-        do {
-            let result = try await body(url)
-            await drop(url)
-            return result
-        } catch {
-            await drop(url)
-            throw error
+        try await TestWorldSlots.shared.hold {
+            let url = try await (empty ? self.empty() : clone())
+            do {
+                let result = try await body(url)
+                await drop(url)
+                return result
+            } catch {
+                await drop(url)
+                throw error
+            }
         }
     }
 

@@ -53,7 +53,9 @@ package struct ReadModelFollower: Service {
     private func listenForever() async {
         while !Task.isCancelled {
             do {
-                try await database.client.withConnection { connection in
+                // The lease has the pool's deadline: a follower waiting without one for a connection to a
+                // primary that is gone said nothing and never tried again (a switchover behind PgBouncer).
+                try await database.withConnection { connection in
                     let listener = try await connection.addListenerIfOpen(channel: Self.channel) {
                         [generation] _, _ in generation.bump()
                     }

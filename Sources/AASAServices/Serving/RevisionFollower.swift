@@ -70,7 +70,9 @@ package struct RevisionFollower: Service {
     private func listenForever() async {
         while !Task.isCancelled {
             do {
-                try await database.client.withConnection { connection in
+                // The lease has the pool's deadline: a follower waiting without one for a connection to a
+                // primary that is gone said nothing and never tried again (a switchover behind PgBouncer).
+                try await database.withConnection { connection in
                     try await connection.listen(on: "aasa_revisions") { notifications in
                         // Anything published while we were not listening is picked up here.
                         try await reloadAll()

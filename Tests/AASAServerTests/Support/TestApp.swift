@@ -35,8 +35,20 @@ struct TestWorld: Sendable {
         configure: @Sendable (inout AppConfig) -> Void = { _ in },
         _ body: @Sendable (TestWorld) async throws -> Void
     ) async throws {
-        let phases = WorldPhases.shared.begin("cloning its database")
+        let phases = WorldPhases.shared.begin(WorldPhases.waitingForSlot)
         defer { WorldPhases.shared.end(phases) }
+        try await TestWorldSlots.shared.hold {
+            WorldPhases.shared.enter(phases, "cloning its database")
+            try await run(
+                phases: phases, live: live, webRootBases: webRootBases, databaseURL: databaseURL, configure: configure,
+                body)
+        }
+    }
+
+    private static func run(
+        phases: UUID, live: Bool, webRootBases: [String], databaseURL: DatabaseURL?,
+        configure: @Sendable (inout AppConfig) -> Void, _ body: @Sendable (TestWorld) async throws -> Void
+    ) async throws {
         let url: DatabaseURL
         if let databaseURL { url = databaseURL } else { url = try await TestDatabase.shared.clone() }
         let owned = databaseURL == nil

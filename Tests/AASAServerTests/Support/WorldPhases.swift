@@ -10,6 +10,7 @@ import Testing
 final class WorldPhases: Sendable {
     static let shared = WorldPhases()
     static let stuckAfter: Duration = .seconds(120)
+    static let waitingForSlot = "waiting for a test world's slot"
 
     private struct Entry {
         var test: String
@@ -53,7 +54,11 @@ final class WorldPhases: Sendable {
                 try? await Task.sleep(for: .seconds(15))
                 let stuck = entries.withLock { entries in
                     var found: [String] = []
-                    for (id, entry) in entries where !entry.reported && .now - entry.since > Self.stuckAfter {
+                    // A world waiting for its slot is the suite's bound at work, not a stuck world.
+                    for (id, entry) in entries
+                    where !entry.reported && .now - entry.since > Self.stuckAfter
+                        && entry.phase != Self.waitingForSlot
+                    {
                         entries[id]?.reported = true
                         found.append("\(entry.test): \(entry.phase), for \(ContinuousClock.now - entry.since)")
                     }
