@@ -192,7 +192,8 @@ import Testing
     @Test func failedSignInsAreAuditedAndLimited() async throws {
         // The limit's minute is held still: the seven attempts must fall in it however slow the machine.
         let frozen = ContinuousClock.now
-        try await TestWorld.run(configure: { $0.signInClock = { frozen } }) { w in
+        let configure: @Sendable (inout AppConfig) -> Void = { $0.signInClock = { frozen } }
+        try await TestWorld.run(configure: configure) { w in
             let b = Browser(w)
             var statuses: [Int] = []
             for _ in 0..<6 {
