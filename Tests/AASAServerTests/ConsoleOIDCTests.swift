@@ -386,28 +386,77 @@ import Testing
 
     /// Anyone may follow the sign-in link, and each start is a row: at 10,000 under way a start is
     /// 503 with Retry-After; once they age out (ten minutes), the next start forgets them.
-    @Test func signInsUnderWayAreBounded() async throws {
+    /// Nothing is stored before the provider answers, so no number of started sign-ins locks anyone
+    /// out: 1,000 starts from eight clients at once (any web page can make its visitors start them),
+    /// then a person signs in beside them. Before, each start stored a row, bounded at 10,000 for
+    /// everyone: a flood made every provider sign-in 503.
+    @Test func aFloodOfStartedSignInsLocksNobodyOut() async throws {
         let corp = try await Self.provider("corp")
         try await TestWorld.run(configure: try Self.configure([corp])) { w in
-            _ = try await Self.count(
-                w,
-                """
-                WITH made AS (
-                    INSERT INTO console_oidc_logins (state_hash, binding_hash, nonce_hash, provider)
-                    SELECT sha256(('s' || i)::bytea), sha256(('b' || i)::bytea), sha256(('n' || i)::bytea), 'corp'
-                    FROM generate_series(1, \(ConsoleOIDCSignIn.maxPendingLogins)) i RETURNING 1)
-                SELECT count(*)::int FROM made
-                """)
+            _ = try await Self.setUp(w)
+            let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        var seen: [Int] = []
+                        for _ in 0..<125 {
+                            seen.append(try await PersonBrowser(w).get("/console/sign-in/oidc/corp").status)
+                        }
+                        return seen
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0 += $1 }
+            }
+            #expect(statuses.count == 1000 && Set(statuses) == [303], "\(Set(statuses))")
+            #expect(try await Self.count(w, "SELECT count(*)::int FROM console_oidc_logins") == 0, "nothing stored")
+            let (reply, _) = try await Self.signIn(PersonBrowser(w), corp, as: "alice")
+            #expect(reply.status == 200, "\(reply.status) \(reply.text.prefix(300))")
+        }
+    }
+
+    /// The sealed sign-in is the browser's, unreadable and unforgeable: altered, sealed by another
+    /// installation, for another provider, or older than ten minutes, it is refused `state`.
+    @Test func aSealedSignInThatWasAlteredOrIsOldIsRefused() async throws {
+        let corp = try await Self.provider("corp")
+        let other = try await Self.provider("other", host: "other.test")
+        try await TestWorld.run(configure: try Self.configure([corp, other])) { w in
+            _ = try await Self.setUp(w)
+            let key = try await w.withDatabase { db in
+                try await db.read(logger: Logger(label: "test")) { session in
+                    try await session.consoleSignInKey(candidate: Array(repeating: 7, count: 32))
+                }
+            }
+            let seal = ConsoleOIDCLoginSeal(keyBytes: key)
+            let elsewhere = ConsoleOIDCLoginSeal(keyBytes: (0..<32).map { _ in UInt8.random(in: 0...255) })
+            let now = Int64(Date().timeIntervalSince1970)
+            func login(_ provider: String, started: Int64) -> ConsoleOIDCLogin {
+                ConsoleOIDCLogin(provider: provider, state: "s-\(UUID())", nonce: "n", binding: "b", started: started)
+            }
+            let fresh = login("corp", started: now)
+            var altered = Array(try seal.seal(fresh))
+            altered[20] = altered[20] == "A" ? "B" : "A"
+            let otherProviders = login("other", started: now)
+            let old = login("corp", started: now - 660)
+            // Each with the state its sign-in holds: only the seal, the provider or the age is wrong.
+            let cases: [(what: String, cookie: String, state: String)] = [
+                ("altered", String(altered), fresh.state),
+                ("sealed elsewhere", try elsewhere.seal(fresh), fresh.state),
+                ("another provider's", try seal.seal(otherProviders), otherProviders.state),
+                ("eleven minutes old", try seal.seal(old), old.state),
+            ]
+            for (what, cookie, state) in cases {
+                let b = PersonBrowser(w)
+                b.cookies["aasa_console_oidc"] = cookie
+                let reply = try await b.get("/console/sign-in/oidc/corp/callback?code=abc&state=\(state)")
+                #expect(reply.status == 401 && b.cookies["aasa_console"] == nil, "\(what): \(reply.status)")
+            }
+            // The same sealed sign-in, untouched, gets past the seal (refused at the made-up code).
             let b = PersonBrowser(w)
-            let busy = try await b.get("/console/sign-in/oidc/corp")
-            #expect(busy.status == 503 && busy.headers[.retryAfter] == "60", "\(busy.status)")
-            #expect(b.cookies["aasa_console_oidc"] == nil)
-            _ = try await Self.count(
-                w,
-                "WITH aged AS (UPDATE console_oidc_logins SET created_at = now() - interval '11 minutes' RETURNING 1) "
-                    + "SELECT count(*)::int FROM aged")
-            #expect(try await b.get("/console/sign-in/oidc/corp").status == 303)
-            #expect(try await Self.count(w, "SELECT count(*)::int FROM console_oidc_logins") == 1)
+            b.cookies["aasa_console_oidc"] = try seal.seal(fresh)
+            let past = try await b.get("/console/sign-in/oidc/corp/callback?code=abc&state=\(fresh.state)")
+            #expect(past.status == 401)
+            let reasons = try await Self.audit(w, "console.sign-in-refused").map(\.after)
+            #expect(reasons.count == 5 && reasons.prefix(4).allSatisfy { $0.contains("\"state\"") }, "\(reasons)")
+            #expect(reasons.last?.contains("\"state\"") == false, "the untouched one passed the seal: \(reasons)")
         }
     }
 

@@ -78,24 +78,25 @@ import Testing
     /// Finding 1, the class: a `Date` PostgreSQL cannot hold, bound anywhere in a query, throws
     /// for that query alone. Before, PostgresNIO's `Int64(_:)` trapped and ended the process.
     @Test func aDateNoTimestampHoldsFailsItsQueryAndNotTheProcess() async throws {
-        let url = try await TestDatabase.shared.clone()
-        defer { Task { await TestDatabase.shared.drop(url) } }
-        try await TestDatabase.shared.withClient(url: url) { database in
-            try await database.read(logger: Logger(label: "test")) { session in
-                for seconds in [1e16, -1e16, .infinity, .nan] {
-                    await #expect(throws: TimestampOutOfRange.self) {
-                        try await session.first("SELECT \(Date(timeIntervalSince1970: seconds))::text", as: String.self)
+        try await TestDatabase.shared.withDatabase { url in
+            try await TestDatabase.shared.withClient(url: url) { database in
+                try await database.read(logger: Logger(label: "test")) { session in
+                    for seconds in [1e16, -1e16, .infinity, .nan] {
+                        await #expect(throws: TimestampOutOfRange.self) {
+                            try await session.first(
+                                "SELECT \(Date(timeIntervalSince1970: seconds))::text", as: String.self)
+                        }
                     }
+                    let optional: Date? = Date(timeIntervalSince1970: 1e16)
+                    await #expect(throws: TimestampOutOfRange.self) {
+                        try await session.first("SELECT \(optional)::text", as: String.self)
+                    }
+                    // The ends PostgreSQL holds still bind, and the connection goes on.
+                    let lastSecond = Date(timeIntervalSince1970: 253_402_300_799)
+                    let last = try await session.first(
+                        "SELECT to_char(\(lastSecond) AT TIME ZONE 'UTC', 'YYYY-MM-DD')", as: String.self)
+                    #expect(last == "9999-12-31")
                 }
-                let optional: Date? = Date(timeIntervalSince1970: 1e16)
-                await #expect(throws: TimestampOutOfRange.self) {
-                    try await session.first("SELECT \(optional)::text", as: String.self)
-                }
-                // The ends PostgreSQL holds still bind, and the connection goes on.
-                let last = try await session.first(
-                    "SELECT to_char(\(Date(timeIntervalSince1970: 253_402_300_799)) AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
-                    as: String.self)
-                #expect(last == "9999-12-31")
             }
         }
     }

@@ -91,12 +91,19 @@ import Testing
                     .put, "/v1/domains/example.com/apps/com.own.app/rules", token: token,
                     json: ["rules": [["/": "/shop/*"]]]
                 ).status == 200)
+            // A related origin, so the domain publishes /.well-known/webauthn as well.
+            let related = try await w.call(
+                .post, "/v1/domains/example.com/related-origins", token: w.adminToken,
+                json: ["origin": "https://shop.example"])
+            try #require(related.status == 201, "\(related.text)")
             #expect(
                 try await w.call(.post, "/v1/domains/example.com/publish", token: token, json: ["reason": "nginx"])
                     .status == 201)
             let file = try await w.call(.get, "/v1/domains/example.com/revisions/1/file", token: token).body
             let assetLinks = try #require(
                 FileManager.default.contents(atPath: root + "/.well-known/assetlinks.json").map { [UInt8]($0) })
+            let relatedOrigins = try #require(
+                FileManager.default.contents(atPath: root + "/.well-known/webauthn").map { [UInt8]($0) })
 
             let staticSite = try Self.deployFile("aasa-static.conf").replacingOccurrences(
                 of: "/srv/aasa/example.com", with: root)
@@ -127,6 +134,10 @@ import Testing
                     try await Curl.get(
                         "http://127.0.0.1:\(nginx.port)/.well-known/assetlinks.json", host: "unknown.example"
                     ).status == 404)
+                let webauthn = try await Curl.get(
+                    "http://127.0.0.1:\(nginx.port)/.well-known/webauthn", host: "example.com")
+                #expect(webauthn.status == 200 && webauthn.body == relatedOrigins, "\(webauthn.status)")
+                #expect(webauthn.headers["content-type"] == "application/json")
             }
             let legacy = try await Curl.get(
                 "http://127.0.0.1:\(staticNginx.port)/apple-app-site-association", host: "example.com")

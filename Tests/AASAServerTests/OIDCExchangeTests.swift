@@ -264,6 +264,22 @@ import Testing
         }
     }
 
+    /// A header listing critical extensions (RFC 7515 §4.1.11: a verifier that does not understand
+    /// them must refuse) is refused `malformed`, however well signed; before, it was accepted.
+    @Test func aTokenWithCriticalExtensionsIsRefused() async throws {
+        let issuer = try await offPool { try OIDCIssuerStandIn() }
+        try await TestWorld.run(configure: Self.configure(issuer)) { w in
+            try await Self.setUp(w, issuer)
+            for crit in [["exp"], ["b64"], ["https://example.com/ext"]] as [[String]] {
+                let token = try await issuer.mint(Self.github(issuer), header: ["crit": crit, crit[0]: false])
+                let refused = try await Self.exchange(w, token)
+                #expect(refused.status == 401 && refused.problemRules == ["malformed"], "\(crit): \(refused.text)")
+                #expect(refused.text.contains("crit"), "\(refused.text)")
+            }
+            #expect(try await Self.exchange(w, try await issuer.mint(Self.github(issuer))).status == 200)
+        }
+    }
+
     /// An issuer that is down: 503 with `keys-unavailable` and `Retry-After` (the job's token may be
     /// good), and not asked again within the refetch gap, even once it is back.
     @Test func anIssuerThatIsDownIsA503AndIsNotAskedAgainWithinTheGap() async throws {

@@ -6,8 +6,12 @@ date past year ~294,000 once ended aasad from any read token. So:
   years and the ends of the range (the rest ordinary RFC 3339 instants, years 0001-9999);
 - before a request goes out, each integer in its query, path and JSON body is, a quarter of the
   time, replaced by one at or past a machine bound (+-2**63, +-2**31), chosen from the case's own
-  hash, so a seed replays the same requests.
+  hash, so a seed replays the same requests;
+- likewise a `cursor` is, a quarter of the time, one shaped as the server makes them (base64 of the
+  list's letter and its key) whose key is one of those integers: past every key column's range
+  (revision numbers are `integer`, event IDs `bigint`), which was 500 on the revision lists.
 A 400 or 422 for those is the expected answer; a 5xx or no answer fails the run as any other."""
+import base64
 import hashlib
 import random
 from datetime import datetime, timezone
@@ -48,11 +52,22 @@ def _extreme(value, rng):
     return value
 
 
+# The letters of Sources/AASAServer/API/PageCursor.swift's lists: audit, revisions, domains, teams.
+CURSOR_LISTS = "erdt"
+
+
+def _extreme_cursor(query, rng):
+    if not isinstance(query, dict) or "cursor" not in query or rng.random() >= 0.25:
+        return query
+    key = f"{rng.choice(CURSOR_LISTS)}{rng.choice(EXTREME_INTEGERS)}"
+    return {**query, "cursor": base64.b64encode(key.encode()).decode().rstrip("=")}
+
+
 @schemathesis.hook
 def before_call(ctx, case, kwargs):
     rng = random.Random(hashlib.sha256(repr((case.method, case.path, case.query, case.body)).encode()).digest())
     if case.query:
-        case.query = _extreme(case.query, rng)
+        case.query = _extreme_cursor(_extreme(case.query, rng), rng)
     if case.path_parameters:
         case.path_parameters = _extreme(case.path_parameters, rng)
     if isinstance(case.body, (dict, list)):

@@ -4,6 +4,11 @@
 /// each origin's public suffix: `example` for `https://shop.example.co.uk` and `https://example.de`)
 /// and ignores the rest, so a sixth label is refused here rather than silently lost there.
 public enum RelatedOrigins {
+    /// The most origins one owner (a team, or the admins) lists on a domain: the manifest's cap.
+    public static let maxPerTeam = 50
+    /// The most origins a domain lists in all, whoever listed them.
+    public static let maxPerDomain = 200
+
     public static let maxLabels = 5
 
     /// What is wrong with one entry, or with the set it joins.

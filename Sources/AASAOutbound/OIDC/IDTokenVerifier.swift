@@ -58,6 +58,13 @@ package struct IDTokenVerifier: Sendable {
         guard let alg = unverified.header.alg, ["RS256", "ES256"].contains(alg) else {
             throw ExchangeRefusal(.algorithm, "the token's alg must be RS256 or ES256")
         }
+        if let crit = unverified.header.crit {
+            throw ExchangeRefusal(
+                .malformed,
+                "the token's header lists critical extensions (crit: "
+                    + "\(crit.prefix(5).joined(separator: ", ").prefix(200))) that this server does not understand "
+                    + "(RFC 7515 §4.1.11): ask the issuer to leave crit out")
+        }
         if let kid = unverified.header.kid, kid.isEmpty {
             throw ExchangeRefusal(.malformed, "the token's header names an empty kid")
         }

@@ -46,6 +46,9 @@ struct UnverifiedJWT {
     struct Header: Decodable {
         var alg: String?
         var kid: String?
+        /// Extensions the signer says a verifier must understand (RFC 7515 §4.1.11): this one
+        /// understands none, so any list is refused.
+        var crit: [String]?
     }
 
     struct Issuer: Decodable {

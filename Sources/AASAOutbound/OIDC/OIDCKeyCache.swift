@@ -33,6 +33,7 @@ package actor OIDCKeyCache {
     /// Discovery documents, for the console's sign-in (its endpoints), by issuer URL.
     private var documents: [String: (document: OIDCDiscovery, fetchedAt: ContinuousClock.Instant)] = [:]
     private var documentAttempt: [String: ContinuousClock.Instant] = [:]
+    private var documentInFlight: [String: Task<OIDCDiscovery, any Error>] = [:]
 
     package init(fetcher: OutboundClient, maxAge: Duration = .seconds(3600), minRefetchGap: Duration = .seconds(60)) {
         self.fetcher = fetcher
@@ -85,26 +86,44 @@ package actor OIDCKeyCache {
     /// The issuer's discovery document, kept as long as its keys are; a failed fetch is not
     /// repeated within the refetch gap, so a provider that is down costs it one request a gap.
     /// The document must name the issuer it was fetched for (OpenID Connect Discovery §4.3).
+    /// A fetch under way is joined, as the keys' is: on a fresh replica, five of six simultaneous
+    /// sign-ins were refused 503 while the first fetched the document.
     package func discovery(of issuer: OIDCIssuerRecord) async throws(ExchangeRefusal) -> OIDCDiscovery {
         let now = ContinuousClock.now
         if let cached = documents[issuer.issuer], now - cached.fetchedAt < maxAge { return cached.document }
-        if let last = documentAttempt[issuer.issuer], now - last < minRefetchGap {
+        let running = documentInFlight[issuer.issuer]
+        if running == nil, let last = documentAttempt[issuer.issuer], now - last < minRefetchGap {
             if let cached = documents[issuer.issuer] { return cached.document }
             throw ExchangeRefusal(
                 .keysUnavailable, "\(issuer.name)'s discovery document could not be fetched; retry later",
                 retryAfter: Self.seconds(minRefetchGap - (now - last)))
         }
-        documentAttempt[issuer.issuer] = now
-        do {
-            let document = try await Self.json(
-                OIDCDiscovery.self, Self.discoveryURL(issuer), fetcher: fetcher, issuer: issuer)
-            guard document.issuer == issuer.issuer else {
-                throw ExchangeRefusal(
-                    .untrustedIssuer, "\(issuer.name)'s discovery document names another issuer")
+        let task: Task<OIDCDiscovery, any Error>
+        if let running {
+            task = running
+        } else {
+            documentAttempt[issuer.issuer] = now
+            let fetcher = fetcher
+            task = Task {
+                let document = try await Self.json(
+                    OIDCDiscovery.self, Self.discoveryURL(issuer), fetcher: fetcher, issuer: issuer)
+                guard document.issuer == issuer.issuer else {
+                    throw ExchangeRefusal(
+                        .untrustedIssuer, "\(issuer.name)'s discovery document names another issuer")
+                }
+                return document
             }
-            documents[issuer.issuer] = (document, now)
+            documentInFlight[issuer.issuer] = task
+        }
+        do {
+            let document = try await task.value
+            if running == nil {
+                documentInFlight[issuer.issuer] = nil
+                documents[issuer.issuer] = (document, now)
+            }
             return document
         } catch {
+            if running == nil { documentInFlight[issuer.issuer] = nil }
             if let cached = documents[issuer.issuer] { return cached.document }
             throw (error as? ExchangeRefusal)
                 ?? ExchangeRefusal(.keysUnavailable, "\(issuer.name)'s discovery document could not be fetched")

@@ -33,12 +33,8 @@ extension APIImplementation {
             }
             filter.actor = id
         }
-        if let cursor = q.cursor {
-            guard let id = Self.decodeCursor(cursor) else {
-                throw ServiceError.badRequest("cursor is not one this server gave", field: "cursor", rule: "cursor")
-            }
-            filter.before = id
-        }
+        // Event IDs are PostgreSQL `bigint`s.
+        if let cursor = q.cursor { filter.before = try PageCursor.number(.audit, cursor, as: Int64.self) }
         // A team token reads its own team's history only.
         if !principal.isAdmin {
             guard let own = principal.teamName else { throw ServiceError.forbidden("this token belongs to no team") }
@@ -64,9 +60,4 @@ extension APIImplementation {
 
     /// The last event ID seen, in the one cursor of every list.
     static func encodeCursor(_ id: Int64) -> String { PageCursor.encode(.audit, String(id)) }
-
-    static func decodeCursor(_ cursor: String) -> Int64? {
-        guard let id = PageCursor.decode(cursor, .audit).flatMap({ Int64($0) }), id > 0 else { return nil }
-        return id
-    }
 }

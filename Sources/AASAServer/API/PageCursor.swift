@@ -48,10 +48,20 @@ enum PageCursor {
 
     /// A revision list's `before`, from `cursor` or the deprecated `before`.
     static func revisionBefore(cursor: String?, before: Int32?) throws -> Int? {
-        let key = try key(
-            .revisions, cursor: cursor, deprecated: try Names.before(before).map(String.init), name: "before")
-        guard let key else { return nil }
-        guard let number = Int(key), number >= 1 else {
+        if cursor != nil && before != nil {
+            throw ServiceError.badRequest(
+                "give cursor or before, not both (before is deprecated)", field: "before", rule: "one-cursor")
+        }
+        guard let cursor else { return try Names.before(before) }
+        // Revision numbers are PostgreSQL `integer`s: a key past 2^31-1 was never given, and was 500
+        // (`integer out of range`) when it reached the database.
+        return Int(try number(.revisions, cursor, as: Int32.self))
+    }
+
+    /// The key of a list whose key is a positive number of a column of type `T`; 400 `cursor` for a
+    /// key this server never gave, including one past the column's range.
+    static func number<T: FixedWidthInteger>(_ list: List, _ cursor: String, as type: T.Type) throws -> T {
+        guard let key = decode(cursor, list), let number = T(key), number >= 1 else {
             throw ServiceError.badRequest("cursor is not one this server gave", field: "cursor", rule: "cursor")
         }
         return number

@@ -60,4 +60,29 @@ enum ConsoleCookie {
         Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
+
+    /// The bytes of unpadded base64url text, nil when it is not that.
+    static func base64URLDecoded(_ text: String) -> [UInt8]? {
+        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+            return nil
+        }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.utf8.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64).map { [UInt8]($0) }
+    }
+
+    /// The value of the cookie `name` when it is base64url text of at most `maxLength` characters.
+    static func token(in headers: HTTPFields, named name: String, maxLength: Int) -> String? {
+        for header in headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0] == name, parts[1].count <= maxLength,
+                    parts[1].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+                {
+                    return String(parts[1])
+                }
+            }
+        }
+        return nil
+    }
 }

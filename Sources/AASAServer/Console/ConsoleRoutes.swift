@@ -332,7 +332,9 @@ struct ConsoleRoutes: Sendable {
         do {
             let signedIn = try await oidc.finish(
                 provider: name, query: query,
-                binding: ConsoleCookie.value(in: request.headers, named: ConsoleOIDCSignIn.bindingCookie),
+                binding: ConsoleCookie.token(
+                    in: request.headers, named: ConsoleOIDCSignIn.bindingCookie,
+                    maxLength: ConsoleOIDCLoginSeal.maxCookieLength),
                 client: client(request, context), requestID: state.requestID, logger: state.logger)
             var response = html(
                 ConsolePage("signed-in", title: "Signed in", ["person": signedIn.person]), who: nil, csrf: "",

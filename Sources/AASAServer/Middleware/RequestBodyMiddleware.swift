@@ -35,8 +35,9 @@ struct RequestBodyMiddleware: RouterMiddleware {
         -> Response
     {
         var parsed: JSONValue?
-        if request.method != .get && request.method != .head {
-            try await early.check(request)
+        // A path no route matches is 404 whatever its body says: the body is never read.
+        if request.method != .get && request.method != .head, let route = context.endpointPath {
+            try await early.check(request, route: route, parameters: context.parameters)
             if request.headers[.contentType]?.hasPrefix("application/json") == true {
                 var request = request
                 let body = try await request.collectBody(upTo: .max)

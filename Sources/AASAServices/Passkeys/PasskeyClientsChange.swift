@@ -56,12 +56,36 @@ package struct PasskeyClientsChange: DomainChange {
         return Locked(app: app, before: try await session.passkeyRelyingParties(appID: app.id))
     }
 
+    /// An app's Android keys become origins in its relying parties' export, which their owners feed
+    /// to their passkey servers: so a team names a relying party only where it may list related
+    /// origins, on a domain of the registry where its grant includes `webcredentials`; any other
+    /// relying party is an admin's to name. One already on the app's list stays (a team always takes
+    /// its app off a relying party).
+    static func checkMayClaim(_ rpID: String, app: AppRecord, session: DBSession) async throws {
+        guard let domain = try await session.domain(host: rpID) else {
+            throw ServiceError.forbidden(
+                "\(rpID) is not a domain of this registry: only an admin names it as a relying party of \(app.appID)")
+        }
+        guard let grant = try await session.grant(domainID: domain.id, teamID: app.teamID),
+            grant.services.contains(.webcredentials)
+        else {
+            throw ServiceError.forbidden(
+                "team \(app.teamName)'s grant on \(domain.host) does not include webcredentials, so \(app.appID) "
+                    + "cannot claim it as a relying party: ask an admin for webcredentials in the grant")
+        }
+    }
+
     package func checkIfMatch(_ locked: Locked) throws {
         try ETag.check(ifMatch, version: locked.app.version)
     }
 
     package func apply(_ locked: Locked, principal: Principal, session: DBSession) async throws -> Applied<[String]> {
         let after = try Self.normalized(relyingParties)
+        if !principal.isAdmin {
+            for rpID in after where !locked.before.contains(rpID) {
+                try await Self.checkMayClaim(rpID, app: locked.app, session: session)
+            }
+        }
         try await session.setPasskeyRelyingParties(appID: locked.app.id, after)
         return Applied(
             output: after, domains: [],

@@ -87,6 +87,25 @@ package struct RelatedOriginChange: DomainChange {
         return Locked(domain: domain, origins: try await session.relatedOrigins(domainID: domain.id))
     }
 
+    /// A team lists at most `RelatedOrigins.maxPerTeam` origins on a domain (the manifest's own cap),
+    /// and a domain at most `RelatedOrigins.maxPerDomain` in all: each add holds the domain's lock and
+    /// re-checks the whole list, so an unbounded list made every add slower than the last.
+    static func checkCount(adding origin: String, to locked: Locked, team: String?) throws {
+        let owned = locked.origins.filter { $0.team == team }.count
+        guard owned < RelatedOrigins.maxPerTeam else {
+            throw ServiceError.invalid(
+                field: "/origin", rule: "maxItems",
+                "\(team.map { "team \($0)" } ?? "an admin") lists \(owned) related origins on \(locked.domain.host), "
+                    + "the most one owner may: remove one before adding \(origin)")
+        }
+        guard locked.origins.count < RelatedOrigins.maxPerDomain else {
+            throw ServiceError.invalid(
+                field: "/origin", rule: "maxItems",
+                "\(locked.domain.host) lists \(locked.origins.count) related origins, the most a domain may "
+                    + "(browsers use only five labels of them): remove one before adding \(origin)")
+        }
+    }
+
     package func checkIfMatch(_ locked: Locked) throws {
         try ETag.check(ifMatch, current: Self.tag(locked.origins))
     }
@@ -103,6 +122,7 @@ package struct RelatedOriginChange: DomainChange {
             if let problem = checked.problems.first(where: { $0.index == before.count }) {
                 throw ServiceError.invalid(field: "/origin", rule: problem.rule, problem.message)
             }
+            try Self.checkCount(adding: origin, to: locked, team: team(of: principal)?.name)
             try await session.insertRelatedOrigin(domainID: domain.id, origin: origin, teamID: team(of: principal)?.id)
         case .remove(let text):
             let origin = (try? RelatedOrigins.canonical(text).get()) ?? text

@@ -55,8 +55,11 @@ final class OIDCIssuerStandIn: Sendable {
     }
 
     /// An ID token with `claims`, signed as `alg` says (`RS256`, `ES256`, `none`, `HS256-public`).
-    func mint(_ claims: [String: Any], kid: String = "rsa1", alg: String = "RS256") async throws -> String {
-        try await post("/mint", ["claims": claims, "kid": kid, "alg": alg])
+    /// `header`: members added to the JWT header (`crit`, say).
+    func mint(_ claims: [String: Any], kid: String = "rsa1", alg: String = "RS256", header: [String: Any] = [:])
+        async throws -> String
+    {
+        try await post("/mint", ["claims": claims, "kid": kid, "alg": alg, "header": header])
     }
 
     func rotate(add: [(kid: String, kty: String)] = [], remove: [String] = []) async throws {

@@ -1,6 +1,6 @@
-/// The cookie that binds a provider sign-in to the browser that started it (its value derives the
-/// PKCE verifier). `SameSite=Lax`, so the provider's redirect back carries it; scoped to the
-/// sign-in paths and gone after ten minutes.
+/// The cookie that binds a provider sign-in to the browser that started it: the sign-in itself,
+/// sealed (`ConsoleOIDCLoginSeal`). `SameSite=Lax`, so the provider's redirect back carries it;
+/// scoped to the sign-in paths and gone after ten minutes.
 enum ConsoleOIDCCookie {
     static let path = "/console/sign-in/oidc"
 

@@ -9,10 +9,10 @@ import Logging
 /// Console sign-in through an OpenID provider (issue 53): the authorization code flow with PKCE
 /// (S256), `state` and `nonce`, then the person's groups mapped to what they may do.
 ///
-/// `start` sends the browser to the provider: a random `state` and `nonce` (stored as SHA-256 only)
-/// and a random binding cookie, from which the PKCE verifier is derived, so the row alone redeems
-/// nothing. `finish` takes the state once (a replay finds nothing), checks the browser is the one
-/// that started, redeems the code with the verifier and the client's secret, verifies the ID token
+/// `start` sends the browser to the provider with a random `state`, `nonce` and PKCE seed, sealed
+/// into its binding cookie (`ConsoleOIDCLoginSeal`): nothing is stored until the provider answers.
+/// `finish` opens the cookie (the browser is the one that started, within ten minutes), checks the
+/// state, redeems the code with the verifier and the client's secret, verifies the ID token
 /// as the pipeline exchange does (the provider's keys through `OIDCKeyCache`, the algorithm from the
 /// key) plus its nonce and `azp`, and maps the groups. Then, in one transaction, it makes one token
 /// per team the person may act for (or one admin token), named after the person, living until the
@@ -25,15 +25,26 @@ struct ConsoleOIDCSignIn: Sendable {
     let fetcher: OutboundClient
     let database: Database
     let limiter: SignInLimiter
+    /// Seals each sign-in under way into its binding cookie.
+    let signInKey: ConsoleSignInKey
+
+    init(
+        config: ConsoleOIDCConfig, verifier: IDTokenVerifier, fetcher: OutboundClient, database: Database,
+        limiter: SignInLimiter
+    ) {
+        self.config = config
+        self.verifier = verifier
+        self.fetcher = fetcher
+        self.database = database
+        self.limiter = limiter
+        signInKey = ConsoleSignInKey(database: database)
+    }
 
     /// The cookie that binds a sign-in to the browser that started it: `SameSite=Lax`, since the
     /// provider's redirect back is a cross-site navigation that would not carry a Strict cookie.
     static let bindingCookie = "aasa_console_oidc"
     /// A sign-in not finished within this is gone.
     static let loginMaxAge: Duration = .seconds(600)
-    /// The most sign-ins under way at once: each is a row anyone can make by following the
-    /// sign-in link, so past this a start is 503 until some finish or age out.
-    static let maxPendingLogins = 10_000
     /// The longest a person's tokens live, whatever their ID token says: the bound on how long a
     /// group removed at the provider may still count.
     static let maxTokenLifetime: TimeInterval = 3600
@@ -87,34 +98,24 @@ struct ConsoleOIDCSignIn: Sendable {
                     kind: .unavailable),
                 provider: provider, client: client, requestID: requestID, logger: logger)
         }
-        let state = ConsoleCookie.newID()
-        let nonce = ConsoleCookie.newID()
-        let binding = ConsoleCookie.newID()
-        let recorded = try await RequestWork(database: database, logger: logger).transaction { session in
-            try await session.insertConsoleLogin(
-                stateHash: ConsoleCookie.hash(state), bindingHash: ConsoleCookie.hash(binding),
-                nonceHash: ConsoleCookie.hash(nonce),
-                provider: provider.name, maxAge: Self.loginMaxAge, limit: Self.maxPendingLogins)
-        }
-        guard recorded else {
-            logger.warning("console sign-ins under way at their bound", metadata: ["bound": "\(Self.maxPendingLogins)"])
-            throw ServiceError(
-                kind: .unavailable, slug: "console-sign-in-busy", title: "Too many sign-ins under way",
-                detail: "too many sign-ins are under way; try again in a minute", retryAfter: 60)
-        }
+        // Nothing is stored: the sign-in goes to the browser, sealed, in the binding cookie.
+        let login = ConsoleOIDCLogin(
+            provider: provider.name, state: ConsoleCookie.newID(), nonce: ConsoleCookie.newID(),
+            binding: ConsoleCookie.newID(), started: Int64(Date().timeIntervalSince1970))
+        let cookie = try await signInKey.seal(logger: logger).seal(login)
         url.queryItems =
             (url.queryItems ?? []) + [
                 URLQueryItem(name: "response_type", value: "code"),
                 URLQueryItem(name: "client_id", value: provider.clientID),
                 URLQueryItem(name: "redirect_uri", value: config.redirectURI(provider)),
                 URLQueryItem(name: "scope", value: provider.scopes.joined(separator: " ")),
-                URLQueryItem(name: "state", value: state), URLQueryItem(name: "nonce", value: nonce),
-                URLQueryItem(name: "code_challenge", value: Self.challenge(binding: binding)),
+                URLQueryItem(name: "state", value: login.state), URLQueryItem(name: "nonce", value: login.nonce),
+                URLQueryItem(name: "code_challenge", value: Self.challenge(binding: login.binding)),
                 URLQueryItem(name: "code_challenge_method", value: "S256"),
             ]
         // `+` in a query means a space to many servers: send it encoded.
         url.percentEncodedQuery = url.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
-        return (url.string ?? endpoint, binding)
+        return (url.string ?? endpoint, cookie)
     }
 
     // MARK: - Finish
@@ -150,30 +151,36 @@ struct ConsoleOIDCSignIn: Sendable {
             throw Refusal(reason: "state", message: "the provider's answer carries no state; start again")
         }
         let work = RequestWork(database: database, logger: logger)
-        // Taken (deleted) whatever follows: a state is good for one answer only.
-        let login = try await work.transaction { session in
-            try await session.takeConsoleLogin(stateHash: ConsoleCookie.hash(state), maxAge: Self.loginMaxAge)
-        }
-        guard let login, login.provider == provider.name else {
+        // The sign-in this browser started, from its sealed cookie (cleared with this answer, whatever
+        // follows): no cookie, or one this server did not seal, is a sign-in started elsewhere.
+        guard let binding, let login = try await signInKey.seal(logger: logger).open(binding) else {
             throw Refusal(
-                reason: "state", message: "this sign-in is unknown, used already or expired; start again")
+                reason: "state",
+                message: "this sign-in was started in another browser, or this browser no longer holds it; start again"
+            )
         }
-        guard let binding,
-            TokenSecret.constantTimeEquals(ConsoleCookie.hash(binding), login.bindingHash)
+        guard login.provider == provider.name,
+            TokenSecret.constantTimeEquals(ConsoleCookie.hash(state), ConsoleCookie.hash(login.state))
         else {
-            throw Refusal(reason: "state", message: "this sign-in was started in another browser; start again")
+            throw Refusal(reason: "state", message: "this answer is not the sign-in this browser started; start again")
+        }
+        let age = Int64(Date().timeIntervalSince1970) - login.started
+        guard age >= -60, age <= Int64(Self.loginMaxAge.components.seconds) else {
+            throw Refusal(reason: "state", message: "this sign-in was started over ten minutes ago; start again")
         }
         guard let code = query["code"], !code.isEmpty, code.utf8.count <= 2048 else {
             throw Refusal(reason: "code", message: "the provider's answer carries no code; start again")
         }
-        let idToken = try await redeem(code, provider: provider, verifier: Self.verifier(binding: binding))
+        let idToken = try await redeem(code, provider: provider, verifier: Self.verifier(binding: login.binding))
         let claims: PersonClaims
         do {
             let record = issuerRecord(provider)
             claims = try await verifier.verifySignature(idToken, of: record, as: PersonClaims.self)
             try PersonClaimCheck.check(
                 claims, issuer: provider.issuer, clientID: provider.clientID,
-                nonceMatches: { TokenSecret.constantTimeEquals(ConsoleCookie.hash($0), login.nonceHash) }, now: Date())
+                nonceMatches: {
+                    TokenSecret.constantTimeEquals(ConsoleCookie.hash($0), ConsoleCookie.hash(login.nonce))
+                }, now: Date())
         } catch let refusal as ExchangeRefusal {
             throw Refusal(
                 reason: refusal.reason.rawValue, message: refusal.message,
@@ -181,7 +188,7 @@ struct ConsoleOIDCSignIn: Sendable {
                 retryAfter: refusal.retryAfter)
         }
         let person = Person(claims, provider: provider)
-        let groups = claims.groups(at: provider.groupsClaim)
+        let groups = try Self.storableGroups(claims.groups(at: provider.groupsClaim), provider: provider)
         try checkAllowed(person, groups: groups, provider: provider)
         return try await work.transaction { session in
             let grants = try await session.consoleGrants(provider: provider.name, groups: groups)
@@ -239,6 +246,22 @@ struct ConsoleOIDCSignIn: Sendable {
             result.append((team, write.contains(name) ? [.write] : [.read]))
         }
         return result
+    }
+
+    /// The groups as the provider sent them, refused whole (audited `malformed`) when one holds what
+    /// PostgreSQL cannot store: U+0000 reached SQL and made the callback 500, unaudited. A group is
+    /// matched exactly against the mappings, so it is refused, not cleaned: a cleaned name could
+    /// match a mapping the provider never meant. (The refusal never quotes the group: the audit is
+    /// PostgreSQL's too.)
+    static func storableGroups(_ groups: [String], provider: ConsoleOIDCConfig.Provider) throws -> [String] {
+        if let i = groups.firstIndex(where: { $0.unicodeScalars.contains("\u{0}") }) {
+            throw Refusal(
+                reason: "malformed",
+                message:
+                    "\(provider.displayName)'s groups claim is malformed (group \(i + 1) of \(groups.count) holds "
+                    + "U+0000): ask the provider's admin to fix that group's name")
+        }
+        return groups
     }
 
     private func checkAllowed(_ person: Person, groups: [String], provider: ConsoleOIDCConfig.Provider) throws {
@@ -327,7 +350,9 @@ struct ConsoleOIDCSignIn: Sendable {
             ])
         ConsoleOIDCMetrics.count(refusal.reason)
         try limiter.admit(client)
-        limiter.recordFailure(client)
+        // The provider's trouble (its keys or discovery unreachable: 503) is not the client's failure;
+        // counted, it made the sixth of six sign-ins on a fresh replica a 429.
+        if refusal.kind != .unavailable { limiter.recordFailure(client) }
         try await RequestWork(database: database, logger: logger).transaction { session in
             try await session.appendAudit(
                 AuditEntry(
