@@ -79,6 +79,7 @@ public func buildApplication(config: AppConfig) throws -> some ApplicationProtoc
     api.google = (dal, config.googleStaleAfter)
     let idTokens = IDTokenVerifier(keys: OIDCKeyCache(fetcher: fetcher, minRefetchGap: config.oidcKeyRefetchGap))
     api.oidc = idTokens
+    api.consoleProviders = config.consoleOIDC?.providers.map(\.name) ?? []
     api.maxWebhooksPerTeam = config.maxWebhooksPerTeam
     // People read and grep these answers: URLs and paths print as written (`"/shop"`, not `"\/shop"`).
     // Every date-time a request sets is bounded to years 0001-9999 here (issue 49).

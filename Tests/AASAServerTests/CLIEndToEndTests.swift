@@ -15,12 +15,14 @@ import Testing
     static let newsApp = "FGHIJ67890.com.example.news"
 
     /// A running server on a fresh database, an admin profile, and (optionally) a web root.
-    static func withServer(_ body: @Sendable (ServerProcess, CLIRunner, String) async throws -> Void) async throws {
+    static func withServer(
+        environment: [String: String] = [:], _ body: @Sendable (ServerProcess, CLIRunner, String) async throws -> Void
+    ) async throws {
         try await TestDatabase.shared.withDatabase { url in
             let admin = try await TestDatabase.shared.withClient(url: url) {
                 try await TestWorld.makeToken($0, teamID: nil, scopes: [.admin], name: "cli admin")
             }
-            let server = try ServerProcess(database: url)
+            let server = try ServerProcess(database: url, environment: environment)
             try await server.start()
             let cli = CLIRunner(server: server.baseURL)
             defer { try? FileManager.default.removeItem(atPath: (cli.config as NSString).deletingLastPathComponent) }

@@ -7,7 +7,23 @@ import Testing
 /// refusal naming the field.
 @Suite struct ConsoleMappingsCLITests {
     @Test func mappingsAreSetFromAFileAndShown() async throws {
-        try await CLIEndToEndTests.withServer { _, cli, _ in
+        // aasad with the example file's provider (`corp`): a mapping names a provider it has.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("console-oidc-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "not-a-real-secret\n".write(toFile: dir + "/corp.secret", atomically: true, encoding: .utf8)
+        let providers: [String: Any] = [
+            "baseURL": "http://aasad.test",
+            "providers": [
+                [
+                    "name": "corp", "displayName": "Corp SSO", "issuer": "https://idp.test", "clientID": "aasad",
+                    "clientSecretFile": dir + "/corp.secret",
+                ]
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: providers).write(to: URL(fileURLWithPath: dir + "/oidc.json"))
+        try await CLIEndToEndTests.withServer(environment: ["AASA_CONSOLE_OIDC_FILE": dir + "/oidc.json"]) {
+            _, cli, _ in
             #expect(try await cli("teams", "create", "shop").status == 0)
             #expect(try await cli("teams", "create", "blog").status == 0)
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("mappings-\(UUID()).yaml").path
@@ -16,14 +32,14 @@ import Testing
                 encoding: .utf8
             ).write(toFile: file, atomically: true, encoding: .utf8)
             let dry = try await cli("oidc", "console-mappings", "set", "--file", file, "--dry-run")
-            #expect(dry.status == 0 && dry.out.contains("+ demo group aasa-admins -> organisation admin"), "\(dry)")
+            #expect(dry.status == 0 && dry.out.contains("+ corp group aasa-admins -> organisation admin"), "\(dry)")
             #expect(try await cli("oidc", "console-mappings", "show").out.contains("shop-developers") == false)
             let set = try await cli("oidc", "console-mappings", "set", "--file", file)
-            #expect(set.status == 0 && set.out.contains("+ demo group shop-developers -> write on team shop"), "\(set)")
+            #expect(set.status == 0 && set.out.contains("+ corp group shop-developers -> write on team shop"), "\(set)")
             let shown = try await cli("oidc", "console-mappings", "show")
-            #expect(shown.out.contains("demo group blog-readers -> read on team blog"), "\(shown)")
+            #expect(shown.out.contains("corp group blog-readers -> read on team blog"), "\(shown)")
             #expect(try await cli("oidc", "console-mappings", "set", "--file", file).out.contains("No change."))
-            try "- { provider: demo, group: x, team: nope, role: read }\n".write(
+            try "- { provider: corp, group: x, team: nope, role: read }\n".write(
                 toFile: file, atomically: true, encoding: .utf8)
             let refused = try await cli("oidc", "console-mappings", "set", "--file", file)
             #expect(refused.status != 0 && refused.err.contains("/mappings/0/team"), "\(refused)")

@@ -84,10 +84,12 @@ import Testing
         return file
     }
 
-    static func setUp(_ w: TestWorld) async throws -> String {
+    /// `provider`: the configured provider the mappings name (a mapping names one aasad has).
+    static func setUp(_ w: TestWorld, provider: String = "corp") async throws -> String {
         let root = try PublishingTests.tempDir()
         _ = try await ConsoleTests.setUp(w, root: root)
-        let put = try await w.call(.put, "/v1/oidc/console-mappings", token: w.adminToken, json: ["mappings": mappings])
+        let named = mappings.map { mapping in mapping.merging(["provider": provider]) { $1 } }
+        let put = try await w.call(.put, "/v1/oidc/console-mappings", token: w.adminToken, json: ["mappings": named])
         try #require(put.status == 200, "\(put.text)")
         return root
     }
@@ -327,7 +329,7 @@ import Testing
     @Test func anExpiredIDTokenIsRefused() async throws {
         let stale = try await Self.provider("stale", tokenMaxAge: -600)
         try await TestWorld.run(configure: try Self.configure([stale])) { w in
-            _ = try await Self.setUp(w)
+            _ = try await Self.setUp(w, provider: "stale")
             let b = PersonBrowser(w)
             let (reply, _) = try await Self.signIn(b, stale, as: "alice")
             try await Self.expectRefused(w, b, reply, status: 401, reason: "expired")
@@ -567,7 +569,8 @@ import Testing
     // MARK: - Mappings and settings
 
     @Test func mappingsAreAdminsAndCheckedField() async throws {
-        try await TestWorld.run { w in
+        let corp = try await Self.provider("corp")
+        try await TestWorld.run(configure: try Self.configure([corp])) { w in
             try await w.createTeam("shop")
             let shop = try await w.teamToken("shop", scopes: ["write"]).secret
             let empty = try await w.call(.get, "/v1/oidc/console-mappings", token: w.adminToken)

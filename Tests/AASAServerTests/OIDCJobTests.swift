@@ -152,7 +152,8 @@ import Testing
                 """
                 set -euo pipefail
                 cd \(work)
-                eval "$(aasactl login --oidc --audience aasad)"
+                login="$(aasactl login --oidc --audience aasad)"
+                eval "$login"
                 for run in 1 2; do aasactl plan -f aasa.yaml --comment --publish || [ $? -eq 2 ]; done
                 """, environment: runner)
             #expect(review.status == 0, "\(review)")
@@ -166,7 +167,8 @@ import Testing
             let refused = try await Self.run(
                 """
                 cd \(work)
-                eval "$(aasactl login --oidc --audience aasad)"
+                login="$(aasactl login --oidc --audience aasad)"
+                eval "$login"
                 aasactl plan -f refused.yaml --comment
                 """, environment: runner)
             #expect(refused.status == 1, "\(refused)")
@@ -181,7 +183,8 @@ import Testing
                 """
                 set -euo pipefail
                 cd \(work)
-                eval "$(aasactl login --oidc --audience aasad)"
+                login="$(aasactl login --oidc --audience aasad)"
+                eval "$login"
                 aasactl whoami
                 aasactl apply -f aasa.yaml --yes --publish
                 """, environment: runner)

@@ -29,8 +29,16 @@ package enum GrantCoverage {
                 message: "\(reason); team \(team)'s grant on \(domain.host) is \(prefixes), and only a grant of / "
                     + "may hold a catch-all rule")
         }
-        let path =
-            rules[index].component.objectValue?["/"]?.stringValue.map { "`\($0)`" } ?? "a rule without `/` (every path)"
+        let pattern = rules[index].component.objectValue?["/"]?.stringValue
+        // A path always starts with /: a pattern that cannot (no slash, no wildcard or variable
+        // first) matches no URL. Said as that, not as a grant the newcomer did not get wrong.
+        if let pattern, let first = pattern.first, !"/*?$".contains(first) {
+            return FieldError(
+                field: field(index), rule: "path-slash",
+                message: "`\(pattern)` does not start with /, and a URL's path always does, so it matches no URL: "
+                    + "write `/\(pattern)`")
+        }
+        let path = pattern.map { "`\($0)`" } ?? "a rule without `/` (every path)"
         return FieldError(
             field: field(index), rule: "outside-grant",
             message: "\(path) is outside team \(team)'s grant on \(domain.host) (\(prefixes))")

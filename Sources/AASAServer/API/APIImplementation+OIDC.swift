@@ -55,7 +55,8 @@ extension APIImplementation {
     }
 
     func consoleMappings(_ principal: Principal) -> ConsoleMappingService {
-        ConsoleMappingService(work: work, principal: principal, actor: actor(principal))
+        ConsoleMappingService(
+            work: work, principal: principal, actor: actor(principal), providers: consoleProviders)
     }
 
     func getConsoleMappings(_ input: Operations.GetConsoleMappings.Input) async throws

@@ -31,6 +31,8 @@ struct APIImplementation: APIProtocol {
     var google: (api: DigitalAssetLinksAPI, staleAfter: Duration)?
     /// The trusted OIDC issuers' keys, for `POST /v1/oidc/token` (one cache per process).
     var oidc: IDTokenVerifier?
+    /// The console's sign-in providers by name (none without `AASA_CONSOLE_OIDC_FILE`).
+    var consoleProviders: [String] = []
 
     var state: RequestState {
         RequestState.current ?? RequestState(requestID: "-", logger: Logger(label: "aasad"), principal: nil)

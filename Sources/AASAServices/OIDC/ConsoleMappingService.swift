@@ -11,13 +11,16 @@ package struct ConsoleMappingService: Sendable {
     package let work: RequestWork
     package let principal: Principal
     package let actor: Actor
+    /// The sign-in providers this aasad has (`AASA_CONSOLE_OIDC_FILE`): a mapping names one of them.
+    package let providers: [String]
 
     package static let maxMappings = 500
 
-    package init(work: RequestWork, principal: Principal, actor: Actor) {
+    package init(work: RequestWork, principal: Principal, actor: Actor, providers: [String]) {
         self.work = work
         self.principal = principal
         self.actor = actor
+        self.providers = providers
     }
 
     package func mappings() async throws -> (mappings: [ConsoleGroupMapping], version: Int64) {
@@ -30,6 +33,7 @@ package struct ConsoleMappingService: Sendable {
     ) {
         try requireAdmin()
         try Self.check(mappings)
+        try Self.checkProviders(mappings, configured: providers)
         return try await work.transaction { session in
             let before = try await session.consoleMappings(forUpdate: true)
             try ETag.check(ifMatch, version: before.version)
@@ -57,6 +61,22 @@ package struct ConsoleMappingService: Sendable {
                 ).record(by: actor))
             return (mappings, version)
         }
+    }
+
+    /// Each mapping names a provider this aasad has: a mapping for another one (a typo, or the example
+    /// file's name) was accepted and matched nobody, so everyone was refused at sign-in.
+    package static func checkProviders(_ mappings: [ConsoleGroupMapping], configured: [String]) throws {
+        let errors = mappings.enumerated().compactMap { index, mapping -> FieldError? in
+            guard !configured.contains(mapping.provider) else { return nil }
+            let known =
+                configured.isEmpty
+                ? "this aasad has none (AASA_CONSOLE_OIDC_FILE names the providers)"
+                : "this aasad has \(configured.sorted().joined(separator: ", ")) (AASA_CONSOLE_OIDC_FILE)"
+            return FieldError(
+                field: "/mappings/\(index)/provider", rule: "provider",
+                message: "there is no sign-in provider \(mapping.provider): \(known)")
+        }
+        guard errors.isEmpty else { throw ServiceError.invalid(errors) }
     }
 
     /// Each mapping's shape, naming the field and the rule: a provider name, a group of 1 to 256

@@ -374,7 +374,8 @@ package struct Publisher: Sendable {
         try await session.appendAudit(
             AuditEntry(
                 action: file.action(rollback: next.rollbackOf != nil), entityType: file.entityType,
-                entityID: "\(domain.host)/\(record.number)", domain: domain.host,
+                // The acting team's, so a team sees its own publishes in its audit trail.
+                entityID: "\(domain.host)/\(record.number)", team: actor.team, domain: domain.host,
                 before: current.map { .number(String($0.number)) },
                 after: .object([
                     "number": .number(String(record.number)), "sha256": .string(record.sha256),

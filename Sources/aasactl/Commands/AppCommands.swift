@@ -32,7 +32,7 @@ struct Apps: AsyncParsableCommand {
         @Option(help: "Default: the logged-in token's team.") var team: String?
         func run() async throws {
             let response = try await remote.client.send(
-                .get, APIClient.path("v1", "teams", try remote.team(team), "apps"))
+                .get, APIClient.path("v1", "teams", try await remote.team(team), "apps"))
             try remote.show(response, as: Components.Schemas.AppList.self) {
                 Table.rows(
                     $0.items,
@@ -85,7 +85,7 @@ struct Apps: AsyncParsableCommand {
             if let platform { body.append("platform", .string(platform)) }
             if !fingerprints.isEmpty { body.append("fingerprints", .array(fingerprints.map(JSONValue.string))) }
             let response = try await remote.client.send(
-                .post, APIClient.path("v1", "teams", try remote.team(team), "apps"), body: .object(body))
+                .post, APIClient.path("v1", "teams", try await remote.team(team), "apps"), body: .object(body))
             try remote.show(response, as: Apps.App.self, Apps.fields)
         }
     }

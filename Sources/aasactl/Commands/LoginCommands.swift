@@ -14,8 +14,8 @@ struct Login: AsyncParsableCommand {
 
             In a CI job, --oidc exchanges the job's OIDC ID token for a short-lived team token and \
             prints it as shell to eval, writing nothing to disk:
-              eval "$(aasactl login --oidc --server URL --audience AUD)"        (GitHub Actions)
-              eval "$(aasactl login --oidc --server URL --token-env VARIABLE)"  (GitLab id_tokens:)
+              login="$(aasactl login --oidc --server URL --audience AUD)"; eval "$login"        (GitHub)
+              login="$(aasactl login --oidc --server URL --token-env VARIABLE)"; eval "$login"  (GitLab)
             """
     )
 

@@ -10,7 +10,7 @@ import NIOHTTP1
 /// The ID token comes from GitHub Actions' token endpoint (`ACTIONS_ID_TOKEN_REQUEST_URL` and
 /// `ACTIONS_ID_TOKEN_REQUEST_TOKEN`, with the audience) or from the variable GitLab's `id_tokens:`
 /// sets (`--token-env`). The exchanged token is printed as shell for `eval`, so it lives in the
-/// job's environment only: `eval "$(aasactl login --oidc --audience aasad.example)"`.
+/// job's environment only: `login="$(aasactl login --oidc --audience aasad.example)"; eval "$login"`.
 enum OIDCLogin {
     struct Options: Sendable {
         var server: String

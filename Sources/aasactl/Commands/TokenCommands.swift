@@ -13,7 +13,7 @@ struct Tokens: AsyncParsableCommand {
         @Option(help: "Default: the logged-in token's team.") var team: String?
         func run() async throws {
             let response = try await remote.client.send(
-                .get, APIClient.path("v1", "teams", try remote.team(team), "tokens"))
+                .get, APIClient.path("v1", "teams", try await remote.team(team), "tokens"))
             try remote.show(response, as: Components.Schemas.TokenList.self) {
                 Table.rows(
                     $0.items,
@@ -42,7 +42,7 @@ struct Tokens: AsyncParsableCommand {
             var body: JSONObject = ["name": .string(name), "scopes": .array(scopes.map(JSONValue.string))]
             if let expires { body.append("expiresAt", .string(expires)) }
             let response = try await remote.client.send(
-                .post, APIClient.path("v1", "teams", try remote.team(team), "tokens"),
+                .post, APIClient.path("v1", "teams", try await remote.team(team), "tokens"),
                 body: .object(body), headers: idempotencyKey.map { [("Idempotency-Key", $0)] } ?? [])
             if remote.quiet {
                 CLIOutput.print(Table.value(try response.json(), "secret"))
@@ -68,7 +68,7 @@ struct Tokens: AsyncParsableCommand {
         @Argument var tokenID: String
         func run() async throws {
             _ = try await remote.client.send(
-                .delete, APIClient.path("v1", "teams", try remote.team(team), "tokens", tokenID))
+                .delete, APIClient.path("v1", "teams", try await remote.team(team), "tokens", tokenID))
             remote.say("Revoked token \(tokenID).")
         }
     }

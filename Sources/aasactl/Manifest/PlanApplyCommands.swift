@@ -14,13 +14,14 @@ struct ManifestOptions: ParsableArguments {
     @Option(help: "Only this environment: its domains' rules and its builds.")
     var env: String?
 
-    func load(_ remote: RemoteOptions) throws -> (manifest: ManifestFile, team: String) {
+    func load(_ remote: RemoteOptions) async throws -> (manifest: ManifestFile, team: String) {
         var manifest = try ManifestFile.load(file)
         if let env { manifest = try manifest.only(environment: env) }
         if let team, let declared = manifest.team, team != declared {
             throw CLIFailure("--team \(team) differs from the manifest's team \(declared)")
         }
-        return (manifest, try team ?? manifest.team ?? remote.team(nil))
+        if let team = team ?? manifest.team { return (manifest, team) }
+        return (manifest, try await remote.team(nil))
     }
 
     static func endpoint(_ team: String) -> String { APIClient.path("v1", "teams", team, "manifest") }
@@ -131,7 +132,7 @@ struct Plan: AsyncParsableCommand {
     var publish = false
 
     func run() async throws {
-        let (manifest, team) = try options.load(remote)
+        let (manifest, team) = try await options.load(remote)
         let forge =
             comment
             ? try PlanComment.fromEnvironment(ProcessInfo.processInfo.environment, tokenVariable: commentTokenEnv) : nil
@@ -191,7 +192,7 @@ struct Apply: AsyncParsableCommand {
     var idempotencyKey: String?
 
     func run() async throws {
-        let (manifest, team) = try options.load(remote)
+        let (manifest, team) = try await options.load(remote)
         let client = try remote.client
         let reason = publish ? (reason ?? "aasactl apply \((options.file as NSString).lastPathComponent)") : nil
         let body = try manifest.body(publishReason: reason, environment: options.env)

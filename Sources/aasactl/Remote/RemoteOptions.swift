@@ -54,13 +54,17 @@ struct RemoteOptions: ParsableArguments {
 
     var client: APIClient { get throws { try connection().client } }
 
-    /// The team a command is about: `--team`, or the logged-in token's team.
-    func team(_ explicit: String?) throws -> String {
+    /// The team a command is about: `--team`, the profile's team, or the team of the token in use
+    /// as aasad knows it (`AASA_TOKEN` and `--token` too: CI and `aasactl login --oidc` pass a team's
+    /// token that way, and were told it had no team while `whoami` named it).
+    func team(_ explicit: String?) async throws -> String {
         if let explicit { return explicit }
-        guard let team = try connection().team else {
-            throw CLIFailure("name the team with --team (the token has no team of its own)")
+        let (client, saved) = try connection()
+        if let saved { return saved }
+        if let team = try await client.send(.get, "/v1/whoami").json().objectValue?["team"]?.stringValue {
+            return team
         }
-        return team
+        throw CLIFailure("name the team with --team: the token in use is an admin's, which belongs to no team")
     }
 
     /// Prints an answer: its bytes unchanged for `--output json`, else `table`'s lines.
