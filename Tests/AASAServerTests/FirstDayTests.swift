@@ -136,4 +136,109 @@ import Testing
             #expect(reply.text.contains("write `/shop/*`"), "\(reply.text)")
         }
     }
+
+    /// A body's mistakes in a person's words: what the field takes, with an example or the allowed
+    /// values, never a Swift type.
+    @Test func aBodysMistakesAreSaidInPlainWords() async throws {
+        try await TestWorld.run { w in
+            try #require(try await w.createTeam("shop").status == 201)
+            let service = try await w.call(
+                .post, "/v1/teams/shop/apps", token: w.adminToken,
+                json: ["appID": "ABCDE12345.com.shop.app", "services": ["applinks", "webcredential"]])
+            #expect(service.status == 400 && service.problemFields == ["/services/1"], "\(service.text)")
+            #expect(
+                service.text.contains("applinks, webcredentials, appclips, activitycontinuation")
+                    && service.text.contains("did you mean webcredentials?"), "\(service.text)")
+            #expect(!service.text.contains("Cannot initialize"), "\(service.text)")
+            #expect(
+                try await w.call(.post, "/v1/domains", token: w.adminToken, json: ["host": "shop.test"]).status == 201)
+            let rules = try await w.call(
+                .put, "/v1/domains/shop.test/apps/ABCDE12345.com.shop.app/rules", token: w.adminToken,
+                json: ["rules": ["/shop/*"]])
+            #expect(rules.status == 400 && rules.problemFields == ["/rules/0"], "\(rules.text)")
+            #expect(rules.text.contains("{\\\"/\\\": \\\"/shop/*\\\"}"), "\(rules.text)")
+            #expect(!rules.text.contains("Dictionary"), "\(rules.text)")
+        }
+    }
+
+    /// A provider on an internal address (most corporate ones are): the page, the log's refusal and
+    /// the audit name the outbound rule and the two settings, every time; before, "cannot be
+    /// reached … retry later" named neither, and the second attempt not even the first's cause.
+    @Test func anInternalProviderIsRefusedNamingTheRuleAndTheSetting() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("console-oidc-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try "secret\n".write(toFile: dir + "/corp.secret", atomically: true, encoding: .utf8)
+        let file: [String: Any] = [
+            "baseURL": "http://aasad.test",
+            "providers": [
+                [
+                    "name": "corp", "displayName": "Corp SSO", "issuer": "https://localhost:9",
+                    "clientID": "aasad", "clientSecretFile": dir + "/corp.secret",
+                ]
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: file).write(to: URL(fileURLWithPath: dir + "/oidc.json"))
+        let config = try ConsoleOIDCConfig.load(path: dir + "/oidc.json", environment: [:])
+        let configure: @Sendable (inout AppConfig) -> Void = { $0.consoleOIDC = config }
+        try await TestWorld.run(configure: configure) { w in
+            for attempt in 1...2 {
+                let start = try await PersonBrowser(w).get("/console/sign-in/oidc/corp")
+                #expect(start.status == 503, "attempt \(attempt): \(start.status)")
+                #expect(
+                    start.text.contains("AASA_PROBE_RESOLVE") && start.text.contains("AASA_PROBE_ALLOW_PRIVATE"),
+                    "attempt \(attempt): \(start.text.prefix(3000))")
+            }
+            let refused = try await ConsoleOIDCTests.audit(w, "console.sign-in-refused")
+            #expect(refused.count == 2 && refused.allSatisfy { $0.after.contains("AASA_PROBE_RESOLVE") }, "\(refused)")
+        }
+    }
+
+    /// A sign-in started on another address of the server than the console's baseURL comes back
+    /// without its cookie: the page says where to start it (before: "started in another browser").
+    @Test func aSignInStartedOnAnotherHostSaysWhereToStart() async throws {
+        let corp = try await ConsoleOIDCTests.provider("corp")
+        try await TestWorld.run(configure: try ConsoleOIDCTests.configure([corp])) { w in
+            _ = try await ConsoleOIDCTests.setUp(w)
+            let started = PersonBrowser(w)
+            let start = try await started.get("/console/sign-in/oidc/corp")
+            let back = try await corp.idp.authorize(try #require(start.headers[.location]), as: "alice")
+            // The provider's answer reaches baseURL's host, where this browser's cookie never was.
+            let elsewhere = PersonBrowser(w)
+            let reply = try await elsewhere.get(String(back.dropFirst(ConsoleOIDCTests.base.count)))
+            #expect(reply.status == 401, "\(reply.status)")
+            #expect(reply.text.contains("\(ConsoleOIDCTests.base)/console/sign-in"), "\(reply.text.prefix(3000))")
+        }
+    }
+
+    /// Another team's name, asked by a team's token: still not revealed to exist, but said as what
+    /// the token sees, naming its own team (before: "no team blog", of a team that exists).
+    @Test func anotherTeamIsNotFoundAsWhatTheTokenSees() async throws {
+        try await TestWorld.run { w in
+            for team in ["shop", "blog"] { try #require(try await w.createTeam(team).status == 201) }
+            let shop = try await w.teamToken("shop", scopes: ["write"]).secret
+            let read = try await w.call(.get, "/v1/teams/blog/apps", token: shop)
+            let write = try await w.call(
+                .post, "/v1/teams/blog/tokens", token: shop, json: ["name": "x", "scopes": ["read"]])
+            for reply in [read, write] {
+                #expect(reply.status == 404 && reply.text.contains("own team (shop)"), "\(reply.text)")
+            }
+            let unknown = try await w.call(.get, "/v1/teams/nope/apps", token: shop)
+            #expect(
+                unknown.status == 404 && unknown.text.contains("own team (shop)"), "the same words: \(unknown.text)")
+        }
+    }
+
+    /// An apply that changes nothing but publishes says "No changes" once (the plan's), not twice.
+    @Test func anUnchangedApplySaysNoChangesOnce() async throws {
+        try await CLIEndToEndTests.withServer { server, cli, _ in
+            try await CLIEndToEndTests.setUpShop(cli, server: server)
+            let manifest = try CLIEndToEndTests.temp("aasa.yaml", CLIEndToEndTests.manifest)
+            let first = try await cli("apply", "-f", manifest, "--profile", "shop", "--yes")
+            try #require(first.status == 0, "\(first)")
+            let again = try await cli("apply", "-f", manifest, "--profile", "shop", "--yes", "--publish")
+            #expect(again.status == 0, "\(again)")
+            #expect(again.out.components(separatedBy: "No changes").count == 2, "once: \(again.out)")
+        }
+    }
 }

@@ -25,14 +25,19 @@ package enum Lookup {
         return app
     }
 
+    /// "No team" said as what this token sees, whether or not the team exists (which is not
+    /// revealed): "no team blog" alone read as if blog did not exist, to a team that knew it did.
+    package static func noTeam(_ name: String, _ principal: Principal) -> String {
+        guard !principal.isAdmin, let own = principal.teamName else { return "no team \(name)" }
+        return "no team \(name) that this token sees: a team's token sees its own team (\(own)) only"
+    }
+
     /// The team, if the principal may see it: admins, and the team's own tokens.
     package static func visibleTeam(_ name: String, _ principal: Principal, session: DBSession, forUpdate: Bool = false)
         async throws -> TeamRecord
     {
         guard let team = try await session.team(named: name, forUpdate: forUpdate), principal.canRead(team: team.id)
-        else {
-            throw ServiceError.notFound("no team \(name)")
-        }
+        else { throw ServiceError.notFound(Self.noTeam(name, principal)) }
         return team
     }
 }

@@ -34,6 +34,10 @@ package actor OIDCKeyCache {
     private var documents: [String: (document: OIDCDiscovery, fetchedAt: ContinuousClock.Instant)] = [:]
     private var documentAttempt: [String: ContinuousClock.Instant] = [:]
     private var documentInFlight: [String: Task<OIDCDiscovery, any Error>] = [:]
+    /// Why the last fetch of each issuer's keys or document failed, said again within the refetch
+    /// gap: "retry later" alone hid the cause (a private address, an untrusted certificate) from
+    /// everyone after the first.
+    private var lastFailure: [String: String] = [:]
 
     package init(fetcher: OutboundClient, maxAge: Duration = .seconds(3600), minRefetchGap: Duration = .seconds(60)) {
         self.fetcher = fetcher
@@ -63,7 +67,9 @@ package actor OIDCKeyCache {
             let wait = lastAttempt[issuer.issuer].map { Self.seconds(minRefetchGap - (now - $0)) }
             throw cached == nil
                 ? ExchangeRefusal(
-                    .keysUnavailable, "\(issuer.name)'s keys could not be fetched; retry later", retryAfter: wait)
+                    .keysUnavailable,
+                    lastFailure[issuer.issuer].map { "\($0); not asked again for \(wait ?? 1) s" }
+                        ?? "\(issuer.name)'s keys could not be fetched; retry later", retryAfter: wait)
                 : ExchangeRefusal(.unknownKey, "the token's kid is not one of \(issuer.name)'s keys")
         }
         do {
@@ -78,6 +84,7 @@ package actor OIDCKeyCache {
                 (error as? ExchangeRefusal)
                 ?? ExchangeRefusal(.keysUnavailable, "\(issuer.name)'s keys could not be fetched")
             refusal.retryAfter = Self.seconds(minRefetchGap)
+            lastFailure[issuer.issuer] = refusal.message
             throw refusal
         }
         throw ExchangeRefusal(.unknownKey, "the token's kid is not one of \(issuer.name)'s keys")
@@ -94,9 +101,12 @@ package actor OIDCKeyCache {
         let running = documentInFlight[issuer.issuer]
         if running == nil, let last = documentAttempt[issuer.issuer], now - last < minRefetchGap {
             if let cached = documents[issuer.issuer] { return cached.document }
+            let wait = Self.seconds(minRefetchGap - (now - last))
             throw ExchangeRefusal(
-                .keysUnavailable, "\(issuer.name)'s discovery document could not be fetched; retry later",
-                retryAfter: Self.seconds(minRefetchGap - (now - last)))
+                .keysUnavailable,
+                lastFailure[issuer.issuer].map { "\($0); not asked again for \(wait) s" }
+                    ?? "\(issuer.name)'s discovery document could not be fetched; retry later",
+                retryAfter: wait)
         }
         let task: Task<OIDCDiscovery, any Error>
         if let running {
@@ -125,8 +135,11 @@ package actor OIDCKeyCache {
         } catch {
             if running == nil { documentInFlight[issuer.issuer] = nil }
             if let cached = documents[issuer.issuer] { return cached.document }
-            throw (error as? ExchangeRefusal)
+            let refusal =
+                (error as? ExchangeRefusal)
                 ?? ExchangeRefusal(.keysUnavailable, "\(issuer.name)'s discovery document could not be fetched")
+            lastFailure[issuer.issuer] = refusal.message
+            throw refusal
         }
     }
 
@@ -192,7 +205,10 @@ package actor OIDCKeyCache {
         case .tls: "its TLS certificate is not trusted"
         case .timeout: "no answer in time"
         case .tooLarge: "the answer is too large"
-        case .privateAddress(let host, _): "\(host) resolves to a private address"
+        case .privateAddress(let host, let address):
+            "\(host) resolves to a private address (\(address)), which aasad's outbound rule refuses: to trust "
+                + "this host alone, name its address in AASA_PROBE_RESOLVE (\(host)=\(address)); "
+                + "AASA_PROBE_ALLOW_PRIVATE=1 allows every private address, for the probe and webhooks too"
         case .unreachable: "it could not be reached"
         case nil: fetched.status.map { "HTTP \($0)" } ?? "no answer"
         }

@@ -56,7 +56,7 @@ struct EarlyRefusal: Sendable {
         if Self.adminOnly.contains(Route(method: request.method, template: route)) {
             // Another team is not revealed to exist, as its own routes answer (404, not 403).
             if route.hasPrefix("/v1/teams/{team}"), let team = value("team"), team != principal.teamName {
-                throw ServiceError.notFound("no team \(team)")
+                throw ServiceError.notFound(Lookup.noTeam(team, principal))
             }
             throw ServiceError.forbidden("this needs an admin token")
         }

@@ -99,17 +99,22 @@ enum ProblemResponse {
         }
         switch error {
         case .typeMismatch(let type, let context):
+            let field = pointer(context.codingPath)
+            let found = context.debugDescription.hasPrefix("found ") ? ", \(context.debugDescription)" : ""
             return .badRequest(
-                "expected \(type) at \(pointer(context.codingPath))", field: pointer(context.codingPath), rule: "type")
+                "\(field) is \(DecodingWords.expected(type, at: field))\(found)", field: field, rule: "type")
         case .valueNotFound(let type, let context):
+            let field = pointer(context.codingPath)
             return .badRequest(
-                "expected \(type) at \(pointer(context.codingPath)), found null", field: pointer(context.codingPath),
-                rule: "type")
+                "\(field) is \(DecodingWords.expected(type, at: field)), found null", field: field, rule: "type")
         case .keyNotFound(let key, let context):
             let field = pointer(context.codingPath + [key])
             return .badRequest("\(field) is required", field: field, rule: "required")
         case .dataCorrupted(let context):
             let field = pointer(context.codingPath)
+            if let value = DecodingWords.invalidEnumValue(context.debugDescription) {
+                return .badRequest(DecodingWords.notAllowed(value, at: field), field: field, rule: "enum")
+            }
             let reason = context.underlyingError.map { _ in "the body is not valid JSON" } ?? context.debugDescription
             return .badRequest(reason, field: field, rule: "syntax")
         @unknown default:

@@ -76,7 +76,8 @@ enum PlanText {
         }
         let changed = result.changed
         if !changed {
-            lines.append("No changes: the server already matches the manifest.")
+            // Said once, by the plan: an apply that publishes an unchanged manifest printed it twice.
+            if !applied { lines.append("No changes: the server already matches the manifest.") }
         } else {
             lines.append(
                 applied

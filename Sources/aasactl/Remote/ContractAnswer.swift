@@ -97,7 +97,8 @@ extension Table {
     /// contract's type.
     static func findings(_ findings: [Components.Schemas.Finding]?, heading: String) -> [String] {
         guard let findings, !findings.isEmpty else { return [] }
-        return [heading] + findings.map { "  \($0.code) \($0.path): \($0.message)" }
+        // A finding about the whole document has no pointer: "K001: …", not "K001 : …".
+        return [heading] + findings.map { "  \($0.code)\($0.path.isEmpty ? "" : " " + $0.path): \($0.message)" }
     }
 
     /// One typed item as `Label: value` lines.

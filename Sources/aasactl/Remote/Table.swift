@@ -49,7 +49,11 @@ enum Table {
     static func findings(_ json: JSONValue?, heading: String) -> [String] {
         let items = json?.arrayValue ?? []
         guard !items.isEmpty else { return [] }
-        return [heading] + items.map { "  \(value($0, "code")) \(value($0, "path")): \(value($0, "message"))" }
+        return [heading]
+            + items.map {
+                let path = $0.objectValue?["path"]?.stringValue ?? ""
+                return "  \(value($0, "code"))\(path.isEmpty ? "" : " " + path): \(value($0, "message"))"
+            }
     }
 }
 

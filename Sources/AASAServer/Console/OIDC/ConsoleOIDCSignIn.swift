@@ -153,11 +153,15 @@ struct ConsoleOIDCSignIn: Sendable {
         let work = RequestWork(database: database, logger: logger)
         // The sign-in this browser started, from its sealed cookie (cleared with this answer, whatever
         // follows): no cookie, or one this server did not seal, is a sign-in started elsewhere.
+        // The usual cause on a first day: the sign-in was started on another host name of this server
+        // (localhost, say) than the console's baseURL, where the provider sends the browser back, so
+        // the cookie is not here. Said with the address to use.
         guard let binding, let login = try await signInKey.seal(logger: logger).open(binding) else {
             throw Refusal(
                 reason: "state",
-                message: "this sign-in was started in another browser, or this browser no longer holds it; start again"
-            )
+                message: "this browser holds no sign-in started at \(config.signInURL): start it there (the "
+                    + "console's baseURL, where \(provider.displayName) sends you back), not at another address of "
+                    + "this server, and in this browser")
         }
         guard login.provider == provider.name,
             TokenSecret.constantTimeEquals(ConsoleCookie.hash(state), ConsoleCookie.hash(login.state))
