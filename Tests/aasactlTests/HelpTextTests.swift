@@ -63,6 +63,10 @@ import Testing
             for line in text.split(separator: "\n") where line.count > Self.columns && !line.hasPrefix("USAGE:") {
                 Issue.record("aasactl \(path.joined(separator: " ")) --help has a line over 80 columns: \(line)")
             }
+            // Issue 63: a name split from a Swift name (`<rp-i-ds>` for `rpIDs`) reads as broken help.
+            for line in text.split(separator: "\n") where line.contains("-i-d") {
+                Issue.record("aasactl \(path.joined(separator: " ")) --help names a value oddly: \(line)")
+            }
             pending += Self.subcommands(text).map { path + [$0] }
         }
         #expect(seen > 30, "every subcommand was visited (\(seen))")

@@ -110,7 +110,7 @@ struct Passkeys: AsyncParsableCommand {
             abstract: "The relying parties APP is a passkey client of; with RPIDs, replace them (--none: no more).")
         @OptionGroup var remote: RemoteOptions
         @Argument var app: String
-        @Argument(help: "Relying party IDs (hosts).") var rpIDs: [String] = []
+        @Argument(help: ArgumentHelp("Relying party IDs (hosts).", valueName: "rp-id")) var rpIDs: [String] = []
         @Flag(help: "Mark the app a client of no relying party.") var none = false
         func run() async throws {
             let path = APIClient.path("v1", "apps", app, "passkeys")

@@ -71,7 +71,9 @@ struct Teams: AsyncParsableCommand {
             name: .customLong("apple-team-id"),
             help: "An Apple Team ID prefix the team's apps must use (admin); repeat.")
         var appleTeamIDs: [String] = []
-        @Flag(help: "Unbind every Apple Team ID prefix of the team (admin).") var clearAppleTeamIDs = false
+        @Flag(
+            name: .customLong("clear-apple-team-ids"), help: "Unbind every Apple Team ID prefix of the team (admin).")
+        var clearAppleTeamIDs = false
         func validate() throws {
             guard displayName != nil || !appleTeamIDs.isEmpty || clearAppleTeamIDs else {
                 throw ValidationError("give --display-name, --apple-team-id or --clear-apple-team-ids")

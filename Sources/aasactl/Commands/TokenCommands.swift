@@ -30,6 +30,7 @@ struct Tokens: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            abstract: "Make a token of a team (by default the token in use's team); its secret is shown once.",
             discussion: "With --quiet, prints only the secret (for scripts).")
         @OptionGroup var remote: RemoteOptions
         @Option(help: "Default: the logged-in token's team.") var team: String?
