@@ -349,8 +349,10 @@ struct ConsoleOIDCSignIn: Sendable {
     ) async throws -> ServiceError {
         logger.notice(
             "console sign-in refused",
+            // The message too, as the page and the audit show it (the cause and its fix; never a secret).
             metadata: [
                 "client": .string(client), "provider": .string(provider.name), "reason": .string(refusal.reason),
+                "message": .string(refusal.message),
             ])
         ConsoleOIDCMetrics.count(refusal.reason)
         try limiter.admit(client)
