@@ -25,17 +25,7 @@ enum ConsoleCookie {
 
     /// The session ID the request's `Cookie` header carries, if any (and if well formed).
     static func value(in headers: HTTPFields, named name: String = name) -> String? {
-        for header in headers[values: .cookie] {
-            for pair in header.split(separator: ";") {
-                let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0] == name, parts[1].count == 43,
-                    parts[1].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-                {
-                    return String(parts[1])
-                }
-            }
-        }
-        return nil
+        cookie(in: headers, named: name, lengths: 43...43)
     }
 
     /// `HttpOnly`, `SameSite=Strict`, scoped to `/console`; `Secure` when the browser came over TLS.
@@ -63,9 +53,7 @@ enum ConsoleCookie {
 
     /// The bytes of unpadded base64url text, nil when it is not that.
     static func base64URLDecoded(_ text: String) -> [UInt8]? {
-        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            return nil
-        }
+        guard text.allSatisfy(isBase64URL) else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.utf8.count % 4 != 0 { base64 += "=" }
         return Data(base64Encoded: base64).map { [UInt8]($0) }
@@ -73,16 +61,26 @@ enum ConsoleCookie {
 
     /// The value of the cookie `name` when it is base64url text of at most `maxLength` characters.
     static func token(in headers: HTTPFields, named name: String, maxLength: Int) -> String? {
+        cookie(in: headers, named: name, lengths: 0...maxLength)
+    }
+
+    /// The first cookie `name` whose value is base64url text of a length in `lengths`: the one reader
+    /// of the session ID and the sealed sign-in alike.
+    private static func cookie(in headers: HTTPFields, named name: String, lengths: ClosedRange<Int>) -> String? {
         for header in headers[values: .cookie] {
             for pair in header.split(separator: ";") {
                 let parts = pair.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0] == name, parts[1].count <= maxLength,
-                    parts[1].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+                if parts.count == 2, parts[0] == name, lengths.contains(parts[1].count),
+                    parts[1].allSatisfy(isBase64URL)
                 {
                     return String(parts[1])
                 }
             }
         }
         return nil
+    }
+
+    private static func isBase64URL(_ c: Character) -> Bool {
+        c.isASCII && (c.isLetter || c.isNumber || c == "-" || c == "_")
     }
 }
