@@ -66,7 +66,7 @@ actor ConsoleSignInKey {
         self.database = database
     }
 
-    func seal(logger: Logger) async throws -> ConsoleOIDCLoginSeal {
+    func sealer(logger: Logger) async throws -> ConsoleOIDCLoginSeal {
         if let key { return ConsoleOIDCLoginSeal(key: key) }
         let candidate = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
         let bytes = try await RequestWork(database: database, logger: logger).transaction { session in

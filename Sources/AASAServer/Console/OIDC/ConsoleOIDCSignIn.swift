@@ -102,7 +102,7 @@ struct ConsoleOIDCSignIn: Sendable {
         let login = ConsoleOIDCLogin(
             provider: provider.name, state: ConsoleCookie.newID(), nonce: ConsoleCookie.newID(),
             binding: ConsoleCookie.newID(), started: Int64(Date().timeIntervalSince1970))
-        let cookie = try await signInKey.seal(logger: logger).seal(login)
+        let cookie = try await signInKey.sealer(logger: logger).seal(login)
         url.queryItems =
             (url.queryItems ?? []) + [
                 URLQueryItem(name: "response_type", value: "code"),
@@ -156,7 +156,7 @@ struct ConsoleOIDCSignIn: Sendable {
         // The usual cause on a first day: the sign-in was started on another host name of this server
         // (localhost, say) than the console's baseURL, where the provider sends the browser back, so
         // the cookie is not here. Said with the address to use.
-        guard let binding, let login = try await signInKey.seal(logger: logger).open(binding) else {
+        guard let binding, let login = try await signInKey.sealer(logger: logger).open(binding) else {
             throw Refusal(
                 reason: "state",
                 message: "this browser holds no sign-in started at \(config.signInURL): start it there (the "
